@@ -1,0 +1,45 @@
+# Two commands set everything up on a fresh machine:  `make demo`  and  `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: demo test bench sysdeps install install-test clean
+
+# System packages: a CJK font (test screenshots are rendered from text at test time).
+sysdeps:
+	@if ! ls /usr/share/fonts/truetype/wqy/wqy-microhei.ttc >/dev/null 2>&1; then \
+	  echo "installing the CJK font fonts-wqy-microhei (Debian package)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null; \
+	fi
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[test,neural,stanza]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+demo: sysdeps install
+	$(BIN)/python -m cppdb.demo
+
+test: sysdeps install-test
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+
+bench: sysdeps install-test
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) demo-run build *.egg-info

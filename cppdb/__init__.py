@@ -1,0 +1,2 @@
+"""cppdb: a PPDB-style Chinese paraphrase database builder."""
+__version__ = "0.1.0"

@@ -1,0 +1,38 @@
+"""The `cppdb` command line: thin typer wrappers over plain functions in the API modules."""
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+from cppdb.errors import CppdbError
+
+app = typer.Typer(name="cppdb", no_args_is_help=True, add_completion=False,
+                  help="Build, rank and export a Chinese paraphrase database.")
+
+# Each module defines `register(app)`; the order is the order of `cppdb --help`.
+COMMAND_MODULES = (
+    "cppdb.commands.basic",        # doctor, config show, models fetch
+    "cppdb.commands.annotate",     # annotate
+    "cppdb.commands.align_words",  # align-words, align-words tune
+    "cppdb.commands.bilingual",    # extract-bilingual
+    "cppdb.commands.ocr",          # ocr
+    "cppdb.commands.monolingual",  # align-sentences, extract-monolingual
+    "cppdb.commands.ranking",      # rank, score, export, evaluate
+    "cppdb.commands.compression",  # build-compression
+)
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except CppdbError as exc:  # errors raised outside a command body
+        typer.echo(f"error: {exc}", err=True)
+        raise SystemExit(2) from exc
+
+
+if __name__ == "__main__":
+    main()

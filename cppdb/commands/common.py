@@ -1,0 +1,37 @@
+"""Options shared by every command, and the helper that turns them into a Config."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from cppdb.config import Config, load_config
+from cppdb.errors import CppdbError
+from cppdb.progress import console, set_quiet
+
+ConfigOpt = Annotated[Optional[Path], typer.Option(
+    "--config", "-c", help="TOML config file (see `cppdb config show`).")]
+SetOpt = Annotated[Optional[list[str]], typer.Option(
+    "--set", help="Override a setting: --set section.key=value (repeatable).")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or chatter.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
+FreshOpt = Annotated[bool, typer.Option(
+    "--fresh", help="Discard finished stages of an existing run directory and start over.")]
+
+
+def make_config(config: Path | None, overrides: list[str] | None, quiet: bool = False) -> Config:
+    set_quiet(quiet)
+    return load_config(config, overrides)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def fail(exc: CppdbError) -> None:
+    """Print a cppdb error without a traceback and exit with status 2."""
+    console().print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+    raise typer.Exit(2)

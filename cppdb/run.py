@@ -1,0 +1,205 @@
+"""Run directories: a manifest, stage bookkeeping, resumable chunked stages.
+
+A run directory holds ``manifest.json`` and one artifact (Parquet/JSONL) per stage output.
+A finished stage is skipped on re-run; a chunked stage writes each chunk atomically under
+``<artifact>.parts/`` so an interrupted run resumes where it stopped and never duplicates
+rows.  A run directory belongs to one fingerprint (config + inputs): reopening it with other
+settings is refused unless ``fresh=True``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb import __version__
+from cppdb.config import Config
+from cppdb.errors import RunStateError
+from cppdb.io import inputs_checksum, write_json_atomic, write_parquet_atomic
+
+MANIFEST = "manifest.json"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _fingerprint(config: dict[str, Any], inputs: dict[str, str]) -> str:
+    blob = json.dumps({"config": config, "inputs": sorted(inputs.values())}, sort_keys=True,
+                      ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass
+class StageHandle:
+    """What a stage body uses to write its outputs and record counts."""
+
+    run: "RunDir"
+    name: str
+    rows: dict[str, int] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def write_parquet(self, artifact: str, frame: pl.DataFrame | pl.LazyFrame) -> Path:
+        path = self.run.path(artifact)
+        self.rows[artifact] = write_parquet_atomic(
+            path, frame, metadata={"cppdb_signature": self.run.signature})
+        return path
+
+    def count(self, key: str, value: int) -> None:
+        self.rows[key] = int(value)
+
+    def note(self, key: str, value: Any) -> None:
+        self.notes[key] = value
+
+
+class RunDir:
+    """A run directory and its manifest."""
+
+    def __init__(self, root: str | Path, config: Config, *, command: str,
+                 inputs: Sequence[str | Path] = (), fresh: bool = False) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.config = config
+        checksums = inputs_checksum(inputs)
+        fingerprint = _fingerprint(config.data, checksums)
+        existing = self._read_manifest()
+        if existing and existing.get("fingerprint") != fingerprint and not fresh:
+            raise RunStateError(
+                f"run directory {self.root} was made with another config or other inputs "
+                f"(fingerprint {existing.get('fingerprint')}, now {fingerprint})",
+                hint="use a new output directory, or pass --fresh to discard its stages")
+        if existing and existing.get("fingerprint") == fingerprint and not fresh:
+            self.manifest = existing
+        else:
+            if existing and fresh:
+                for stage in existing.get("stages", {}).values():
+                    for artifact in stage.get("outputs", []):
+                        self._remove(self.path(artifact))
+            self.manifest = {
+                "cppdb_version": __version__, "created": _now(), "command": command,
+                "fingerprint": fingerprint, "config": config.data, "inputs": checksums,
+                "backends": {}, "stages": {}, "status": "running",
+            }
+        self.manifest["status"] = "running"
+        self._save()
+
+    # -- paths and manifest ---------------------------------------------------------------
+    def path(self, artifact: str) -> Path:
+        return self.root / artifact
+
+    @property
+    def signature(self) -> str:
+        """sacrebleu-style one-line summary of everything that changes results."""
+        parts = [f"cppdb:{__version__}", f"fp:{self.manifest['fingerprint']}"]
+        for name, info in sorted(self.manifest["backends"].items()):
+            parts.append(f"{name}:{info.get('signature', info.get('version', '?'))}")
+        return "|".join(parts)
+
+    def _read_manifest(self) -> dict[str, Any] | None:
+        path = self.root / MANIFEST
+        if not path.exists():
+            return None
+        try:
+            return json.loads(path.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            raise RunStateError(f"{path} is corrupt: {exc}",
+                                hint="delete the run directory or pass --fresh") from exc
+
+    def _save(self) -> None:
+        self.manifest["signature"] = self.signature
+        write_json_atomic(self.root / MANIFEST, self.manifest)
+
+    @staticmethod
+    def _remove(path: Path) -> None:
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+    def record_backend(self, role: str, info: dict[str, Any]) -> None:
+        self.manifest["backends"][role] = info
+        self._save()
+
+    def finish(self, status: str = "done") -> None:
+        self.manifest["status"] = status
+        self.manifest["finished"] = _now()
+        self._save()
+
+    # -- stages ---------------------------------------------------------------------------
+    def is_done(self, stage: str) -> bool:
+        info = self.manifest["stages"].get(stage)
+        return bool(info and info.get("status") == "done"
+                    and all(self.path(a).exists() for a in info.get("outputs", [])))
+
+    def stage_info(self, stage: str) -> dict[str, Any]:
+        return self.manifest["stages"].get(stage, {})
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[StageHandle]:
+        """Run a stage body, recording status, timings, counts and outputs."""
+        handle = StageHandle(self, name)
+        started = time.perf_counter()
+        self.manifest["stages"][name] = {"status": "running", "started": _now()}
+        self._save()
+        try:
+            yield handle
+        except BaseException as exc:
+            info = self.manifest["stages"][name]
+            info.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+                        seconds=round(time.perf_counter() - started, 3))
+            self.manifest["status"] = "failed"
+            self._save()
+            raise
+        info = self.manifest["stages"][name]
+        info.update(status="done", finished=_now(), seconds=round(time.perf_counter() - started, 3),
+                    rows=handle.rows, outputs=sorted(set(handle.rows) & self._artifacts()),
+                    **({"notes": handle.notes} if handle.notes else {}))
+        self._save()
+
+    def _artifacts(self) -> set[str]:
+        return {p.name for p in self.root.iterdir()}
+
+    def run_chunked(self, handle: StageHandle, artifact: str, n_items: int, chunk_size: int,
+                    compute: Callable[[int, int], pl.DataFrame],
+                    progress: Callable[[int], None] | None = None) -> Path:
+        """Compute rows ``[start, stop)`` chunk by chunk, each chunk written atomically.
+
+        Chunks already on disk (from an interrupted run) are reused, so a resumed run
+        produces exactly the rows an uninterrupted one would, with nothing duplicated.
+        """
+        parts = self.path(artifact + ".parts")
+        parts.mkdir(parents=True, exist_ok=True)
+        for start in range(0, max(n_items, 1), chunk_size):
+            stop = min(start + chunk_size, n_items)
+            part = parts / f"part-{start:012d}.parquet"
+            if not part.exists():
+                write_parquet_atomic(part, compute(start, stop))
+            if progress:
+                progress(stop - start)
+        files = sorted(parts.glob("part-*.parquet"))
+        out = handle.write_parquet(artifact, pl.scan_parquet(files))
+        shutil.rmtree(parts)
+        return out
+
+    def read(self, artifact: str) -> pl.DataFrame:
+        path = self.path(artifact)
+        if not path.exists():
+            raise RunStateError(f"{path} does not exist",
+                                hint="run the stage that produces it first")
+        return pl.read_parquet(path)
+
+    def scan(self, artifact: str) -> pl.LazyFrame:
+        path = self.path(artifact)
+        if not path.exists():
+            raise RunStateError(f"{path} does not exist",
+                                hint="run the stage that produces it first")
+        return pl.scan_parquet(path)

@@ -1,0 +1,64 @@
+"""Column names of the artifacts shared between stages (one place, no magic strings).
+
+annotations.parquet (one row per input sentence pair; ``zh_`` and ``en_`` prefixes):
+    id, zh_text, en_text, {lang}_tokens, {lang}_pos, {lang}_lemma, {lang}_head, {lang}_deprel,
+    {lang}_span_start, {lang}_span_end, {lang}_span_label       (lists, parallel per sentence)
+
+Pair tables (phrase_pairs / pattern_pairs / sentence_pairs .parquet): see PAIR_COLUMNS.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+ID = "id"
+
+
+def ann(lang: str, field: str) -> str:
+    """Annotation column name, e.g. ``ann("zh", "tokens") == "zh_tokens"``."""
+    return f"{lang}_{field}"
+
+
+ANNOTATION_FIELDS = ("text", "tokens", "pos", "lemma", "head", "deprel",
+                     "span_start", "span_end", "span_label")
+
+
+def annotation_schema() -> dict[str, pl.DataType]:
+    schema: dict[str, pl.DataType] = {ID: pl.Int64}
+    for lang in ("zh", "en"):
+        schema[ann(lang, "text")] = pl.String
+        for name in ("tokens", "pos", "lemma", "deprel", "span_label"):
+            schema[ann(lang, name)] = pl.List(pl.String)
+        for name in ("head", "span_start", "span_end"):
+            schema[ann(lang, name)] = pl.List(pl.Int32)
+    return schema
+
+
+# -- pair tables (every granularity; produced by extractors, consumed by features/rank) ------
+SOURCE = "source"            # space-joined tokens (phrase/pattern) or raw sentence text
+TARGET = "target"
+SOURCE_TOKENS = "source_tokens"   # list[str]
+TARGET_TOKENS = "target_tokens"   # list[str]
+TYPE = "type"                # "phrase" | "pattern" | "sentence"
+LHS = "lhs"                  # phrase/slot label of the pair (NP, ADJP, ...; "S" for sentences)
+SOURCE_POS = "source_pos"    # list[str] CTB tags ("" for slots)
+TARGET_POS = "target_pos"
+P_TGT_GIVEN_SRC = "p_t_given_s"   # pivot probability p(target|source); null for sentences
+P_SRC_GIVEN_TGT = "p_s_given_t"
+COUNT = "count"              # co-occurrence count through pivots (1 for sentence pairs)
+N_PIVOTS = "n_pivots"
+ANCHORS = "anchors"          # list[str]: English pivots (bilingual) / doc ids (monolingual)
+ALIGN_SRC = "align_src"      # list[int32]: word alignment between source and target,
+ALIGN_TGT = "align_tgt"      #   parallel lists (Pharaoh pairs src-tgt)
+ORIGIN = "origin"            # "bilingual" | "ebook" | "subtitle" | ...
+
+PAIR_COLUMNS: dict[str, pl.DataType] = {
+    SOURCE: pl.String, TARGET: pl.String,
+    SOURCE_TOKENS: pl.List(pl.String), TARGET_TOKENS: pl.List(pl.String),
+    TYPE: pl.String, LHS: pl.String,
+    SOURCE_POS: pl.List(pl.String), TARGET_POS: pl.List(pl.String),
+    P_TGT_GIVEN_SRC: pl.Float64, P_SRC_GIVEN_TGT: pl.Float64,
+    COUNT: pl.Int64, N_PIVOTS: pl.Int64, ANCHORS: pl.List(pl.String),
+    ALIGN_SRC: pl.List(pl.Int32), ALIGN_TGT: pl.List(pl.Int32), ORIGIN: pl.String,
+}
+
+PAIR_TYPES = ("phrase", "pattern", "sentence")

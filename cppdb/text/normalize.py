@@ -1,0 +1,53 @@
+"""Text normalisation before annotation: character widths, whitespace, script.
+
+Full-width ASCII variants (U+FF01..U+FF5E) become their half-width forms so that ``２０１９``
+and ``2019`` are one token type.  In Chinese text the sentence punctuation ``，！？：；（）``
+stays full-width (it is what Chinese treebanks and our tokenizers expect); English text is
+converted completely.
+"""
+from __future__ import annotations
+
+import re
+
+_FULLWIDTH_START, _FULLWIDTH_END, _OFFSET = 0xFF01, 0xFF5E, 0xFEE0
+IDEOGRAPHIC_SPACE = "\u3000"
+#: full-width punctuation Chinese text keeps in :func:`normalize_zh`
+CHINESE_PUNCTUATION_KEPT = "，！？：；（）"
+
+_WHITESPACE = re.compile(r"\s+")
+_HALFWIDTH_ALL = {cp: cp - _OFFSET for cp in range(_FULLWIDTH_START, _FULLWIDTH_END + 1)}
+_HALFWIDTH_ALL[ord(IDEOGRAPHIC_SPACE)] = ord(" ")
+_HALFWIDTH_ZH = {cp: half for cp, half in _HALFWIDTH_ALL.items()
+                 if chr(cp) not in CHINESE_PUNCTUATION_KEPT}
+
+
+def to_halfwidth(text: str, *, keep_chinese_punctuation: bool = False) -> str:
+    """Map full-width ASCII letters, digits and symbols (and U+3000) to half-width."""
+    return text.translate(_HALFWIDTH_ZH if keep_chinese_punctuation else _HALFWIDTH_ALL)
+
+
+def collapse_whitespace(text: str) -> str:
+    """Runs of whitespace (incl. tabs/newlines) become one space; ends are stripped."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def is_traditional(text: str) -> bool:
+    """True if converting ``text`` to simplified script changes it (it has traditional forms)."""
+    from cppdb.text.convert import default_converter
+
+    return default_converter().convert_one(text) != text
+
+
+def normalize_zh(text: str, *, to_simplified: bool = True) -> str:
+    """Half-width ASCII, collapsed whitespace and (optionally) simplified script."""
+    text = collapse_whitespace(to_halfwidth(text, keep_chinese_punctuation=True))
+    if to_simplified:
+        from cppdb.text.convert import default_converter
+
+        text = default_converter().convert_one(text)
+    return text
+
+
+def normalize_en(text: str) -> str:
+    """Half-width ASCII and collapsed whitespace."""
+    return collapse_whitespace(to_halfwidth(text))

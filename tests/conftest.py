@@ -1,0 +1,48 @@
+"""Shared fixtures: offline settings and tiny random models built locally."""
+from __future__ import annotations
+
+import os
+
+# A hub call would hang for ~70 s on a machine without internet: never make one in tests.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from tests import tiny_models  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "data"
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer random BertForMaskedLM + fast tokenizer, saved with save_pretrained."""
+    return tiny_models.build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture(scope="session")
+def tiny_sentence_transformer_dir(tmp_path_factory: pytest.TempPathFactory,
+                                  tiny_bert_dir: Path) -> Path:
+    """A SentenceTransformer over the tiny BERT (mean pooling, normalised), saved with .save()."""
+    return tiny_models.build_tiny_sentence_transformer(
+        tmp_path_factory.mktemp("tiny-st") / "model", tiny_bert_dir)
+
+
+@pytest.fixture(scope="session")
+def tiny_marian_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer random MarianMTModel zh->en with sentencepiece tokenizers."""
+    return tiny_models.build_tiny_marian(tmp_path_factory.mktemp("tiny-marian"))

@@ -25,6 +25,14 @@ class Backend:
     #: one line shown by `cppdb doctor`
     description: ClassVar[str] = ""
 
+    @classmethod
+    def from_config(cls, config: Any) -> "Backend":
+        """Build the backend from a :class:`cppdb.config.Config` (model paths etc.).
+
+        The default takes no settings; backends with settings override this.
+        """
+        return cls()
+
     def check(self) -> None:
         """Raise :class:`BackendUnavailableError` / ``ModelNotFoundError`` if unusable."""
         missing = [dist for dist, module in self.requires
@@ -130,12 +138,13 @@ def load_backend(capability: str, name: str, **options: Any) -> Backend:
     return backend
 
 
-def availability(capability: str, name: str, **options: Any) -> dict[str, Any]:
+def availability(capability: str, name: str, config: Any = None) -> dict[str, Any]:
     """One row of `cppdb doctor`."""
     row: dict[str, Any] = {"capability": capability, "backend": name,
                            "default": CAPABILITIES[capability].default == name}
     try:
-        backend = create_backend(capability, name, **options)
+        cls = backend_class(capability, name)
+        backend = cls.from_config(config) if config is not None else cls()
         row["description"] = backend.description
         backend.check()
         row.update(usable=True, version=backend.version(), how_to_enable="")

@@ -1,0 +1,226 @@
+"""jieba (ICTCLAS) part-of-speech tags -> Penn Chinese Treebank (CTB) tags.
+
+jieba tags with the ICTCLAS/PKU tag set; the papers (and Stanza) use CTB tags.  The mapping
+is a fixed table (:data:`ICTCLAS_TO_CTB`, documented in docs/annotation.md) refined by a few
+word lists and contextual rules, because several CTB distinctions are lexical or syntactic:
+
+* ``uj`` 的 is DEG after a nominal and DEC after a verb / predicative adjective;
+* ``a`` is JJ directly before a noun (attributive) and VA elsewhere (predicative);
+* ``m`` is CD, OD for 第X, and in raw text a numeral+classifier token (一个, 第三次) is split
+  into CD/OD + M as CTB segments it; number + date unit (2019年, 1月) is merged into NT;
+* ``p`` 把/将 is BA, 被 is SB directly before a verb and LB otherwise;
+* ``c`` is CC, or CS for subordinating conjunctions (如果, 虽然 ...), AD for 但是/所以 ...;
+* ``r`` is PN, DT for demonstratives/quantifiers (这, 每, 各 ...), AD for 怎么/为什么 ...;
+* ``v`` 是 is VC, 有/没有 VE; ``x`` punctuation is PU, Latin words FW, digits CD.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+#: base table: ICTCLAS tag -> CTB tag (before the lexical/contextual refinements)
+ICTCLAS_TO_CTB: dict[str, str] = {
+    "n": "NN", "ng": "NN", "nz": "NR", "vn": "NN", "an": "NN", "s": "NN", "g": "NN",
+    "k": "NN",
+    "nr": "NR", "nrfg": "NR", "nrt": "NR", "ns": "NR", "nt": "NR", "j": "NR",
+    "t": "NT", "tg": "NT",
+    "f": "LC",
+    "v": "VV", "vg": "VV", "vd": "VV", "vi": "VV", "vq": "VV", "i": "VV", "l": "VV",
+    "a": "VA", "ag": "VA", "z": "VA", "zg": "VA",
+    "ad": "AD", "d": "AD", "df": "AD", "dg": "AD",
+    "b": "JJ", "h": "JJ",
+    "m": "CD", "mg": "CD", "mq": "CD",
+    "q": "M",
+    "r": "PN", "rr": "PN", "rz": "DT", "rg": "PN",
+    "p": "P",
+    "c": "CC",
+    "uj": "DEG", "ul": "AS", "uz": "AS", "ug": "AS", "uv": "DEV", "ud": "DER", "u": "SP",
+    "y": "SP", "e": "IJ", "o": "ON",
+    "eng": "FW", "x": "PU",
+}
+
+#: every CTB tag this module can produce
+CTB_TAGS = ("AD", "AS", "BA", "CC", "CD", "CS", "DEC", "DEG", "DER", "DEV", "DT", "ETC", "FW",
+            "IJ", "JJ", "LB", "LC", "M", "MSP", "NN", "NR", "NT", "OD", "ON", "P", "PN", "PU",
+            "SB", "SP", "VA", "VC", "VE", "VV")
+
+NOMINAL_TAGS = frozenset({"NN", "NR", "NT", "PN", "FW"})
+VERBAL_TAGS = frozenset({"VV", "VA", "VC", "VE"})
+
+# Lexical exceptions: word -> CTB tag, consulted before the base table.
+WORD_TAGS: dict[str, str] = {
+    "是": "VC", "为": "P", "有": "VE", "没有": "VE", "没": "AD", "无": "VE",
+    "把": "BA", "将": "BA",
+    "之": "DEG", "等": "ETC", "等等": "ETC", "所": "MSP", "的话": "SP", "似的": "SP",
+    "一些": "CD", "些": "M", "一点": "CD", "一切": "DT", "所有": "DT", "全部": "DT",
+    "其他": "DT", "其它": "DT", "任何": "DT", "各种": "DT", "一样": "VA",
+}
+DETERMINERS = frozenset({"这", "那", "哪", "这些", "那些", "哪些", "此", "该", "各", "每", "某",
+                         "本", "其", "另", "另外", "这个", "那个", "哪个", "每个", "各个",
+                         "这种", "那种", "这位", "那位", "这样的", "整个"})
+PRONOUN_ADVERBS = frozenset({"为什么", "为何", "怎么", "怎样", "怎么样", "如何", "这么", "那么",
+                             "多么", "这样", "那样", "为啥", "咋"})
+SUBORDINATORS = frozenset({"如果", "虽然", "虽", "因为", "即使", "只要", "除非", "尽管", "假如",
+                           "若", "要是", "既然", "无论", "不管", "只有", "一旦", "倘若", "如若",
+                           "不论", "由于", "以便", "以免"})
+ADVERBIAL_CONJUNCTIONS = frozenset({"但是", "但", "可是", "然而", "所以", "因此", "而且", "并且",
+                                    "然后", "于是", "否则", "不过", "甚至", "因而", "从而",
+                                    "那么", "此外", "另外", "不仅", "不但", "而"})
+#: classifiers (measure words) recognised inside numeral+classifier tokens
+CLASSIFIERS = frozenset(
+    "个只本条张件位次名家天种岁元块斤米头匹辆台部座所棵朵支根片层段句首篇项份批套双对群场回"
+    "遍番点分秒周届期倍成度页章节杯瓶碗盒包颗粒枝把间栋门道架艘封笔员口吨亿万千百克里样类步"
+    "声眼下顿阵趟轮代滴串身顶幅扇株级路班楼年"
+) | frozenset({"公里", "小时", "分钟", "公斤", "美元", "英里", "星期", "多岁", "周年", "平方米",
+               "千米", "厘米", "毫米", "人民币", "种类"})
+DATE_UNITS = frozenset({"年", "月", "日", "号"})
+_NUMERAL_CHARS = frozenset("0123456789.,%零〇一二三四五六七八九十百千万亿两几半多余数廿卅"
+                           "壹贰叁肆伍陆柒捌玖拾佰仟点来")
+_CHINESE_DIGITS = frozenset("零〇一二三四五六七八九十百千万亿两几半廿卅壹贰叁肆伍陆柒捌玖拾佰仟")
+_ORDINAL_PREFIXES = ("第", "初")
+
+
+def is_punctuation(token: str) -> bool:
+    """All characters are Unicode punctuation or symbols."""
+    return bool(token) and all(unicodedata.category(ch)[0] in "PS" for ch in token)
+
+
+def is_numeral(token: str) -> bool:
+    """Arabic or Chinese numeral (2019, 3.5, 三十, 100多, 一百五十)."""
+    if not token or not any(ch.isdigit() or ch in _CHINESE_DIGITS for ch in token):
+        return False
+    return all(ch in _NUMERAL_CHARS or ch.isdigit() for ch in token)
+
+
+def is_latin(token: str) -> bool:
+    return any(ch.isascii() and ch.isalpha() for ch in token) and all(
+        ch.isascii() and (ch.isalnum() or ch in "-_.'&+") for ch in token)
+
+
+def split_numeral(token: str) -> tuple[str, str] | None:
+    """``一个`` -> ("一", "个"); ``第三次`` -> ("第三", "次"); None if not numeral+classifier."""
+    for cut in range(len(token) - 1, 0, -1):
+        head, tail = token[:cut], token[cut:]
+        number = head[1:] if head.startswith(_ORDINAL_PREFIXES) else head
+        if tail in CLASSIFIERS and is_numeral(number):
+            return head, tail
+    return None
+
+
+def split_determiner(token: str) -> tuple[str, str] | None:
+    """``这个`` -> ("这", "个"), ``每位`` -> ("每", "位"); None otherwise."""
+    if len(token) == 2 and token[0] in "这那哪每各某" and token[1] in CLASSIFIERS:
+        return token[0], token[1]
+    return None
+
+
+def is_date(token: str) -> bool:
+    """A calendar date word: 2019年, 一九九九年, 3月, 十二月, 1日, 5号 (not 三年 'three years')."""
+    if len(token) < 2 or token[-1] not in DATE_UNITS or not is_numeral(token[:-1]):
+        return False
+    number = token[:-1]
+    if token[-1] == "年":  # a year needs 3+ digits; 三年 / 两年 are durations (CD M)
+        return len(number) >= 3 and all(ch.isdigit() or ch in "零〇一二三四五六七八九"
+                                        for ch in number)
+    return True
+
+
+def numeral_tag(token: str) -> str:
+    """CD, OD (第X / 初X) or NT (2019年, 1月, 3日) for a numeral-like token."""
+    if token.startswith(_ORDINAL_PREFIXES) and len(token) > 1:
+        return "OD"
+    if is_date(token):
+        return "NT"
+    return "CD"
+
+
+def base_tag(word: str, flag: str) -> str:
+    """Context-free CTB tag of one jieba (word, flag) pair."""
+    if word in WORD_TAGS:
+        return WORD_TAGS[word]
+    if flag in ("m", "mq", "mg"):
+        if (is_numeral(word) or is_date(word) or word.startswith(_ORDINAL_PREFIXES)
+                or split_numeral(word)):
+            return numeral_tag(word)
+        return "M" if word in CLASSIFIERS else "CD"
+    if flag == "x" or flag == "eng" or flag not in ICTCLAS_TO_CTB:
+        return _untagged(word)
+    if flag.startswith("r"):
+        if word in DETERMINERS:
+            return "DT"
+        if word in PRONOUN_ADVERBS:
+            return "AD"
+    if flag == "c":
+        if word in SUBORDINATORS:
+            return "CS"
+        if word in ADVERBIAL_CONJUNCTIONS:
+            return "AD"
+    if flag == "p" and word == "被":
+        return "LB"
+    return ICTCLAS_TO_CTB[flag]
+
+
+def _untagged(word: str) -> str:
+    """Tokens jieba tags ``x``/``eng`` (or leaves unknown): punctuation, Latin, digits."""
+    if is_punctuation(word):
+        return "PU"
+    if is_numeral(word):
+        return "CD"
+    if is_latin(word):
+        return "FW"
+    return "NN"
+
+
+def refine_in_context(tokens: Sequence[str], tags: Sequence[str],
+                      flags: Sequence[str]) -> list[str]:
+    """Contextual CTB distinctions: DEG/DEC, JJ/VA, SB/LB, M after numbers, SP for 了."""
+    out = list(tags)
+    n = len(out)
+    for i, (token, flag) in enumerate(zip(tokens, flags)):
+        prev = out[i - 1] if i > 0 else ""
+        nxt = out[i + 1] if i + 1 < n else ""
+        if out[i] == "DEG" and token == "的" and prev in VERBAL_TAGS | {"AS", "AD"}:
+            out[i] = "DEC"
+        elif out[i] == "VA" and flag in ("a", "ag", "b") and nxt in ("NN", "NR", "FW"):
+            out[i] = "JJ"
+        elif out[i] == "LB" and nxt in ("VV", "VA"):
+            out[i] = "SB"
+        elif out[i] == "CD" and prev in ("CD", "OD") and token in CLASSIFIERS:
+            out[i] = "M"
+        elif out[i] == "AS" and token == "了" and nxt in ("PU", "") and prev not in VERBAL_TAGS:
+            out[i] = "SP"
+    return out
+
+
+def tag_tokens(tokens: Sequence[str], flags: Sequence[str]) -> list[str]:
+    """CTB tags of jieba tokens with their ICTCLAS flags (no re-segmentation)."""
+    base = [base_tag(token, flag) for token, flag in zip(tokens, flags)]
+    return refine_in_context(tokens, base, flags)
+
+
+def resegment(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Adjust jieba's segmentation to CTB conventions (raw-text path only).
+
+    Splits numeral+classifier (一个 -> 一/m 个/q) and demonstrative+classifier (这个 -> 这/r
+    个/q) tokens; merges a number and a following date unit (2019 年 -> 2019年, tagged NT).
+    Whitespace tokens are dropped.
+    """
+    out: list[tuple[str, str]] = []
+    for word, flag in pairs:
+        if not word.strip():
+            continue
+        if word in DATE_UNITS and out and out[-1][1] == "m" and is_date(out[-1][0] + word):
+            out[-1] = (out[-1][0] + word, "t")
+            continue
+        if flag in ("m", "mq") and word not in WORD_TAGS:
+            parts = split_numeral(word)
+            if parts and not is_date(word):
+                out.extend([(parts[0], "m"), (parts[1], "q")])
+                continue
+        if flag.startswith("r") and word not in WORD_TAGS:
+            parts = split_determiner(word)
+            if parts:
+                out.extend([(parts[0], "r"), (parts[1], "q")])
+                continue
+        out.append((word, flag))
+    return out

@@ -1,0 +1,244 @@
+"""The feature table of candidate pairs: SPEC §3's 18 features as vectorised polars expressions.
+
+Every feature column is named ``f_*``.  The input is any frame with the pair-table columns of
+:data:`cppdb.schema.PAIR_COLUMNS` (phrases, patterns, sentences alike); features that need
+information a granularity does not have (pivot probabilities of sentence pairs, alignments
+of raw ``score`` pairs) are null, which LightGBM treats as "missing", never as zero.
+
+Strings are compared as *character text*: the pair's text with whitespace removed (phrases
+are stored space-joined) and NFKC-normalised, with each slot ``[NP1]`` collapsed to the two
+characters ``§1`` so that a slot counts as one unit plus its index, not five letters.
+
+Edit and Hamming distances are computed by rapidfuzz's C++ ``cpdist`` over whole columns
+(batched, multi-threaded), the only place that leaves polars.
+"""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cppdb import schema as S
+
+#: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
+SLOT_PATTERN = r"^\[[A-Z$]+\d*\]$"
+_SLOT_IN_TEXT = r"\[[A-Z$]+(\d*)\]"
+#: Arabic (half/full width, after NFKC) or Chinese numerals
+NUMBER_PATTERN = r"[0-9]+(?:\.[0-9]+)?|[零〇一二两三四五六七八九十百千万亿]+"
+
+SOURCE_CHARS = "_source_chars"
+TARGET_CHARS = "_target_chars"
+
+#: feature name -> what it is (the SPEC §3 number in brackets); the order is the model order.
+FEATURE_DESCRIPTIONS: dict[str, str] = {
+    "f_jaccard_distance": "[1] 1 - |S∩T|/|S∪T| over the sets of words",
+    "f_edit_distance": "[2] Levenshtein distance over characters",
+    "f_normalised_edit_distance": "[2] Levenshtein distance / max(len(s), len(t)) in characters",
+    "f_hamming_distance": "[3] Hamming distance over characters, the shorter side padded",
+    "f_source_in_target": "[4] s is a substring of t",
+    "f_target_in_source": "[5] t is a substring of s",
+    "f_source_words": "[6] number of words of s",
+    "f_target_words": "[7] number of words of t",
+    "f_shared_words": "[8] number of distinct words in both",
+    "f_source_unaligned": "[9] words of s without an alignment link (null: no alignment)",
+    "f_source_has_unaligned": "[9] s has a word not aligned to t",
+    "f_numbers_identical": "[10] the multisets of numbers in s and t are identical",
+    "f_pos_identical": "[11] POS sequences identical",
+    "f_pos_first_letters_identical": "[11] sequences of POS first letters identical",
+    "f_first_pos_identical": "[11] first POS tags identical",
+    "f_p_t_given_s": "[12] pivot probability p(t|s)",
+    "f_p_s_given_t": "[12] pivot probability p(s|t)",
+    "f_only_nonterminals": "[13] s or t consists of slots only",
+    "f_source_adjacent_terminals": "[14] s has two adjacent terminal (non-slot) words",
+    "f_target_adjacent_terminals": "[14] t has two adjacent terminal (non-slot) words",
+    "f_char_difference": "[15] len(t) - len(s) in characters",
+    "f_char_ratio": "[15] len(t) / len(s)",
+    "f_char_log_ratio": "[15] log(len(t) / len(s))",
+    "f_same_nonterminal_order": "[16] slots appear in the same order (null: no slots)",
+    "f_alignments": "[17] number of word alignment links between s and t",
+    "f_target_unaligned": "[18] words of t without an alignment link (null: no alignment)",
+    "f_target_has_unaligned": "[18] t has a word not aligned to s",
+    "f_char_jaccard": "extra: Jaccard similarity of character sets",
+    "f_bigram_jaccard": "extra: Jaccard similarity of character-bigram sets",
+    "f_lcs_ratio": "extra: 1 - Indel distance / (len(s)+len(t)) (LCS based)",
+    "f_count": "extra: co-occurrence count through pivots",
+    "f_n_pivots": "extra: number of distinct pivots",
+    "f_lm_source": "model: language-model log-probability per unit of s",
+    "f_lm_target": "model: language-model log-probability per unit of t",
+    "f_lm_difference": "model: f_lm_target - f_lm_source",
+    "f_cosine": "model: sentence-embedding cosine of s and t",
+}
+
+#: features that exist only with pivot/alignment evidence (null for raw scored pairs)
+EVIDENCE_FEATURES = ("f_source_unaligned", "f_source_has_unaligned", "f_p_t_given_s",
+                     "f_p_s_given_t", "f_alignments", "f_target_unaligned",
+                     "f_target_has_unaligned", "f_count", "f_n_pivots")
+LM_FEATURES = ("f_lm_source", "f_lm_target", "f_lm_difference")
+EMBEDDING_FEATURES = ("f_cosine",)
+LEXICAL_FEATURES = tuple(name for name in FEATURE_DESCRIPTIONS
+                         if name not in LM_FEATURES + EMBEDDING_FEATURES)
+
+
+def char_text(column: str) -> pl.Expr:
+    """Whitespace-free, NFKC-normalised text with slots collapsed to ``§<index>``."""
+    return (pl.col(column).str.normalize("NFKC")
+            .str.replace_all(_SLOT_IN_TEXT, "§$1")
+            .str.replace_all(r"\s+", ""))
+
+
+def _is_slot(tokens: str) -> pl.Expr:
+    return pl.col(tokens).list.eval(pl.element().str.contains(SLOT_PATTERN))
+
+
+def _jaccard(left: pl.Expr, right: pl.Expr) -> pl.Expr:
+    inter = left.list.set_intersection(right).list.len()
+    union = left.list.set_union(right).list.len()
+    return pl.when(union > 0).then(inter / union).otherwise(1.0)
+
+
+def _bigrams(chars: pl.Expr) -> pl.Expr:
+    return (chars.str.split("").list.eval(pl.element() + pl.element().shift(-1))
+            .list.drop_nulls())
+
+
+def _unaligned(tokens: str, links: str) -> pl.Expr:
+    """Words of ``tokens`` whose index is not in ``links`` (null when there is no alignment)."""
+    indices = pl.int_ranges(0, pl.col(tokens).list.len(), dtype=pl.Int32)
+    return (pl.when(pl.col(links).is_null()).then(None)
+            .otherwise(indices.list.set_difference(pl.col(links)).list.len()))
+
+
+def _numbers(chars: str) -> pl.Expr:
+    return pl.col(chars).str.extract_all(NUMBER_PATTERN).list.sort()
+
+
+def _adjacent_terminals(tokens: str) -> pl.Expr:
+    terminal = pl.col(tokens).list.eval(~pl.element().str.contains(SLOT_PATTERN))
+    return terminal.list.eval(pl.element() & pl.element().shift(-1)).list.any()
+
+
+def _slot_order(tokens: str) -> pl.Expr:
+    return pl.col(tokens).list.eval(pl.element().filter(pl.element().str.contains(SLOT_PATTERN)))
+
+
+def _surface_features() -> list[pl.Expr]:
+    src_len = pl.col(SOURCE_CHARS).str.len_chars()
+    tgt_len = pl.col(TARGET_CHARS).str.len_chars()
+    src_set = pl.col(S.SOURCE_TOKENS).list.unique()
+    tgt_set = pl.col(S.TARGET_TOKENS).list.unique()
+    src_chars = pl.col(SOURCE_CHARS).str.split("").list.unique()
+    tgt_chars = pl.col(TARGET_CHARS).str.split("").list.unique()
+    return [
+        (1.0 - _jaccard(src_set, tgt_set)).alias("f_jaccard_distance"),
+        pl.col(TARGET_CHARS).str.contains(pl.col(SOURCE_CHARS), literal=True)
+        .cast(pl.Int8).alias("f_source_in_target"),
+        pl.col(SOURCE_CHARS).str.contains(pl.col(TARGET_CHARS), literal=True)
+        .cast(pl.Int8).alias("f_target_in_source"),
+        pl.col(S.SOURCE_TOKENS).list.len().alias("f_source_words"),
+        pl.col(S.TARGET_TOKENS).list.len().alias("f_target_words"),
+        src_set.list.set_intersection(tgt_set).list.len().alias("f_shared_words"),
+        (_numbers(SOURCE_CHARS) == _numbers(TARGET_CHARS)).cast(pl.Int8)
+        .alias("f_numbers_identical"),
+        (tgt_len - src_len).alias("f_char_difference"),
+        (tgt_len / src_len.clip(lower_bound=1)).alias("f_char_ratio"),
+        (tgt_len.clip(lower_bound=1) / src_len.clip(lower_bound=1)).log()
+        .alias("f_char_log_ratio"),
+        _jaccard(src_chars, tgt_chars).alias("f_char_jaccard"),
+        _jaccard(_bigrams(pl.col(SOURCE_CHARS)).list.unique(),
+                 _bigrams(pl.col(TARGET_CHARS)).list.unique()).alias("f_bigram_jaccard"),
+    ]
+
+
+def _structure_features() -> list[pl.Expr]:
+    src_pos, tgt_pos = pl.col(S.SOURCE_POS), pl.col(S.TARGET_POS)
+    has_pos = (src_pos.list.len() > 0) & (tgt_pos.list.len() > 0)
+    first_letters = lambda pos: pos.list.eval(pl.element().str.slice(0, 1))  # noqa: E731
+    only_slots = _is_slot(S.SOURCE_TOKENS).list.all() | _is_slot(S.TARGET_TOKENS).list.all()
+    src_slots, tgt_slots = _slot_order(S.SOURCE_TOKENS), _slot_order(S.TARGET_TOKENS)
+    return [
+        pl.when(has_pos).then((src_pos == tgt_pos).cast(pl.Int8)).alias("f_pos_identical"),
+        pl.when(has_pos).then((first_letters(src_pos) == first_letters(tgt_pos)).cast(pl.Int8))
+        .alias("f_pos_first_letters_identical"),
+        pl.when(has_pos).then((src_pos.list.first() == tgt_pos.list.first()).cast(pl.Int8))
+        .alias("f_first_pos_identical"),
+        only_slots.cast(pl.Int8).alias("f_only_nonterminals"),
+        _adjacent_terminals(S.SOURCE_TOKENS).cast(pl.Int8).alias("f_source_adjacent_terminals"),
+        _adjacent_terminals(S.TARGET_TOKENS).cast(pl.Int8).alias("f_target_adjacent_terminals"),
+        pl.when(src_slots.list.len() > 0).then((src_slots == tgt_slots).cast(pl.Int8))
+        .alias("f_same_nonterminal_order"),
+    ]
+
+
+def _evidence_features() -> list[pl.Expr]:
+    src_un = _unaligned(S.SOURCE_TOKENS, S.ALIGN_SRC)
+    tgt_un = _unaligned(S.TARGET_TOKENS, S.ALIGN_TGT)
+    return [
+        src_un.alias("f_source_unaligned"),
+        (src_un > 0).cast(pl.Int8).alias("f_source_has_unaligned"),
+        pl.col(S.P_TGT_GIVEN_SRC).cast(pl.Float64).alias("f_p_t_given_s"),
+        pl.col(S.P_SRC_GIVEN_TGT).cast(pl.Float64).alias("f_p_s_given_t"),
+        pl.col(S.ALIGN_SRC).list.len().alias("f_alignments"),
+        tgt_un.alias("f_target_unaligned"),
+        (tgt_un > 0).cast(pl.Int8).alias("f_target_has_unaligned"),
+        pl.col(S.COUNT).cast(pl.Float64).alias("f_count"),
+        pl.col(S.N_PIVOTS).cast(pl.Float64).alias("f_n_pivots"),
+    ]
+
+
+def _string_distances(frame: pl.DataFrame, workers: int) -> pl.DataFrame:
+    """Edit, normalised edit, Hamming and LCS features via rapidfuzz's batched cpdist."""
+    from rapidfuzz.distance import Hamming, Indel, Levenshtein
+    from rapidfuzz.process import cpdist
+
+    sources = frame[SOURCE_CHARS].to_list()
+    targets = frame[TARGET_CHARS].to_list()
+    if not sources:
+        empty = pl.Series([], dtype=pl.Float64)
+        return frame.with_columns(f_edit_distance=empty, f_normalised_edit_distance=empty,
+                                  f_hamming_distance=empty, f_lcs_ratio=empty)
+    edit = cpdist(sources, targets, scorer=Levenshtein.distance, workers=workers)
+    hamming = cpdist(sources, targets, scorer=Hamming.distance, scorer_kwargs={"pad": True},
+                     workers=workers)
+    indel = cpdist(sources, targets, scorer=Indel.normalized_distance, workers=workers)
+    longest = np.maximum(frame[SOURCE_CHARS].str.len_chars().to_numpy(),
+                         frame[TARGET_CHARS].str.len_chars().to_numpy())
+    normalised = np.where(longest > 0, edit / np.maximum(longest, 1), 0.0)
+    return frame.with_columns(
+        pl.Series("f_edit_distance", edit.astype(np.float64)),
+        pl.Series("f_normalised_edit_distance", normalised.astype(np.float64)),
+        pl.Series("f_hamming_distance", hamming.astype(np.float64)),
+        pl.Series("f_lcs_ratio", (1.0 - indel).astype(np.float64)),
+    )
+
+
+def ensure_pair_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """Add missing optional pair columns as typed nulls (source/target are required)."""
+    from cppdb.errors import BadInputError
+
+    missing = [c for c in (S.SOURCE, S.TARGET, S.SOURCE_TOKENS, S.TARGET_TOKENS)
+               if c not in frame.columns]
+    if missing:
+        raise BadInputError(f"pair table lacks required column(s) {', '.join(missing)}",
+                            hint="pair tables must follow cppdb.schema.PAIR_COLUMNS")
+    extra = [pl.lit(None, dtype=dtype).alias(name) for name, dtype in S.PAIR_COLUMNS.items()
+             if name not in frame.columns]
+    return frame.with_columns(extra) if extra else frame
+
+
+def lexical_feature_table(pairs: pl.DataFrame, *, workers: int = -1) -> pl.DataFrame:
+    """``pairs`` plus every lexical/structural/evidence ``f_*`` column (no model features)."""
+    frame = ensure_pair_columns(pairs).with_columns(
+        char_text(S.SOURCE).alias(SOURCE_CHARS), char_text(S.TARGET).alias(TARGET_CHARS))
+    frame = frame.with_columns(*_surface_features(), *_structure_features(),
+                               *_evidence_features())
+    frame = _string_distances(frame, workers)
+    return frame.drop(SOURCE_CHARS, TARGET_CHARS)
+
+
+def feature_columns(frame: pl.DataFrame) -> list[str]:
+    """The ``f_*`` columns of ``frame`` in the canonical order."""
+    return [name for name in FEATURE_DESCRIPTIONS if name in frame.columns]
+
+
+def model_text(column: str) -> pl.Expr:
+    """The text a language model or sentence encoder sees: no spaces between words."""
+    return char_text(column).str.replace_all("§", "")

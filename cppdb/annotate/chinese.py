@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from cppdb.annotate.ctb_map import is_date, is_numeral, is_punctuation, resegment, tag_tokens
 from cppdb.annotate.types import AnnotatedSentence
-from cppdb.errors import BackendUnavailableError, BadInputError
+from cppdb.errors import BadInputError
 from cppdb.registry import Backend
 
 
@@ -91,9 +91,3 @@ class JiebaChinese(Backend):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "hmm": self.hmm, "user_dict": self.user_dict}
 
-
-def _check_jieba() -> None:  # pragma: no cover - used by doctor-like callers only
-    try:
-        import jieba  # noqa: F401
-    except ImportError as exc:
-        raise BackendUnavailableError("jieba is not installed", hint="pip install jieba") from exc

@@ -50,7 +50,6 @@ VERBAL_TAGS = frozenset({"VV", "VA", "VC", "VE"})
 # Lexical exceptions: word -> CTB tag, consulted before the base table.
 WORD_TAGS: dict[str, str] = {
     "是": "VC", "为": "P", "有": "VE", "没有": "VE", "没": "AD", "无": "VE",
-    "把": "BA", "将": "BA",
     "之": "DEG", "等": "ETC", "等等": "ETC", "所": "MSP", "的话": "SP", "似的": "SP",
     "一些": "CD", "些": "M", "一点": "CD", "一切": "DT", "所有": "DT", "全部": "DT",
     "其他": "DT", "其它": "DT", "任何": "DT", "各种": "DT", "一样": "VA",
@@ -86,7 +85,7 @@ def is_punctuation(token: str) -> bool:
 
 
 def is_numeral(token: str) -> bool:
-    """Arabic or Chinese numeral (2019, 3.5, 三十, 100多, 一百五十)."""
+    """Arabic or Chinese numeral (2019, 3.5, 3.5%, 三十, 100多, 一百五十)."""
     if not token or not any(ch.isdigit() or ch in _CHINESE_DIGITS for ch in token):
         return False
     return all(ch in _NUMERAL_CHARS or ch.isdigit() for ch in token)
@@ -157,6 +156,8 @@ def base_tag(word: str, flag: str) -> str:
             return "AD"
     if flag == "p" and word == "被":
         return "LB"
+    if flag == "p" and word in ("把", "将"):  # object marker; 将 as "will" is flagged d
+        return "BA"
     return ICTCLAS_TO_CTB[flag]
 
 
@@ -208,6 +209,9 @@ def resegment(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for word, flag in pairs:
         if not word.strip():
+            continue
+        if word in ("%", "％") and out and out[-1][1] == "m" and is_numeral(out[-1][0]):
+            out[-1] = (out[-1][0] + word, "m")  # CTB: 3.5% is one CD token
             continue
         if word in DATE_UNITS and out and out[-1][1] == "m" and is_date(out[-1][0] + word):
             out[-1] = (out[-1][0] + word, "t")

@@ -241,4 +241,4 @@ def feature_columns(frame: pl.DataFrame) -> list[str]:
 
 def model_text(column: str) -> pl.Expr:
     """The text a language model or sentence encoder sees: no spaces between words."""
-    return char_text(column).str.replace_all("§", "")
+    return pl.col(column).str.normalize("NFKC").str.replace_all(r"\s+", "")

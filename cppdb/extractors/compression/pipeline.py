@@ -1,0 +1,205 @@
+"""Per-batch compression: filter -> jieba -> align -> overlap filter -> parse -> subtree -> DTT.
+
+Cheap work first: text rules, then jieba + the cheap aligners, then the content-overlap rule;
+only the survivors are parsed (one parser call per batch).  Each pair ends as an
+:class:`Outcome` — kept, or rejected with the name of the rule — so nothing is lost.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cppdb.annotate.types import AnnotatedSentence
+from cppdb.annotate.ud import TaggedText, tokenize_tag
+from cppdb.errors import BadInputError, ConfigError
+from cppdb.extractors.compression.dtt import DTTAddition, DTTRules, apply_dtt
+from cppdb.extractors.compression.filters import FilterChain, FilterSettings
+from cppdb.extractors.compression.keywords import (AlignSettings, BertAligner, Link, Tokens,
+                                                   align_batch)
+from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
+from cppdb.extractors.compression.reader import NewsPair
+from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
+
+#: output fields the pipeline writes; carried input fields with these names get "input_".
+RESERVED = frozenset({
+    "line", "headline", "sentence", "tokens", "upos", "heads", "deprels", "labels",
+    "compression", "links", "keywords", "dtt_added", "compression_rate", "compression_chars",
+    "headline_chars", "sentence_chars", "headline_ratio", "rule", "detail", "status"})
+
+
+@dataclass(frozen=True)
+class CompressionSettings:
+    """Everything that changes a compression (built from the ``[compression]`` section)."""
+
+    filters: FilterChain
+    align: AlignSettings
+    dtt: bool
+    dtt_rules: DTTRules
+    subtree_root: str
+    max_ratio: float
+    parser: str
+    parser_options: tuple[tuple[str, Any], ...]
+    bert_dir: str
+    bert_batch_size: int
+    bert_min_cosine: float
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any]) -> "CompressionSettings":
+        if section["subtree_root"] not in ROOT_POLICIES:
+            raise ConfigError(f"unknown compression.subtree_root '{section['subtree_root']}'",
+                              hint=f"choose from: {', '.join(ROOT_POLICIES)}")
+        filters = FilterChain.from_config(section["filters"], FilterSettings.from_config(section))
+        align = AlignSettings(methods=tuple(section["methods"]),
+                              content_upos=frozenset(section["content_upos"]),
+                              abbrev_upos=frozenset(section["abbrev_upos"]),
+                              paraphrase_max_tokens=int(section["paraphrase_max_tokens"]))
+        if section["parser"] == "udchinese":
+            options: tuple[tuple[str, Any], ...] = (("tagger", section["udchinese_tagger"]),)
+        else:
+            options = (("stanza_dir", section["stanza_dir"]),)
+        return cls(filters=filters, align=align, dtt=bool(section["dtt"]),
+                   dtt_rules=DTTRules.from_config(section), subtree_root=section["subtree_root"],
+                   max_ratio=float(section["max_compression_ratio"]), parser=section["parser"],
+                   parser_options=options, bert_dir=str(section["bert_dir"]),
+                   bert_batch_size=int(section["bert_batch_size"]),
+                   bert_min_cosine=float(section["bert_min_cosine"]))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One pair's result: ``status`` is "kept" or "rejected" (then ``rule`` says why)."""
+
+    line: int
+    status: str
+    rule: str
+    record: dict[str, Any]
+    link_methods: tuple[str, ...] = ()
+    link_h_tokens: tuple[int, ...] = ()
+    n_keywords: int = 0
+    n_headline_content: int = 0
+    compression_rate: float | None = None
+    headline_ratio: float | None = None
+    dtt_rules: tuple[str, ...] = ()
+
+
+def _base_record(pair: NewsPair) -> dict[str, Any]:
+    record: dict[str, Any] = {}
+    for key, value in pair.extra.items():
+        record[f"input_{key}" if key in RESERVED else key] = value
+    record.update(line=pair.line, headline=pair.headline, sentence=pair.sentence)
+    return record
+
+
+def _chars(text: str) -> int:
+    return len("".join(text.split()))
+
+
+class CompressionPipeline:
+    """Holds the loaded parser / table / BERT and processes batches of pairs."""
+
+    def __init__(self, settings: CompressionSettings, table: ParaphraseTable | None,
+                 parser: Any, bert: BertAligner | None = None) -> None:
+        self.settings = settings
+        self.table = table
+        self.parser = parser
+        self.bert = bert
+
+    def process(self, pairs: Sequence[NewsPair]) -> list[Outcome]:
+        outcomes: dict[int, Outcome] = {}
+        survivors: list[NewsPair] = []
+        for pair in pairs:
+            failed = self.settings.filters.check_text(pair.headline, pair.sentence)
+            if failed:
+                outcomes[pair.line] = self._reject(pair, *failed)
+            else:
+                survivors.append(pair)
+        tagged = tokenize_tag([t for p in survivors for t in (p.headline, p.sentence)])
+        heads_tt, sents_tt = tagged[0::2], tagged[1::2]
+        links = align_batch([Tokens(t.tokens, t.upos) for t in heads_tt],
+                            [Tokens(t.tokens, t.upos) for t in sents_tt],
+                            self.settings.align, self.table, self.bert)
+        to_parse: list[tuple[NewsPair, TaggedText, TaggedText, list[Link]]] = []
+        for pair, h_tt, s_tt, pair_links in zip(survivors, heads_tt, sents_tt, links):
+            aligned = frozenset(i for link in pair_links for i in range(link.h_start, link.h_end))
+            failed = self.settings.filters.check_tagged(h_tt, s_tt, aligned)
+            if not failed and not s_tt.tokens:
+                failed = ("no_keywords", "the sentence has no tokens")
+            if not failed and not pair_links:
+                failed = ("no_keywords", "no headline word aligned to the sentence")
+            if failed:
+                outcomes[pair.line] = self._reject(pair, *failed, h_tt, s_tt, pair_links)
+            else:
+                to_parse.append((pair, h_tt, s_tt, pair_links))
+        parsed = self.parser.parse([item[2] for item in to_parse]) if to_parse else []
+        for (pair, h_tt, s_tt, pair_links), tree in zip(to_parse, parsed):
+            if tree.tokens != s_tt.tokens:
+                raise BadInputError(f"line {pair.line}: the parser changed the tokenisation "
+                                    f"({len(s_tt.tokens)} -> {len(tree.tokens)} tokens)")
+            outcomes[pair.line] = self._compress(pair, h_tt, tree, pair_links)
+        return [outcomes[p.line] for p in pairs]
+
+    def _reject(self, pair: NewsPair, rule: str, detail: str, headline: TaggedText | None = None,
+                sentence: TaggedText | None = None, links: Sequence[Link] = ()) -> Outcome:
+        record = _base_record(pair)
+        record.update(rule=rule, detail=detail)
+        if sentence is not None and headline is not None:
+            record["links"] = [link.to_json(headline.tokens, sentence.tokens) for link in links]
+        return Outcome(pair.line, "rejected", rule, record,
+                       link_methods=tuple(link.method for link in links),
+                       link_h_tokens=tuple(link.h_end - link.h_start for link in links))
+
+    def _compress(self, pair: NewsPair, headline: TaggedText, tree: AnnotatedSentence,
+                  links: Sequence[Link]) -> Outcome:
+        keywords = sorted({i for link in links for i in link.sentence_tokens()})
+        kept = set(minimal_rooted_subtree(tree.heads, keywords, root=self.settings.subtree_root))
+        added: tuple[DTTAddition, ...] = ()
+        if self.settings.dtt:
+            closed, added = apply_dtt(tree.tokens, tree.heads, tree.deprels, kept,
+                                      self.settings.dtt_rules)
+            kept = set(closed)
+        labels = [1 if i in kept else 0 for i in range(len(tree.tokens))]
+        compression = "".join(t for t, keep in zip(tree.tokens, labels) if keep)
+        c_chars, h_chars, s_chars = _chars(compression), _chars(pair.headline), _chars(pair.sentence)
+        rate = c_chars / s_chars if s_chars else 0.0
+        ratio = c_chars / h_chars if h_chars else float("inf")
+        record = _base_record(pair)
+        record.update(
+            tokens=list(tree.tokens), upos=list(tree.pos), heads=list(tree.heads),
+            deprels=list(tree.deprels), labels=labels, compression=compression,
+            links=[link.to_json(headline.tokens, tree.tokens) for link in links],
+            keywords=keywords,
+            dtt_added=[{"token": a.token, "word": tree.tokens[a.token], "head": a.head,
+                        "rule": a.rule, "deprel": a.deprel} for a in added],
+            compression_rate=round(rate, 4), compression_chars=c_chars, headline_chars=h_chars,
+            sentence_chars=s_chars, headline_ratio=round(ratio, 4))
+        status, rule = "kept", ""
+        if self.settings.max_ratio > 0 and ratio > self.settings.max_ratio:
+            status, rule = "rejected", "compression_too_long"
+            record.update(rule=rule, detail=(f"compression has {c_chars} characters > "
+                                             f"{self.settings.max_ratio} x headline ({h_chars})"))
+        content = self.settings.align.content_upos
+        return Outcome(pair.line, status, rule, record,
+                       link_methods=tuple(link.method for link in links),
+                       link_h_tokens=tuple(link.h_end - link.h_start for link in links),
+                       n_keywords=len(keywords),
+                       n_headline_content=sum(1 for u in headline.upos if u in content),
+                       compression_rate=rate, headline_ratio=ratio,
+                       dtt_rules=tuple(a.rule for a in added))
+
+
+def load_pipeline(settings: CompressionSettings, table_path: str | Path | None,
+                  table_options: tuple[tuple[str, Any], ...] = ()) -> CompressionPipeline:
+    """Build the pipeline in this process (also the initializer of worker processes)."""
+    from cppdb.extractors.compression.paraphrase_table import load_paraphrase_table
+    from cppdb.registry import load_backend
+
+    table = load_paraphrase_table(table_path, **dict(table_options)) if table_path else None
+    parser = load_backend("ud_parser", settings.parser, **dict(settings.parser_options))
+    bert = None
+    if "bert" in settings.align.methods:
+        bert = BertAligner(settings.bert_dir, batch_size=settings.bert_batch_size,
+                           min_cosine=settings.bert_min_cosine)
+        bert.check()
+    return CompressionPipeline(settings, table, parser, bert)

@@ -1,0 +1,113 @@
+"""The build report: counts first (per filter, per method, per DTT rule), ratios second."""
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from cppdb.extractors.compression.filters import POST_RULES
+from cppdb.extractors.compression.pipeline import CompressionSettings
+
+RATE_BINS = [round(0.1 * i, 1) for i in range(1, 10)]
+UDCHINESE_NOTE = ("parser 'udchinese' is a weak offline substitute (UDPipe model trained on "
+                  "another segmentation): trees, and so compressions, are noisier than with Stanza")
+
+
+def _counts(frame: pl.DataFrame, column: str) -> dict[str, int]:
+    if frame.is_empty():
+        return {}
+    grouped = frame.group_by(column).agg(pl.len().alias("n")).sort(column)
+    return {str(k): int(v) for k, v in grouped.iter_rows()}
+
+
+def _method_stats(kept: pl.DataFrame, methods: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    links = (kept.select("line", "link_methods", "link_h_tokens")
+             .explode(["link_methods", "link_h_tokens"])
+             .drop_nulls("link_methods"))
+    stats = {m: {"links": 0, "headline_tokens_aligned": 0, "pairs_with_link": 0}
+             for m in methods}
+    if links.is_empty():
+        return stats
+    grouped = links.group_by("link_methods").agg(
+        pl.len().alias("links"), pl.col("link_h_tokens").sum().alias("tokens"),
+        pl.col("line").n_unique().alias("pairs"))
+    for method, n_links, tokens, pairs in grouped.iter_rows():
+        stats[method] = {"links": int(n_links), "headline_tokens_aligned": int(tokens),
+                         "pairs_with_link": int(pairs)}
+    return stats
+
+
+def _rate_distribution(kept: pl.DataFrame) -> dict[str, Any]:
+    rates = kept["compression_rate"].drop_nulls()
+    if rates.is_empty():
+        return {"count": 0}
+    hist = rates.cut(RATE_BINS, left_closed=True).value_counts().sort("compression_rate")
+    return {
+        "count": rates.len(), "mean": round(float(rates.mean()), 4),
+        "median": round(float(rates.median()), 4),
+        **{f"p{q}": round(float(rates.quantile(q / 100, "nearest")), 4)
+           for q in (10, 25, 75, 90)},
+        "min": round(float(rates.min()), 4), "max": round(float(rates.max()), 4),
+        "histogram": {str(k): int(v) for k, v in hist.iter_rows()},
+    }
+
+
+def build_report(records: pl.DataFrame, settings: CompressionSettings, *,
+                 parser: dict[str, Any], paraphrase_table: dict[str, Any] | None,
+                 skipped_methods: list[str]) -> dict[str, Any]:
+    """Report dict written to ``report.json`` (and pretty-printed by the command)."""
+    kept = records.filter(pl.col("status") == "kept")
+    rejected = records.filter(pl.col("status") == "rejected")
+    rule_names = list(settings.filters.names) + list(POST_RULES)
+    by_rule = {name: 0 for name in rule_names}
+    by_rule.update(_counts(rejected, "rule"))
+    dtt = kept.select(pl.col("dtt_rules").explode()).drop_nulls()
+    dtt_counts = {name: 0 for name in settings.dtt_rules.rules} if settings.dtt else {}
+    dtt_counts.update(_counts(dtt, "dtt_rules"))
+    content = int(kept["n_headline_content"].sum() or 0)
+    aligned = int(kept.select(pl.col("link_h_tokens").list.sum()).to_series().sum() or 0)
+    notes = [UDCHINESE_NOTE] if parser.get("name") == "udchinese" else []
+    notes += [f"method '{m}' skipped: no paraphrase table given" for m in skipped_methods]
+    return {
+        "input_pairs": records.height, "kept": kept.height, "rejected": rejected.height,
+        "kept_fraction": round(kept.height / records.height, 4) if records.height else 0.0,
+        "rejected_by_rule": by_rule,
+        "methods": list(settings.align.methods),
+        "alignment": _method_stats(kept, settings.align.methods),
+        "keywords_total": int(kept["n_keywords"].sum() or 0),
+        "headline_content_words": content,
+        "headline_tokens_aligned": aligned,
+        "dtt": settings.dtt, "dtt_added": dtt_counts,
+        "compression_rate": _rate_distribution(kept),
+        "headline_ratio_mean": (round(float(kept["headline_ratio"].mean()), 4)
+                                if kept.height else None),
+        "parser": parser, "paraphrase_table": paraphrase_table, "notes": notes,
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """Human-readable tables on stderr (stdout stays for --json)."""
+    from rich.table import Table
+
+    from cppdb.progress import console
+
+    out = console()
+    out.print(f"[bold]{report['kept']}[/bold] of {report['input_pairs']} pairs kept "
+              f"({report['kept_fraction']:.1%}); parser {report['parser'].get('signature')}")
+    rules = Table("rejected by rule", "pairs")
+    for rule, count in report["rejected_by_rule"].items():
+        rules.add_row(rule, str(count))
+    out.print(rules)
+    methods = Table("method", "links", "headline tokens", "pairs with link")
+    for method, stats in report["alignment"].items():
+        methods.add_row(method, str(stats["links"]), str(stats["headline_tokens_aligned"]),
+                        str(stats["pairs_with_link"]))
+    out.print(methods)
+    rate = report["compression_rate"]
+    if rate.get("count"):
+        out.print(f"compression rate (chars C / chars S): mean {rate['mean']:.3f}, median "
+                  f"{rate['median']:.3f}, p10 {rate['p10']:.3f}, p90 {rate['p90']:.3f}")
+    if report["dtt"]:
+        out.print("DTT additions: " + ", ".join(f"{k} {v}" for k, v in report["dtt_added"].items()))
+    for note in report["notes"]:
+        out.print(f"[yellow]note:[/yellow] {note}")

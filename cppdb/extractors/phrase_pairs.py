@@ -1,0 +1,97 @@
+"""Aligned phrase pairs of one sentence pair (SPEC §1.3–1.4).
+
+A phrase is the yield of a complete constituent whose label is in the configured list; a
+single word whose POS tag is in the list is a phrase too (a pre-terminal is a complete
+subtree).  When one token range carries several labels (unary chains such as NP → NN), the
+phrase-level label from the parse wins over the POS tag, and the first listed span wins
+among parse labels.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cppdb.annotate.types import AnnotatedSentence, Span
+from cppdb.extractors.consistency import ConsistencyRule, consistent_pairs
+
+#: SPEC §1.3 phrase labels.
+EN_PHRASE_LABELS = ("CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$",
+                    "ADJP", "NP")
+ZH_PHRASE_LABELS = ("CD", "JJ", "NN", "NR", "NT", "OD", "PN", "ADJP", "DNP", "NP")
+
+
+@dataclass(frozen=True)
+class PhraseSettings:
+    zh_labels: frozenset[str] = frozenset(ZH_PHRASE_LABELS)
+    en_labels: frozenset[str] = frozenset(EN_PHRASE_LABELS)
+    max_len: int = 12
+
+
+@dataclass(frozen=True)
+class AlignedPhrase:
+    """A Chinese span aligned to an English span; ``links`` are sentence-level indices."""
+
+    zh: Span
+    en: Span
+    links: tuple[tuple[int, int], ...]
+
+
+def candidate_spans(sentence: AnnotatedSentence, labels: frozenset[str],
+                    max_len: int) -> list[Span]:
+    """Labelled phrases of a sentence, one per token range, at most ``max_len`` tokens."""
+    seen: dict[tuple[int, int], Span] = {}
+    n, pos = len(sentence.tokens), sentence.pos
+    for span in sentence.spans:
+        if not (span.label in labels and 0 <= span.start < span.end <= n
+                and span.end - span.start <= max_len):
+            continue
+        key = (span.start, span.end)
+        old = seen.get(key)
+        # backends emit a span per POS tag too; a phrase label over the same words wins
+        if old is None or (_is_word_label(old, pos) and not _is_word_label(span, pos)):
+            seen[key] = span
+    for i, tag in enumerate(pos):
+        if tag in labels and (i, i + 1) not in seen:
+            seen[(i, i + 1)] = Span(i, i + 1, tag)
+    return sorted(seen.values(), key=lambda s: (s.start, -s.end))
+
+
+def _is_word_label(span: Span, pos: Sequence[str]) -> bool:
+    return span.end - span.start == 1 and span.start < len(pos) and pos[span.start] == span.label
+
+
+def _bounds(spans: Sequence[Span]) -> np.ndarray:
+    return np.array([(s.start, s.end) for s in spans], dtype=np.int64).reshape(-1, 2)
+
+
+def align_phrases(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,
+                  rule: ConsistencyRule, settings: PhraseSettings) -> list[AlignedPhrase]:
+    """Every (Chinese phrase, English phrase) pair of the sentence that aligns under ``rule``."""
+    zh_spans = candidate_spans(zh, settings.zh_labels, settings.max_len)
+    en_spans = candidate_spans(en, settings.en_labels, settings.max_len)
+    if not zh_spans or not en_spans or len(links) == 0:
+        return []
+    found = consistent_pairs(_bounds(zh_spans), _bounds(en_spans), links,
+                             rule.constrained(zh.pos, "zh"), rule.constrained(en.pos, "en"),
+                             rule.tolerance)
+    pairs = []
+    for s, t in found.tolist():
+        z, e = zh_spans[s], en_spans[t]
+        inner = tuple((i, j) for i, j in links.tolist()
+                      if z.start <= i < z.end and e.start <= j < e.end)
+        pairs.append(AlignedPhrase(z, e, inner))
+    return pairs
+
+
+def count_aligned(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,
+                  rules: Sequence[ConsistencyRule], settings: PhraseSettings) -> list[int]:
+    """How many phrase pairs align under each rule (for the per-mode report)."""
+    zh_spans = candidate_spans(zh, settings.zh_labels, settings.max_len)
+    en_spans = candidate_spans(en, settings.en_labels, settings.max_len)
+    if not zh_spans or not en_spans or len(links) == 0:
+        return [0] * len(rules)
+    zb, eb = _bounds(zh_spans), _bounds(en_spans)
+    return [len(consistent_pairs(zb, eb, links, r.constrained(zh.pos, "zh"),
+                                 r.constrained(en.pos, "en"), r.tolerance)) for r in rules]

@@ -1,0 +1,232 @@
+"""Pivot: Chinese phrases (patterns) aligned to the same English one are paraphrases.
+
+p(z2|z1) = Σ_e p(z2|e)·p(e|z1), both from relative frequencies of aligned occurrences
+(SPEC §1.6).  The English pivot unit is (LHS, slot signature, English string): two Chinese
+sides pair only if they share the Chinese label (LHS) and their slot labels agree slot by
+slot through the English pattern.
+
+The work is a sequence of relational steps over Parquet, each partitioned by a hash so that
+memory depends on the partition size (``partition_rows``), not on the corpus:
+
+1. occurrences → partitions by English side → units c(z,e), p(z|e), rank of z under e;
+2. units → partitions by Chinese side → c(z), p(e|z);
+3. units → partitions by English side → self-join (top ``max_per_pivot`` z per e) →
+   contributions, written partitioned by (LHS, source);
+4. per partition: sum contributions per pair, keep the top anchors, compose the word
+   alignment z1→e→z2 through the best pivot.
+"""
+from __future__ import annotations
+
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from cppdb import schema as S
+
+SEED = 20240611
+# unit columns (internal to the pivot)
+UNIT_KEYS = ["lhs", "slot_sig", "en", "zh", "swapped"]
+PIVOT_KEYS = ["lhs", "slot_sig", "en"]
+_SLOT_SWAP = r"(\[[^\]\s]+?)"
+_PLACEHOLDER = "\ue000"
+
+
+@dataclass(frozen=True)
+class PivotSettings:
+    max_per_pivot: int = 100
+    max_anchors: int = 10
+    partition_rows: int = 2_000_000
+
+
+def _partition_sink(lf: pl.LazyFrame, base: Path, key: pl.Expr, n_parts: int) -> None:
+    """Stream ``lf`` into ``base/part=<k>/*.parquet`` by ``hash(key) % n_parts``."""
+    partition = getattr(pl, "PartitionBy", None) or getattr(pl, "PartitionByKey")
+    lf = lf.with_columns(_part=(key.hash(seed=SEED) % n_parts).cast(pl.Int32))
+    lf.sink_parquet(partition(base, key="_part", include_key=False), mkdir=True)
+
+
+def _part_files(base: Path, k: int) -> list[Path]:
+    return sorted(base.glob(f"*/_part={k}/*.parquet")) + sorted(base.glob(f"_part={k}/*.parquet"))
+
+
+def _hash_key(*cols: str) -> pl.Expr:
+    return pl.struct(cols) if len(cols) > 1 else pl.col(cols[0])
+
+
+def _units_from_occurrences(occ: pl.DataFrame) -> pl.DataFrame:
+    """c(z,e) with the most frequent internal alignment; p(z|e); rank of z under e."""
+    per_align = occ.group_by(UNIT_KEYS + ["align"]).agg(
+        n=pl.len(), zh_tokens=pl.col("zh_tokens").first(), zh_pos=pl.col("zh_pos").first())
+    units = per_align.group_by(UNIT_KEYS).agg(
+        c_ze=pl.col("n").sum(),
+        align=pl.col("align").sort_by(["n", "align"], descending=[True, False]).first(),
+        zh_tokens=pl.col("zh_tokens").first(), zh_pos=pl.col("zh_pos").first())
+    c_e = pl.col("c_ze").sum().over(PIVOT_KEYS)
+    # rank 1 = most frequent Chinese side of the pivot; ties broken by the string
+    return units.sort(["c_ze", "zh", "swapped"], descending=[True, False, False]).with_columns(
+        p_z_given_e=pl.col("c_ze") / c_e,
+        rank_in_e=(pl.int_range(pl.len()).over(PIVOT_KEYS) + 1).cast(pl.Int64),
+    )
+
+
+def _add_p_e_given_z(units: pl.DataFrame) -> pl.DataFrame:
+    c_z = pl.col("c_ze").sum().over(["lhs", "zh"])
+    return units.with_columns(c_z=c_z, p_e_given_z=pl.col("c_ze") / c_z)
+
+
+def _swap_slot_indices(expr: pl.Expr) -> pl.Expr:
+    """[X1] ↔ [X2] in a pattern string (used when two patterns order their slots differently)."""
+    return (expr.str.replace_all(_SLOT_SWAP + r"1\]", "${1}" + _PLACEHOLDER + "]")
+            .str.replace_all(_SLOT_SWAP + r"2\]", "${1}1]")
+            .str.replace_all(_PLACEHOLDER, "2", literal=True))
+
+
+def _contributions(units: pl.DataFrame, max_per_pivot: int) -> pl.DataFrame:
+    """Self-join of the Chinese sides of each English pivot."""
+    kept = units.filter(pl.col("rank_in_e") <= max_per_pivot)
+    left = kept.select(PIVOT_KEYS + [
+        pl.col("zh").alias("source"), pl.col("zh_tokens").alias("source_tokens"),
+        pl.col("zh_pos").alias("source_pos"), pl.col("swapped").alias("swap1"),
+        pl.col("c_ze").alias("c1"), pl.col("c_z").alias("source_count"),
+        pl.col("p_z_given_e").alias("p_z1_e"), pl.col("p_e_given_z").alias("p_e_z1"),
+        pl.col("align").alias("align1")])
+    right = kept.select(PIVOT_KEYS + [
+        pl.col("zh").alias("target_raw"), pl.col("zh_tokens").alias("target_tokens_raw"),
+        pl.col("zh_pos").alias("target_pos"), pl.col("swapped").alias("swap2"),
+        pl.col("c_ze").alias("c2"), pl.col("c_z").alias("target_count"),
+        pl.col("p_z_given_e").alias("p_z2_e"), pl.col("p_e_given_z").alias("p_e_z2"),
+        pl.col("align").alias("align2")])
+    pairs = left.join(right, on=PIVOT_KEYS).filter(pl.col("source") != pl.col("target_raw"))
+    mismatch = pl.col("swap1") != pl.col("swap2")
+    return pairs.select(
+        "lhs", "slot_sig", "en", "source", "source_tokens", "source_pos", "target_pos",
+        "source_count", "target_count", "align1", "align2",
+        target=pl.when(mismatch).then(_swap_slot_indices(pl.col("target_raw")))
+        .otherwise(pl.col("target_raw")),
+        target_tokens=pl.when(mismatch).then(pl.col("target_tokens_raw").list.eval(
+            _swap_slot_indices(pl.element()))).otherwise(pl.col("target_tokens_raw")),
+        fwd=pl.col("p_z2_e") * pl.col("p_e_z1"),
+        bwd=pl.col("p_z1_e") * pl.col("p_e_z2"),
+        joint=pl.min_horizontal("c1", "c2"),
+    )
+
+
+def _parse_pharaoh(col: str, side: str) -> pl.Expr:
+    return pl.col(col).str.split("-").list.get(0 if side == "a" else 1).cast(pl.Int32)
+
+
+def compose_alignments(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Add align_src/align_tgt: z1→e links composed with e→z2 links (Pharaoh strings)."""
+    rows = pairs.with_row_index("_row")
+    first = (rows.select("_row", link=pl.col("align1").str.split(" ")).explode("link")
+             .filter(pl.col("link") != "")
+             .select("_row", s=_parse_pharaoh("link", "a"), e=_parse_pharaoh("link", "b")))
+    second = (rows.select("_row", link=pl.col("align2").str.split(" ")).explode("link")
+              .filter(pl.col("link") != "")
+              .select("_row", t=_parse_pharaoh("link", "a"), e=_parse_pharaoh("link", "b")))
+    composed = (first.join(second, on=["_row", "e"]).select("_row", "s", "t").unique()
+                .sort("_row", "s", "t")
+                .group_by("_row", maintain_order=True)
+                .agg(pl.col("s").alias(S.ALIGN_SRC), pl.col("t").alias(S.ALIGN_TGT)))
+    empty = pl.lit([], dtype=pl.List(pl.Int32))
+    return (rows.join(composed, on="_row", how="left")
+            .with_columns(pl.col(S.ALIGN_SRC).fill_null(empty),
+                          pl.col(S.ALIGN_TGT).fill_null(empty))
+            .sort("_row").drop("_row", "align1", "align2"))
+
+
+def _aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.DataFrame:
+    by_best = dict(by=["fwd", "en"], descending=[True, False])
+    pairs = contrib.group_by(["lhs", "source", "target"]).agg(
+        pl.col("source_tokens").first(), pl.col("target_tokens").first(),
+        pl.col("source_pos").first(), pl.col("target_pos").first(),
+        pl.col("fwd").sum().alias(S.P_TGT_GIVEN_SRC), pl.col("bwd").sum().alias(S.P_SRC_GIVEN_TGT),
+        pl.col("joint").sum().cast(pl.Int64).alias(S.COUNT), pl.len().cast(pl.Int64).alias(S.N_PIVOTS),
+        pl.col("en").sort_by(["fwd", "en"], descending=[True, False]).head(max_anchors)
+        .alias(S.ANCHORS),
+        pl.col("align1").sort_by(**by_best).first(), pl.col("align2").sort_by(**by_best).first(),
+        pl.col("source_count").first().cast(pl.Int64),
+        pl.col("target_count").first().cast(pl.Int64),
+        pl.col("slot_sig").first().alias("slot_signature"),
+    )
+    pairs = compose_alignments(pairs)
+    return pairs.with_columns(pl.lit(kind).alias(S.TYPE), pl.lit("bilingual").alias(S.ORIGIN))
+
+
+def pair_table_columns() -> list[str]:
+    return list(S.PAIR_COLUMNS) + ["source_count", "target_count", "slot_signature"]
+
+
+def empty_pair_table() -> pl.DataFrame:
+    schema = dict(S.PAIR_COLUMNS)
+    schema.update(source_count=pl.Int64, target_count=pl.Int64, slot_signature=pl.String)
+    return pl.DataFrame(schema=schema)
+
+
+def _finalise(frame: pl.DataFrame) -> pl.DataFrame:
+    schema = empty_pair_table().schema
+    return frame.select([pl.col(name).cast(dtype) for name, dtype in schema.items()])
+
+
+def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
+          settings: PivotSettings = PivotSettings()) -> list[Path]:
+    """Pivot one kind of occurrence (``phrase`` or ``pattern``); return the part files.
+
+    ``occurrences`` needs the columns lhs, slot_sig, en, zh, swapped, zh_tokens, zh_pos,
+    align (Pharaoh string, zh first).  The result files have the pair-table columns
+    (:func:`pair_table_columns`); ``work_dir`` holds the intermediate partitions.
+    """
+    work = Path(work_dir)
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    n_occ = occurrences.select(pl.len()).collect().item()
+    if n_occ == 0:
+        return []
+    n_parts = max(1, math.ceil(n_occ / settings.partition_rows))
+    _partition_sink(occurrences, work / "occ", pl.col("en"), n_parts)
+    for k in range(n_parts):
+        files = _part_files(work / "occ", k)
+        if files:
+            units = _units_from_occurrences(pl.read_parquet(files))
+            _partition_sink(units.lazy(), work / "units_e" / f"e{k}", _hash_key("lhs", "zh"),
+                            n_parts)
+    for k in range(n_parts):
+        files = _part_files(work / "units_e", k)
+        if files:
+            units = _add_p_e_given_z(pl.read_parquet(files))
+            _partition_sink(units.lazy(), work / "units_z" / f"z{k}", pl.col("en"), n_parts)
+    n_contrib = sum(_estimate_contributions(_part_files(work / "units_z", k),
+                                            settings.max_per_pivot) for k in range(n_parts))
+    n_out = max(1, math.ceil(n_contrib / settings.partition_rows))
+    for k in range(n_parts):
+        files = _part_files(work / "units_z", k)
+        if files:
+            contrib = _contributions(pl.read_parquet(files), settings.max_per_pivot)
+            if contrib.height:
+                _partition_sink(contrib.lazy(), work / "contrib" / f"c{k}",
+                                _hash_key("lhs", "source"), n_out)
+    outputs = []
+    for k in range(n_out):
+        files = _part_files(work / "contrib", k)
+        if files:
+            pairs = _finalise(_aggregate_pairs(pl.read_parquet(files), kind,
+                                               settings.max_anchors))
+            out = work / "pairs" / f"part-{k:05d}.parquet"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            pairs.sort(["lhs", "source", S.P_TGT_GIVEN_SRC], descending=[False, False, True]
+                       ).write_parquet(out)
+            outputs.append(out)
+    return outputs
+
+
+def _estimate_contributions(files: list[Path], max_per_pivot: int) -> int:
+    """Σ_e n_e·(n_e−1) over the pivots of one partition (n_e capped): its self-join size."""
+    if not files:
+        return 0
+    return int(pl.scan_parquet(files).filter(pl.col("rank_in_e") <= max_per_pivot)
+               .group_by(PIVOT_KEYS).agg(n=pl.len())
+               .select((pl.col("n") * (pl.col("n") - 1)).sum()).collect().item() or 0)

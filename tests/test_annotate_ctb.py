@@ -142,3 +142,13 @@ def test_pretokenized_keeps_tokens(jieba_backend):
     (sentence,) = jieba_backend.annotate_pretokenized([tokens])
     assert sentence.tokens == tuple(tokens)
     assert sentence.pos == ("NR", "DEG", "NN", "NT", "OD", "M", "PU", "FW")
+
+
+@pytest.mark.parametrize("tokens,flags,expected", [
+    (["这", "条", "河"], ["r", "n", "n"], ["DT", "M", "NN"]),          # classifier after DT
+    (["正在", "调查", "原因"], ["t", "vn", "n"], ["AD", "VV", "NN"]),   # vn used as a verb
+    (["合作", "协议"], ["vn", "n"], ["NN", "NN"]),                      # vn as a noun
+    (["工作", "了"], ["vn", "ul"], ["VV", "AS"]),
+])
+def test_more_context_rules(tokens, flags, expected):
+    assert tag_tokens(tokens, flags) == expected

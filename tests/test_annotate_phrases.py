@@ -111,3 +111,23 @@ def test_add_spans_keeps_other_fields():
     (out,) = ChinesePhraseGrammar().add_spans([sentence])
     assert out.tokens == sentence.tokens and out.text == "北京大学"
     assert Span(0, 2, "NP") in out.spans
+
+
+def test_stanza_tree_spans_same_type_as_grammar():
+    # a real Stanza Tree object (no model needed): every constituent + preterminals
+    from stanza.models.constituency import tree_reader
+
+    from cppdb.annotate.stanza_backend import tree_spans
+
+    (tree,) = tree_reader.read_trees(
+        "(ROOT (IP (NP (DNP (NP (NR 北京大学)) (DEG 的)) (NP (NN 学生))) (VP (VC 是) (NP (PN 他)))))")
+    spans = tree_spans(tree)
+    assert spans == sort_spans(spans)
+    assert {(s.start, s.end, s.label) for s in spans} == {
+        (0, 5, "IP"), (0, 3, "NP"), (0, 2, "DNP"), (0, 1, "NP"), (0, 1, "NR"), (1, 2, "DEG"),
+        (2, 3, "NN"), (2, 3, "NP"), (3, 5, "VP"), (3, 4, "VC"), (4, 5, "NP"), (4, 5, "PN")}
+    grammar = ChinesePhraseGrammar().spans(["北京大学", "的", "学生", "是", "他"],
+                                           ["NR", "DEG", "NN", "VC", "PN"])
+    # the offline grammar finds the same NP/DNP structure as the tree
+    wanted = {s for s in spans if s.label in ("NP", "DNP")}
+    assert wanted <= set(grammar)

@@ -15,7 +15,7 @@ EN = ["They study at school.", "The government will build a new airport.",
 
 
 def _write(path, lines, encoding="utf-8", bom=b""):
-    path.write_bytes(bom + "\n".join(lines).encode(encoding) + b"\n")
+    path.write_bytes(bom + ("\n".join(lines) + "\n").encode(encoding))
     return path
 
 

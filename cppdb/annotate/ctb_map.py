@@ -53,6 +53,7 @@ WORD_TAGS: dict[str, str] = {
     "之": "DEG", "等": "ETC", "等等": "ETC", "所": "MSP", "的话": "SP", "似的": "SP",
     "一些": "CD", "些": "M", "一点": "CD", "一切": "DT", "所有": "DT", "全部": "DT",
     "其他": "DT", "其它": "DT", "任何": "DT", "各种": "DT", "一样": "VA",
+    "正在": "AD", "时": "LC", "的时候": "LC", "以后": "LC", "以前": "LC",
 }
 DETERMINERS = frozenset({"这", "那", "哪", "这些", "那些", "哪些", "此", "该", "各", "每", "某",
                          "本", "其", "另", "另外", "这个", "那个", "哪个", "每个", "各个",
@@ -174,7 +175,8 @@ def _untagged(word: str) -> str:
 
 def refine_in_context(tokens: Sequence[str], tags: Sequence[str],
                       flags: Sequence[str]) -> list[str]:
-    """Contextual CTB distinctions: DEG/DEC, JJ/VA, SB/LB, M after numbers, SP for 了."""
+    """Contextual CTB distinctions: DEG/DEC, JJ/VA, SB/LB, M after numbers/determiners,
+    VV for verbal nouns used as verbs, SP for sentence-final 了."""
     out = list(tags)
     n = len(out)
     for i, (token, flag) in enumerate(zip(tokens, flags)):
@@ -186,8 +188,10 @@ def refine_in_context(tokens: Sequence[str], tags: Sequence[str],
             out[i] = "JJ"
         elif out[i] == "LB" and nxt in ("VV", "VA"):
             out[i] = "SB"
-        elif out[i] == "CD" and prev in ("CD", "OD") and token in CLASSIFIERS:
-            out[i] = "M"
+        elif prev in ("CD", "OD", "DT") and token in CLASSIFIERS and out[i] != "M":
+            out[i] = "M"  # 这 条 (jieba: 条/n), 50 元 (jieba: 元/m)
+        elif flag == "vn" and (prev == "AD" or nxt in ("AS", "DER")):
+            out[i] = "VV"  # verbal noun used as a verb: 正在 调查, 工作 了
         elif out[i] == "AS" and token == "了" and nxt in ("PU", "") and prev not in VERBAL_TAGS:
             out[i] = "SP"
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -138,19 +139,35 @@ def resolve_workers(config: Config) -> int:
     return workers or os.cpu_count() or 1
 
 
-class AnnotationSession:
-    """Annotators for both languages and (when worth it) a process pool, reused across calls.
+def start_method(config: Config) -> str:
+    """``annotate.start_method``; "auto" is fork on Linux (workers inherit loaded models)."""
+    method = str(config.section("annotate")["start_method"])
+    available = multiprocessing.get_all_start_methods()
+    if method == "auto":
+        return "fork" if sys.platform.startswith("linux") and "fork" in available else "spawn"
+    if method not in available:
+        raise ConfigError(f"annotate.start_method '{method}' is not available here",
+                          hint=f"choose auto or one of: {', '.join(available)}")
+    return method
 
-    Inputs smaller than two batches are annotated in-process: pool start-up (spawning
-    workers that each load jieba/spaCy) costs more than it saves there.
+
+class AnnotationSession:
+    """Annotators for both languages and (when worth it) process pools, reused across calls.
+
+    Inputs smaller than two batches are annotated in-process: pool start-up costs more
+    than it saves there.  With the fork start method the annotator is loaded once in this
+    process before the pool starts, so workers inherit the loaded jieba/spaCy models
+    (copy-on-write); with spawn each worker loads its backends once, on its first batch.
+    One pool per language, so each forks with only its own models loaded.
     """
 
     def __init__(self, config: Config, *, workers: int | None = None) -> None:
         self.config = config
         self.batch_size = max(1, int(config.section("annotate")["batch_size"]))
         self.workers = workers if workers is not None else resolve_workers(config)
+        self.start_method = start_method(config)
         self.specs = {lang: annotator_spec(lang, config) for lang in ("zh", "en")}
-        self._pool: ProcessPoolExecutor | None = None
+        self._pools: dict[str, ProcessPoolExecutor] = {}
 
     def __enter__(self) -> "AnnotationSession":
         return self
@@ -159,9 +176,14 @@ class AnnotationSession:
         self.close()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        for pool in self._pools.values():
+            pool.shutdown(wait=True, cancel_futures=True)
+        self._pools.clear()
+
+    @property
+    def pooled(self) -> bool:
+        """True once a worker pool has been started."""
+        return bool(self._pools)
 
     def annotator(self, lang: str) -> Annotator:
         return cached_annotator(self.specs[lang])
@@ -179,17 +201,20 @@ class AnnotationSession:
                    for i in range(0, len(items), self.batch_size)]
         if self.workers <= 1 or len(batches) < 2:
             return [s for batch in batches for s in _annotate_batch(spec, batch, pretokenized)]
-        pool = self._get_pool(min(self.workers, len(batches)))
+        pool = self._pool(lang, pretokenized)
         results = pool.map(_annotate_batch, [spec] * len(batches), batches,
                            [pretokenized] * len(batches))
         return [s for batch in results for s in batch]
 
-    def _get_pool(self, workers: int) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawn, not fork: the parent may hold polars/OpenMP threads (fork is unsafe then)
-            self._pool = ProcessPoolExecutor(max_workers=workers,
-                                             mp_context=multiprocessing.get_context("spawn"))
-        return self._pool
+    def _pool(self, lang: str, pretokenized: bool) -> ProcessPoolExecutor:
+        if lang not in self._pools:
+            if self.start_method == "fork":  # load models before forking: workers inherit
+                warm = [["热身"] if lang == "zh" else ["warm", "up"]] if pretokenized else \
+                    ["热身" if lang == "zh" else "warm up"]
+                self.annotator(lang).annotate(warm, pretokenized=pretokenized)
+            self._pools[lang] = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context(self.start_method))
+        return self._pools[lang]
 
 
 def annotate_texts(lang: Lang, texts: Sequence[Any], config: Config, *,

@@ -75,9 +75,10 @@ class _StanzaBackend(Backend):
             raise ModelNotFoundError(
                 f"Stanza {self.lang} models not found: expected {what} under {expected} "
                 f"(resources.json in {self.model_dir})",
-                hint=f"run `cppdb models fetch {self.fetch_name}` on a machine with internet "
-                     f"access and copy {self.model_dir} here, or set annotate.stanza_dir / "
-                     "$STANZA_RESOURCES_DIR to a directory holding the models")
+                hint=f"run `cppdb models fetch {self.fetch_name} --target {self.model_dir}` "
+                     "(needs internet; or copy a stanza_resources directory from a machine "
+                     "that has one), or set annotate.stanza_dir / $STANZA_RESOURCES_DIR to "
+                     "the directory holding the models")
 
     def _model_processors(self) -> tuple[str, ...]:
         return tuple(p for p in self.processors if p != "tokenize")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -125,6 +126,18 @@ def parse_conllu(text: str) -> list[AnnotatedSentence]:
     return sentences
 
 
+@lru_cache(maxsize=2)
+def _udpipe_model(path: str) -> Any:
+    """Load a UDPipe model once per process (28 MB, ~2 s); pipelines share it read-only."""
+    import ufal.udpipe as udpipe
+
+    model = udpipe.Model.load(path)
+    if model is None:
+        raise ModelNotFoundError(f"cannot load the UDPipe model {path}",
+                                 hint="pip install --force-reinstall udchinese")
+    return model
+
+
 class UDChineseParser(Backend):
     """UD Chinese GSD UDPipe model from the ``udchinese`` package, fed jieba tokens (weak)."""
 
@@ -151,11 +164,7 @@ class UDChineseParser(Backend):
             import udchinese
             import ufal.udpipe as udpipe
 
-            model_path = os.path.join(udchinese.PACKAGE_DIR, "ud-chinese.udpipe")
-            model = udpipe.Model.load(model_path)
-            if model is None:
-                raise ModelNotFoundError(f"cannot load the UDPipe model {model_path}",
-                                         hint="pip install --force-reinstall udchinese")
+            model = _udpipe_model(os.path.join(udchinese.PACKAGE_DIR, "ud-chinese.udpipe"))
             tagger = "none" if self.tagger == "jieba" else udpipe.Pipeline.DEFAULT
             self._model = model  # the pipeline keeps a raw pointer: keep the model alive
             self._pipeline = udpipe.Pipeline(model, "conllu", tagger,

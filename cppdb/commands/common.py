@@ -33,5 +33,8 @@ def print_json(obj: Any) -> None:
 
 def fail(exc: CppdbError) -> None:
     """Print a cppdb error without a traceback and exit with status 2."""
-    console().print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+    # errors are printed even under --quiet (quiet silences progress, not failures)
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
     raise typer.Exit(2)

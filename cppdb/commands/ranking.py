@@ -1,8 +1,155 @@
-"""Commands of this area (registered into the main app by cppdb.cli)."""
+"""`cppdb rank`, `score`, `export` and `evaluate` (thin wrappers over cppdb.rank / evaluate)."""
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Optional
+
 import typer
+
+from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, fail,
+                                   make_config, print_json)
+from cppdb.errors import CppdbError
+
+
+def _print_table(frame, title: str) -> None:
+    from rich.table import Table
+
+    from cppdb.progress import console
+
+    table = Table(title=title)
+    for name in frame.columns:
+        table.add_column(name)
+    for row in frame.iter_rows():
+        table.add_row(*["" if v is None else f"{v:.4f}" if isinstance(v, float) else str(v)
+                        for v in row])
+    console().print(table)
+
+
+def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, quiet: bool,
+          as_json: bool, fresh: bool) -> None:
+    from cppdb.rank.pipeline import rank_run, summary_dict
+
+    cfg = make_config(config, overrides, quiet)
+    summary = rank_run(run, cfg, labels, fresh=fresh)
+    if as_json:
+        print_json(summary_dict(summary))
+        return
+    typer.echo(f"ranked {summary.ranked} pairs ({summary.rejected} filtered out) with "
+               f"{summary.model}; outputs in {summary.ranking_dir}")
+    _print_table(summary.tiers, "size tiers")
+
+
+def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, overrides,
+              quiet: bool, as_json: bool) -> None:
+    from cppdb.evaluate import api
+
+    cfg = make_config(config, overrides, quiet)
+    if api.is_annotation_sheet(target):
+        table, unrated = api.sheet_table(target)
+        title = f"acceptability (human ratings; {unrated} unrated rows ignored)"
+    elif sample is not None:
+        out = out or (target / "annotation_sheet.tsv" if target.is_dir()
+                      else target.with_suffix(".sheet.tsv"))
+        rows = api.write_sheet(target, out, sample, cfg)
+        from cppdb.evaluate.sheet import SCALE_HELP
+
+        if as_json:
+            print_json({"sheet": str(out), "rows": rows})
+        else:
+            typer.echo(f"wrote {rows} pairs to {out}; fill the 'rating' column "
+                       f"({SCALE_HELP}), then run `cppdb evaluate {out}`")
+        return
+    else:
+        table = api.evaluate_run(target, cfg)
+        title = "diversity (edit distance) and consistency (cosine) per top share"
+    if as_json:
+        print_json(table.to_dicts())
+    else:
+        _print_table(table, title)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to ``app``."""
+
+    @app.command("rank")
+    def rank_cmd(
+        run: Annotated[Path, typer.Argument(help="Run directory with phrase/pattern/sentence "
+                                            "pair tables.")],
+        labels: Annotated[Optional[Path], typer.Option(
+            "--labels", help="Human labels: TSV source<TAB>target<TAB>score 1-5 (header "
+                             "allowed). Without it the ranker learns from weak labels.")] = None,
+        config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
+        as_json: JsonOpt = False, fresh: FreshOpt = False,
+    ) -> None:
+        """Filter, featurise and rank a run's pairs with LightGBM (outputs in RUN/ranking/)."""
+        try:
+            _rank(run, labels, config, set_, quiet, as_json, fresh)
+        except CppdbError as exc:
+            fail(exc)
+
+    @app.command("score")
+    def score_cmd(
+        pairs: Annotated[Path, typer.Argument(help="TSV: source<TAB>target per line.")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="Output TSV with a score column.")],
+        model: Annotated[Optional[Path], typer.Option(
+            "--model", help="Ranker JSON (e.g. RUN/ranking/ranker.json); default: the "
+                            "shipped model.")] = None,
+        config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Score arbitrary pairs: higher = better paraphrase (about the 1-5 scale)."""
+        from cppdb.rank.pipeline import score_file
+
+        try:
+            count = score_file(pairs, out, make_config(config, set_, quiet), model)
+        except CppdbError as exc:
+            fail(exc)
+        if as_json:
+            print_json({"pairs": count, "out": str(out)})
+        else:
+            typer.echo(f"scored {count} pairs -> {out}")
+
+    @app.command("export")
+    def export_cmd(
+        run: Annotated[Path, typer.Argument(help="Ranked run directory (after `cppdb rank`).")],
+        top: Annotated[str, typer.Option(help="Share of each type's best pairs (20%, 0.2) "
+                                              "or a size tier (S, M, L, XL).")] = "20%",
+        type_: Annotated[Optional[str], typer.Option(
+            "--type", help="Only this pair type: phrase | pattern | sentence.")] = None,
+        format_: Annotated[str, typer.Option(
+            "--format", help="ppdb | jsonl | tsv | parquet.")] = "jsonl",
+        out: Annotated[Optional[Path], typer.Option(
+            "--out", "-o", help="Output file (default RUN/export-<type>-top<k>.<format>).")] = None,
+        config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Export the top k% (or a size tier) of the ranking."""
+        from cppdb.rank.pipeline import export_run
+
+        try:
+            path, count = export_run(run, top, type_, format_, out,
+                                     make_config(config, set_, quiet))
+        except CppdbError as exc:
+            fail(exc)
+        if as_json:
+            print_json({"out": str(path), "pairs": count})
+        else:
+            typer.echo(f"exported {count} pairs -> {path}")
+
+    @app.command("evaluate")
+    def evaluate_cmd(
+        target: Annotated[Path, typer.Argument(
+            help="Ranked run directory, a pair file, or a filled annotation sheet.")],
+        sample: Annotated[Optional[int], typer.Option(
+            help="Write an annotation sheet with N pairs per type (stratified by top "
+                 "share) instead of the automatic table.")] = None,
+        out: Annotated[Optional[Path], typer.Option(
+            "--out", "-o", help="Where --sample writes the sheet.")] = None,
+        config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Diversity/consistency at the top 20/60/100%, or human acceptability from a sheet."""
+        try:
+            _evaluate(target, sample, out, config, set_, quiet, as_json)
+        except CppdbError as exc:
+            fail(exc)

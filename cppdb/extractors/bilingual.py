@@ -162,7 +162,8 @@ def _workers(setting: int) -> int:
     return max(1, available if setting <= 0 else setting)
 
 
-def _extract(run: Any, section: dict[str, Any]) -> None:
+def extract_stage(run: Any, section: dict[str, Any]) -> None:
+    """Extract phrase and pattern occurrences (chunked, resumable, process pool)."""
     if run.is_done("extract"):
         return
     settings = ExtractionSettings.from_config(section)
@@ -196,7 +197,7 @@ def _extract(run: Any, section: dict[str, Any]) -> None:
             run.run_chunked(st, OCCURRENCES, n_rows, chunk, compute, advance)
             kinds = (run.scan(OCCURRENCES).group_by("kind").agg(pl.len()).collect())
             for kind, n in kinds.iter_rows():
-                st.count(f"{kind}_occurrences", n)
+                st.count(f"{kind}_occurrence_rows", n)
             st.note("consistency", settings.rule.label)
             st.note("aligned_phrase_pairs_per_mode", _sum_counts(counts_dir, settings))
     finally:
@@ -213,7 +214,8 @@ def _sum_counts(counts_dir: Path, settings: ExtractionSettings) -> dict[str, int
     return {rule.label: int(sums[mode]) for mode, rule in zip(COUNT_MODES, settings.report_rules)}
 
 
-def _pivot(run: Any, section: dict[str, Any]) -> None:
+def pivot_stage(run: Any, section: dict[str, Any]) -> None:
+    """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet."""
     if run.is_done("pivot"):
         return
     settings = PivotSettings(max_per_pivot=int(section["max_per_pivot"]),
@@ -261,8 +263,8 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
                                     hint=f"see {run.path(REJECTED)} for the reasons")
             _annotate(run, parallel, config)
         _align(run, config, alignment_path)
-        _extract(run, section)
-        _pivot(run, section)
+        extract_stage(run, section)
+        pivot_stage(run, section)
     except BaseException:
         run.finish("failed")
         raise

@@ -9,10 +9,12 @@
   a constrained tag) also links to 正 outside) fails the POS rule alone.  A tolerance of N lets
   up to N stray links of constrained words through, but only *anchored* ones: the word must
   also have a link inside the pair, so a word that belongs elsewhere still blocks the pair.
-  The example needs tolerance 1.
+  The outside word must also be linked elsewhere outside the pair (正 is also linked to
+  "are"), so a pair that leaves out part of its own translation (老人 ↔ "old" when "man" is
+  linked only to 老人) is still refused.  The example needs tolerance 1.
 
-Everything is vectorised per sentence over (Chinese span × English span × link) so that a
-sentence with 30 × 30 candidate spans costs a handful of numpy operations.
+Everything is vectorised per sentence (span × link incidence matrices and their products), so a
+sentence with 30 × 30 candidate spans costs a handful of small numpy operations.
 """
 from __future__ import annotations
 
@@ -75,6 +77,61 @@ def links_array(links: Iterable[tuple[int, int]]) -> np.ndarray:
     return arr.reshape(-1, 2)
 
 
+class SpanLinks:
+    """Which links fall inside each candidate span of one sentence pair (shared by rules).
+
+    ``z_in`` is S × L (link l starts inside Chinese span s), ``e_in`` T × L; counts over
+    span pairs are matrix products, so one sentence costs a few small BLAS calls.
+    """
+
+    def __init__(self, zh_bounds: np.ndarray, en_bounds: np.ndarray, links: np.ndarray) -> None:
+        self.lz, self.le = links[:, 0], links[:, 1]
+        self.z_in = (self.lz >= zh_bounds[:, :1]) & (self.lz < zh_bounds[:, 1:])
+        self.e_in = (self.le >= en_bounds[:, :1]) & (self.le < en_bounds[:, 1:])
+        self.zf = self.z_in.astype(np.float32)
+        self.ef = self.e_in.astype(np.float32)
+        self.n_inside = self.zf @ self.ef.T                                   # S × T
+
+    def aligned(self, zh_constrained: np.ndarray, en_constrained: np.ndarray,
+                tolerance: int = 0) -> np.ndarray:
+        """S × T boolean mask of the span pairs that align under the rule."""
+        cz = zh_constrained[self.lz].astype(np.float32)
+        ce = en_constrained[self.le].astype(np.float32)
+        n_stray = (self.zf * cz) @ (1.0 - self.ef).T + (1.0 - self.zf) @ (self.ef * ce).T
+        linked = self.n_inside > 0
+        ok = linked & (n_stray == 0)
+        if tolerance > 0:
+            si, ti = np.nonzero(linked & (n_stray > 0) & (n_stray <= tolerance))
+            if len(si):
+                passed = self._anchored(si, ti, cz > 0, ce > 0)
+                ok[si[passed], ti[passed]] = True
+        return ok
+
+    def _anchored(self, si: np.ndarray, ti: np.ndarray, cz: np.ndarray,
+                  ce: np.ndarray) -> np.ndarray:
+        """For candidate pairs (si, ti): is every stray link anchored on both ends?
+
+        A stray link joins a constrained word inside the pair to a word outside it.  It is a
+        tolerable aligner error only if the inside word also links inside the pair *and*
+        the outside word also links elsewhere outside the pair (正 in the cranes example is
+        also linked to "are").  If the outside word links only into the pair, the pair is an
+        incomplete translation (老人 ↔ "old" with "man" left out) and stays rejected.
+        """
+        lz, le = self.lz, self.le
+        same_z = (lz[:, None] == lz[None, :]).astype(np.float32)
+        same_e = (le[:, None] == le[None, :]).astype(np.float32)
+        zin, ein = self.z_in[si], self.e_in[ti]                                 # K × L
+        inside = (zin & ein).astype(np.float32)
+        z_stray = zin & ~ein & cz
+        e_stray = ein & ~zin & ce
+        z_anchored = (inside @ same_z) > 0
+        e_anchored = (inside @ same_e) > 0
+        e_elsewhere = ((~zin).astype(np.float32) @ same_e) > 0   # en word links outside zh span
+        z_elsewhere = ((~ein).astype(np.float32) @ same_z) > 0
+        bad = (z_stray & ~(z_anchored & e_elsewhere)) | (e_stray & ~(e_anchored & z_elsewhere))
+        return ~bad.any(axis=1)
+
+
 def consistent_pairs(zh_bounds: np.ndarray, en_bounds: np.ndarray, links: np.ndarray,
                      zh_constrained: np.ndarray, en_constrained: np.ndarray,
                      tolerance: int = 0) -> np.ndarray:
@@ -86,26 +143,8 @@ def consistent_pairs(zh_bounds: np.ndarray, en_bounds: np.ndarray, links: np.nda
     """
     if len(zh_bounds) == 0 or len(en_bounds) == 0 or len(links) == 0:
         return np.empty((0, 2), dtype=np.int64)
-    lz, le = links[:, 0], links[:, 1]
-    z_in = (lz >= zh_bounds[:, :1]) & (lz < zh_bounds[:, 1:])          # S × L
-    e_in = (le >= en_bounds[:, :1]) & (le < en_bounds[:, 1:])          # T × L
-    inside = z_in[:, None, :] & e_in[None, :, :]                       # S × T × L
-    z_stray = z_in[:, None, :] & ~e_in[None, :, :] & zh_constrained[lz]
-    e_stray = e_in[None, :, :] & ~z_in[:, None, :] & en_constrained[le]
-    ok = inside.any(axis=2)
-    if tolerance == 0:
-        ok &= ~(z_stray.any(axis=2) | e_stray.any(axis=2))
-    else:
-        # a stray link is tolerated only if its constrained word also links inside the pair
-        same_z = (lz[:, None] == lz[None, :]).astype(np.int32)
-        same_e = (le[:, None] == le[None, :]).astype(np.int32)
-        inside_i = inside.astype(np.int32)
-        z_anchored = (inside_i @ same_z) > 0
-        e_anchored = (inside_i @ same_e) > 0
-        unanchored = (z_stray & ~z_anchored).any(axis=2) | (e_stray & ~e_anchored).any(axis=2)
-        n_stray = z_stray.sum(axis=2) + e_stray.sum(axis=2)
-        ok &= ~unanchored & (n_stray <= tolerance)
-    return np.argwhere(ok)
+    stats = SpanLinks(zh_bounds, en_bounds, links)
+    return np.argwhere(stats.aligned(zh_constrained, en_constrained, tolerance))
 
 
 def is_consistent(zh_span: tuple[int, int], en_span: tuple[int, int],

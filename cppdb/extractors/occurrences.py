@@ -2,7 +2,9 @@
 
 The input is the shared annotation table (``cppdb.schema``) plus the alignment table
 (``id``, ``link_zh``, ``link_en``); the output is the occurrence table (:data:`OCCURRENCE_SCHEMA`),
-one row per aligned phrase pair or pattern occurrence.  :func:`extract_range` reads its own
+one row per aligned phrase pair or pattern occurrence.  Token sequences are space-joined
+strings (``zh``, ``en``; ``zh_pos`` has one tag per token, ``""`` for a slot) — cheaper to
+build than nested lists, and split back in the pivot.  :func:`extract_range` reads its own
 row range from the two Parquet files, so worker processes receive only a few integers.
 """
 from __future__ import annotations
@@ -19,8 +21,7 @@ from cppdb import schema as S
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.extractors.consistency import ConsistencyRule, rule_from_settings
 from cppdb.extractors.patterns import Pattern, PatternSettings, patterns_of
-from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, align_phrases,
-                                           count_aligned)
+from cppdb.extractors.phrase_pairs import AlignedPhrase, PhraseSettings, phrase_alignment
 
 LINK_ZH = "link_zh"
 LINK_EN = "link_en"
@@ -29,8 +30,8 @@ ALIGNMENT_SCHEMA: dict[str, pl.DataType] = {
 
 OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
     S.ID: pl.Int64, "kind": pl.String, "lhs": pl.String, "en_label": pl.String,
-    "zh": pl.String, "en": pl.String, "zh_tokens": pl.List(pl.String),
-    "zh_pos": pl.List(pl.String), "slot_sig": pl.String, "swapped": pl.Boolean,
+    "zh": pl.String, "en": pl.String, "zh_pos": pl.String,
+    "slot_sig": pl.String, "swapped": pl.Boolean,
     "zh_start": pl.Int32, "zh_end": pl.Int32, "en_start": pl.Int32, "en_end": pl.Int32,
     "align": pl.String,
 }
@@ -82,8 +83,7 @@ class _Rows:
         c["en_label"].append(en_label)
         c["zh"].append(" ".join(zh_tokens))
         c["en"].append(" ".join(en_tokens))
-        c["zh_tokens"].append(list(zh_tokens))
-        c["zh_pos"].append(list(zh_pos))
+        c["zh_pos"].append(" ".join(zh_pos))
         c["slot_sig"].append(slot_sig)
         c["swapped"].append(swapped)
         c["zh_start"].append(outer.zh.start)
@@ -111,15 +111,20 @@ def _add_pattern(rows: _Rows, sid: int, pattern: Pattern) -> None:
 
 
 def extract_sentence(rows: _Rows, sid: int, zh: AnnotatedSentence, en: AnnotatedSentence,
-                     links: np.ndarray, settings: ExtractionSettings) -> None:
-    """Append the phrase and pattern occurrences of one sentence pair to ``rows``."""
-    aligned = align_phrases(zh, en, links, settings.rule, settings.phrases)
+                     links: np.ndarray, settings: ExtractionSettings) -> list[int]:
+    """Append the phrase and pattern occurrences of one sentence pair to ``rows``.
+
+    Returns the number of aligned phrase pairs under each report rule.
+    """
+    aligned, counts = phrase_alignment(zh, en, links, settings.rule, settings.phrases,
+                                       settings.report_rules)
     for pair in aligned:
         _add_phrase(rows, sid, pair, zh, en)
     if settings.extract_patterns and len(aligned) > 1:
         for outer in aligned:
             for pattern in patterns_of(outer, aligned, zh, en, settings.patterns):
                 _add_pattern(rows, sid, pattern)
+    return counts
 
 
 def sentences_from_columns(frame: pl.DataFrame, lang: str) -> list[AnnotatedSentence]:
@@ -148,11 +153,8 @@ def extract_frame(annotations: pl.DataFrame, alignment: pl.DataFrame,
                                    joined[LINK_ZH].to_list(), joined[LINK_EN].to_list()):
         links = np.column_stack([np.asarray(lz or (), dtype=np.int64),
                                  np.asarray(le or (), dtype=np.int64)])
-        extract_sentence(rows, sid, zh, en, links, settings)
-        if settings.report_rules:
-            for k, n in enumerate(count_aligned(zh, en, links, settings.report_rules,
-                                                settings.phrases)):
-                counts[k] += n
+        for k, n in enumerate(extract_sentence(rows, sid, zh, en, links, settings)):
+            counts[k] += n
     return rows.frame(), counts
 
 

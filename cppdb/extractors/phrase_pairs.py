@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cppdb.annotate.types import AnnotatedSentence, Span
-from cppdb.extractors.consistency import ConsistencyRule, consistent_pairs
+from cppdb.extractors.consistency import ConsistencyRule, SpanLinks
 
 #: SPEC §1.3 phrase labels.
 EN_PHRASE_LABELS = ("CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$",
@@ -66,32 +66,39 @@ def _bounds(spans: Sequence[Span]) -> np.ndarray:
     return np.array([(s.start, s.end) for s in spans], dtype=np.int64).reshape(-1, 2)
 
 
-def align_phrases(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,
-                  rule: ConsistencyRule, settings: PhraseSettings) -> list[AlignedPhrase]:
-    """Every (Chinese phrase, English phrase) pair of the sentence that aligns under ``rule``."""
+def phrase_alignment(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,
+                     rule: ConsistencyRule, settings: PhraseSettings,
+                     report_rules: Sequence[ConsistencyRule] = ()
+                     ) -> tuple[list[AlignedPhrase], list[int]]:
+    """Aligned phrase pairs under ``rule``, and how many align under each report rule."""
     zh_spans = candidate_spans(zh, settings.zh_labels, settings.max_len)
     en_spans = candidate_spans(en, settings.en_labels, settings.max_len)
     if not zh_spans or not en_spans or len(links) == 0:
-        return []
-    found = consistent_pairs(_bounds(zh_spans), _bounds(en_spans), links,
-                             rule.constrained(zh.pos, "zh"), rule.constrained(en.pos, "en"),
-                             rule.tolerance)
+        return [], [0] * len(report_rules)
+    stats = SpanLinks(_bounds(zh_spans), _bounds(en_spans), links)
+    masks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def aligned(r: ConsistencyRule) -> np.ndarray:
+        if r.mode not in masks:
+            masks[r.mode] = (r.constrained(zh.pos, "zh"), r.constrained(en.pos, "en"))
+        return stats.aligned(*masks[r.mode], r.tolerance)
+
+    counts = [int(aligned(r).sum()) for r in report_rules]
     pairs = []
-    for s, t in found.tolist():
-        z, e = zh_spans[s], en_spans[t]
-        inner = tuple((i, j) for i, j in links.tolist()
-                      if z.start <= i < z.end and e.start <= j < e.end)
-        pairs.append(AlignedPhrase(z, e, inner))
-    return pairs
+    for s, t in np.argwhere(aligned(rule)).tolist():
+        inner = links[stats.z_in[s] & stats.e_in[t]]
+        pairs.append(AlignedPhrase(zh_spans[s], en_spans[t],
+                                   tuple(map(tuple, inner.tolist()))))
+    return pairs, counts
+
+
+def align_phrases(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,
+                  rule: ConsistencyRule, settings: PhraseSettings) -> list[AlignedPhrase]:
+    """Every (Chinese phrase, English phrase) pair of the sentence that aligns under ``rule``."""
+    return phrase_alignment(zh, en, links, rule, settings)[0]
 
 
 def count_aligned(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,
                   rules: Sequence[ConsistencyRule], settings: PhraseSettings) -> list[int]:
     """How many phrase pairs align under each rule (for the per-mode report)."""
-    zh_spans = candidate_spans(zh, settings.zh_labels, settings.max_len)
-    en_spans = candidate_spans(en, settings.en_labels, settings.max_len)
-    if not zh_spans or not en_spans or len(links) == 0:
-        return [0] * len(rules)
-    zb, eb = _bounds(zh_spans), _bounds(en_spans)
-    return [len(consistent_pairs(zb, eb, links, r.constrained(zh.pos, "zh"),
-                                 r.constrained(en.pos, "en"), r.tolerance)) for r in rules]
+    return phrase_alignment(zh, en, links, rules[0], settings, rules)[1] if rules else []

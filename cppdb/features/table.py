@@ -121,8 +121,8 @@ def _slot_order(tokens: str) -> pl.Expr:
 
 
 def _surface_features() -> list[pl.Expr]:
-    src_len = pl.col(SOURCE_CHARS).str.len_chars()
-    tgt_len = pl.col(TARGET_CHARS).str.len_chars()
+    src_len = pl.col(SOURCE_CHARS).str.len_chars().cast(pl.Int64)
+    tgt_len = pl.col(TARGET_CHARS).str.len_chars().cast(pl.Int64)
     src_set = pl.col(S.SOURCE_TOKENS).list.unique()
     tgt_set = pl.col(S.TARGET_TOKENS).list.unique()
     src_chars = pl.col(SOURCE_CHARS).str.split("").list.unique()
@@ -240,5 +240,6 @@ def feature_columns(frame: pl.DataFrame) -> list[str]:
 
 
 def model_text(column: str) -> pl.Expr:
-    """The text a language model or sentence encoder sees: no spaces between words."""
-    return pl.col(column).str.normalize("NFKC").str.replace_all(r"\s+", "")
+    """The text a language model or sentence encoder sees: the pair text without the
+    spaces between words (phrases are stored space-joined); otherwise unchanged."""
+    return pl.col(column).str.replace_all(r"\s+", "")

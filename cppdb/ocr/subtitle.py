@@ -94,18 +94,22 @@ def _merge_runs(runs: list[tuple[int, int]], min_gap: int) -> list[tuple[int, in
             merged[-1] = (merged[-1][0], stop)
         else:
             merged.append((start, stop))
-    if len(merged) < 2:
+    if not merged:
         return merged
     tallest = max(b - a for a, b in merged)
-    lines: list[tuple[int, int]] = []
-    for start, stop in merged:  # slivers join the previous line (or the next one)
-        if stop - start < 0.35 * tallest and lines:
-            lines[-1] = (lines[-1][0], stop)
-        elif lines and lines[-1][1] - lines[-1][0] < 0.35 * tallest:
-            lines[-1] = (lines[-1][0], stop)
-        else:
-            lines.append((start, stop))
-    return lines
+    # a sliver (e.g. the top stroke of 二 cut off by a gap) joins its nearer neighbour
+    while len(merged) > 1:
+        slivers = [i for i, (a, b) in enumerate(merged) if b - a < 0.35 * tallest]
+        if not slivers:
+            break
+        i = slivers[0]
+        gap_before = merged[i][0] - merged[i - 1][1] if i > 0 else None
+        gap_after = merged[i + 1][0] - merged[i][1] if i + 1 < len(merged) else None
+        j = i + 1 if gap_before is None or (gap_after is not None and gap_after < gap_before) \
+            else i - 1
+        low, high = min(i, j), max(i, j)
+        merged[low:high + 1] = [(merged[low][0], merged[high][1])]
+    return merged
 
 
 def _segments(ink_columns: np.ndarray, height: int, min_gap: float) -> list[tuple[int, int]]:

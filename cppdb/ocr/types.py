@@ -52,12 +52,15 @@ class ImageText:
     removed: tuple[OcrLine, ...] = field(default=())   # headers, footers, page numbers
     error: str | None = None
     seconds: float = 0.0
+    width: int = 0
+    height: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "kind": self.kind, "text": self.text,
                 "lines": [line.to_json() for line in self.lines],
                 "removed": [line.to_json() for line in self.removed],
-                "error": self.error, "seconds": round(self.seconds, 3)}
+                "error": self.error, "seconds": round(self.seconds, 3),
+                "width": self.width, "height": self.height}
 
 
 def box_from_rect(left: float, top: float, right: float, bottom: float) -> Box:

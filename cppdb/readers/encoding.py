@@ -13,7 +13,8 @@ Order of detection (first match wins):
    cues; ties go to GB18030, then Big5;
 5. charset-normalizer for anything else (e.g. Latin-1 English).
 
-A file that none of these decode is a :class:`BadInputError` naming the encodings tried.
+A file that none of these decode, or that has NUL bytes (outside UTF-16) or many control
+characters, is a :class:`BadInputError`.
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ _BOMS = (  # longest first: the UTF-32 LE BOM starts with the UTF-16 LE one
 )
 LEGACY_CHINESE = ("gb18030", "cp950", "big5hkscs")
 _BIG5_COMMON = (0xA440, 0xC67E)
+#: below this plausibility a legacy Chinese decoding is rejected (falls to charset-normalizer)
+MIN_PLAUSIBILITY = 0.6
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,9 @@ def _legacy_chinese(data: bytes) -> DecodedText | None:
         return None
     scored = [(_plausibility(text[:5000]), -rank, enc, text)
               for rank, (enc, text) in enumerate(candidates)]
-    _, _, enc, text = max(scored)
+    score, _, enc, text = max(scored)
+    if score < MIN_PLAUSIBILITY:  # mostly rare/odd characters: not Chinese after all
+        return None
     return DecodedText(text, enc)
 
 
@@ -130,11 +135,26 @@ def decode_bytes(data: bytes, *, where: str = "input", encoding: str = "auto") -
         if decoded:
             _, _, enc, text = max(decoded)
             return DecodedText(text, enc)
+    if b"\x00" in data[:4000]:
+        raise _binary(where)
     if (text := _try(data, "utf-8")) is not None:
-        return DecodedText(text, "utf-8")
+        return _checked(DecodedText(text, "utf-8"), where)
     if (legacy := _legacy_chinese(data)) is not None:
-        return legacy
-    return _fallback(data, where)
+        return _checked(legacy, where)
+    return _checked(_fallback(data, where), where)
+
+
+def _binary(where: str) -> BadInputError:
+    return BadInputError(f"{where} looks binary, not like a text file",
+                         hint="pass a text/subtitle file (images go through OCR)")
+
+
+def _checked(decoded: DecodedText, where: str) -> DecodedText:
+    sample = decoded.text[:5000]
+    control = sum(1 for c in sample if ord(c) < 32 and c not in "\t\n\r\x0c")
+    if sample and control / len(sample) > 0.05:
+        raise _binary(where)
+    return decoded
 
 
 def _fallback(data: bytes, where: str) -> DecodedText:

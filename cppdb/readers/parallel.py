@@ -80,10 +80,16 @@ def detect_encoding(data: bytes, path: Path | str = "<bytes>") -> str:
         return "utf-8"
     except UnicodeDecodeError:
         pass
-    sample = data[:4096]
-    if sample.count(0) > len(sample) // 4:  # ASCII/CJK in UTF-16: one NUL per 2-4 bytes
-        even, odd = sample[0::2].count(0), sample[1::2].count(0)
-        return "utf-16-le" if odd > even else "utf-16-be"
+    if b"\x00" in data:  # GBK/Big5/UTF-8 text never has NUL bytes; BOM-less UTF-16 may
+        even, odd = data[0::2].count(0), data[1::2].count(0)
+        guess = "utf-16-le" if odd > even else "utf-16-be"
+        try:
+            data.decode(guess)
+        except UnicodeDecodeError:
+            raise BadInputError(f"{path} looks binary, not text (NUL bytes, and it is not "
+                                "UTF-16)", hint="pass a plain-text file, one sentence per line"
+                                ) from None
+        return guess
     from charset_normalizer import from_bytes
 
     best = from_bytes(data, cp_isolation=list(CANDIDATE_ENCODINGS)).best()

@@ -22,7 +22,8 @@ final punctuation. The rules, in order:
 a. Lines inside a cue are joined with nothing between two CJK characters and a space
    otherwise; lines starting with a dialogue dash (``-``, ``－``, ``—``) are separate
    speakers and therefore separate sentences (the dash is removed).
-b. A cue is split into sentences with :func:`split_sentences`.
+b. A cue is split into sentences with :func:`split_sentences`. Spaces inside a cue (Chinese
+   subtitles use them instead of commas: ``请问 这是小河站吗``) are kept and do not split.
 c. A cue's last sentence continues into the next cue only when it ends with a continuation
    mark (``，、：；`` or ``,`` or ``—``/``-``) *and* the next cue starts less than
    ``join_gap_ms`` after it ends; at most ``max_join`` cues are merged into one sentence.

@@ -41,7 +41,7 @@ def tokenize(sentences: list[str]) -> list[list[str]]:
     import jieba
 
     jieba.setLogLevel(60)
-    return [[tok for tok in jieba.lcut(s) if _WORD.search(tok)] for s in sentences]
+    return [[tok for tok in jieba.lcut(s, HMM=False) if _WORD.search(tok)] for s in sentences]
 
 
 def count_matrix(tokens: list[list[str]], vocabulary: dict[str, int]) -> sp.csr_matrix:
@@ -67,8 +67,9 @@ def build_vocabulary(tokens: list[list[str]], min_count: int) -> dict[str, int]:
 
 def train_ppmi_svd(tokens: list[list[str]], dim: int = 64, min_count: int = 2,
                    rng: np.random.Generator | None = None) -> WordVectors:
-    """Word vectors from the input itself: PPMI of sentence co-occurrence, truncated SVD."""
-    from scipy.sparse.linalg import svds
+    """Word vectors from the input itself: PPMI of sentence co-occurrence, truncated SVD
+    (randomised, seeded by ``rng``)."""
+    from sklearn.utils.extmath import randomized_svd
 
     vocabulary = build_vocabulary(tokens, min_count)
     if len(vocabulary) < 3:
@@ -85,8 +86,8 @@ def train_ppmi_svd(tokens: list[list[str]], dim: int = 64, min_count: int = 2,
     ppmi = sp.csr_matrix((pmi[keep], (cooc.row[keep], cooc.col[keep])), shape=cooc.shape)
     k = max(1, min(dim, len(vocabulary) - 2))
     rng = rng or np.random.default_rng(0)
-    v0 = rng.standard_normal(len(vocabulary))
-    u, s, _vt = svds(ppmi, k=k, v0=v0)
+    u, s, _vt = randomized_svd(ppmi, n_components=k, n_iter=4,
+                               random_state=int(rng.integers(0, 2**31 - 1)))
     vectors = u * np.sqrt(s)[None, :]
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return WordVectors(vocabulary, (vectors / np.maximum(norms, 1e-12)).astype(np.float32))

@@ -10,7 +10,8 @@
   next level runs in a band of ``search_buffer`` around it.
 * Anchors (BAM) are hard constraints: the document is cut at each anchor and every segment
   is aligned on its own with the document-wide normalisers and deletion penalty.  An anchor
-  whose own 1-1 cost is not below two deletions (the DP would never keep it) is dropped.
+  whose own 1-1 cost is not below the deletion penalty (i.e. not better than the best
+  ``del_percentile_frac`` of random pairs) is dropped: BAM only looks at lengths.
 
 All randomness comes from the explicit ``rng``.
 """
@@ -208,10 +209,10 @@ def prepare_level(src_vectors: np.ndarray, tgt_vectors: np.ndarray, settings: Ve
 
 
 def usable_anchors(level: _Level, anchors: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Anchors whose 1-1 cost is below two deletions (those the DP could keep)."""
+    """Anchors whose 1-1 cost is below the deletion penalty (better than most random pairs)."""
     keep = []
     for i, j in anchors:
-        if bead_cost(level.xw, level.yw, level.nx, level.ny, 1, 1, i, j) < 2 * level.del_penalty:
+        if bead_cost(level.xw, level.yw, level.nx, level.ny, 1, 1, i, j) < level.del_penalty:
             keep.append((i, j))
     return keep
 
@@ -229,12 +230,17 @@ def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
     level = prepare_level(src_vectors, tgt_vectors, settings, rng, src_windows, tgt_windows)
     types = settings.bead_types()
     beads: list[Bead] = []
-    start_i = start_j = 0
     m, n = level.xw.shape[1], level.yw.shape[1]
-    for i, j in usable_anchors(level, list(anchors)):
-        if i < start_i or j < start_j:
-            raise BadInputError(f"anchors cross or repeat at ({i}, {j})",
+    start_i = start_j = 0
+    anchors = list(anchors)
+    for (i0, j0), (i1, j1) in zip(anchors, anchors[1:]):
+        if i1 <= i0 or j1 <= j0:
+            raise BadInputError(f"anchors cross or repeat at ({i0}, {j0}) / ({i1}, {j1})",
                                 hint="anchors must be strictly increasing in both texts")
+    if anchors and not (0 <= anchors[0][0] and 0 <= anchors[0][1]
+                        and anchors[-1][0] < m and anchors[-1][1] < n):
+        raise BadInputError(f"anchors outside the {m} x {n} documents")
+    for i, j in usable_anchors(level, anchors):
         part = _slice_level(level, slice(start_i, i), slice(start_j, j))
         beads += _shift(_align_level(part, types, settings, rng), start_i, start_j)
         cost = bead_cost(level.xw, level.yw, level.nx, level.ny, 1, 1, i, j)

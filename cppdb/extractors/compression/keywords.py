@@ -8,9 +8,10 @@ that the earlier ones left unaligned, so each link is attributed to exactly one 
 * ``abbrev`` — abbreviation match (Hasegawa et al. 2017): the headline word's characters are a
   subsequence of the characters of a run of consecutive sentence nouns, anchored at the first
   character of a noun (西 -> 西班牙, 中 / 美 -> 中国 / 美国, but not 西 -> 巴西).
-* ``paraphrase`` — cppdb's paraphrase-aware alignment: a contiguous headline token span whose
-  characters are a table entry is linked to a contiguous sentence span whose characters are
-  one of its paraphrases (留守 -> 剩余).  Longer spans first; best table score first.
+* ``paraphrase`` — cppdb's paraphrase-aware alignment: a headline character span that is a
+  table entry is linked to a sentence character span that is one of its paraphrases
+  (留守 -> 剩余), each projected to the tokens it overlaps.  Longer entries first; best table
+  score first.
 * ``bert`` — BERT-align (Zhao et al. 2022): mean character vectors per word, row-wise max
   cosine, from a local Chinese BERT directory (:class:`BertAligner`).
 """
@@ -39,6 +40,8 @@ class Link:
     s_end: int
     method: str
     score: float = 1.0
+    #: for paraphrase links: the table entry and the paraphrase matched (characters)
+    matched: tuple[str, str] | None = None
 
     def sentence_tokens(self) -> range:
         return range(self.s_start, self.s_end)
@@ -48,7 +51,8 @@ class Link:
                 "sentence": "".join(sentence[self.s_start:self.s_end]),
                 "h_start": self.h_start, "h_end": self.h_end,
                 "s_start": self.s_start, "s_end": self.s_end,
-                "method": self.method, "score": round(self.score, 4)}
+                "method": self.method, "score": round(self.score, 4),
+                **({"matched": list(self.matched)} if self.matched else {})}
 
 
 @dataclass(frozen=True)
@@ -135,38 +139,67 @@ def abbreviation_links(headline: Tokens, sentence: Tokens, covered: set[int],
     return links
 
 
-def _span_index(tokens: Sequence[str], max_tokens: int) -> dict[str, list[tuple[int, int]]]:
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for start in range(len(tokens)):
-        for stop in range(start + 1, min(start + max_tokens, len(tokens)) + 1):
-            spans.setdefault("".join(tokens[start:stop]), []).append((start, stop))
-    return spans
+def _char_map(tokens: Sequence[str]) -> tuple[str, list[int], set[int]]:
+    """Joined characters, the token of each character, and the token-boundary offsets."""
+    owner = [t for t, token in enumerate(tokens) for _ in token]
+    bounds, offset = {0}, 0
+    for token in tokens:
+        offset += len(token)
+        bounds.add(offset)
+    return "".join(tokens), owner, bounds
+
+
+def _usable(start: int, stop: int, bounds: set[int]) -> bool:
+    """A match may cut into a token only if it has at least two characters (a one-character
+    entry must be a whole token: 会 must not match inside 会议)."""
+    return (start in bounds and stop in bounds) or stop - start >= 2
 
 
 def paraphrase_links(headline: Tokens, sentence: Tokens, covered: set[int],
                      table: ParaphraseTable, content_upos: frozenset[str],
                      max_tokens: int) -> list[Link]:
-    """Headline spans linked to sentence spans the paraphrase table says are paraphrases."""
-    sentence_spans = _span_index(sentence.tokens, max_tokens)
+    """Headline character spans that are table entries, linked to sentence character spans
+    that are paraphrases of them; both projected to the tokens they overlap.
+
+    Matching is on characters because jieba's segmentation of H, of S and of the table differ
+    (H 留守人员 is one token, the table has 留守 -> 剩余).  Longer entries first; best score
+    first; a span may cover at most ``max_tokens`` tokens on either side.
+    """
+    h_chars, h_owner, h_bounds = _char_map(headline.tokens)
+    s_chars, s_owner, s_bounds = _char_map(sentence.tokens)
+    longest = min(len(h_chars), max((len(k) for k in table.index), default=0))
     taken = set(covered)
     links = []
-    n = len(headline.tokens)
-    for length in range(min(max_tokens, n), 0, -1):
-        for start in range(0, n - length + 1):
+    for length in range(longest, 0, -1):
+        for start in range(0, len(h_chars) - length + 1):
             stop = start + length
-            span = range(start, stop)
-            if any(i in taken for i in span):
+            if not _usable(start, stop, h_bounds):
+                continue
+            span = range(h_owner[start], h_owner[stop - 1] + 1)
+            if len(span) > max_tokens or any(i in taken for i in span):
                 continue
             if not any(headline.upos[i] in content_upos for i in span):
                 continue
-            for paraphrase, score in table.lookup("".join(headline.tokens[start:stop])):
-                places = sentence_spans.get(paraphrase)
-                if places:
-                    s_start, s_stop = places[0]
-                    links.append(Link(start, stop, s_start, s_stop, "paraphrase", score))
-                    taken.update(span)
-                    break
+            link = _find_paraphrase(h_chars[start:stop], span, s_chars, s_owner, s_bounds,
+                                    table, max_tokens)
+            if link is not None:
+                links.append(link)
+                taken.update(span)
     return sorted(links, key=lambda link: link.h_start)
+
+
+def _find_paraphrase(key: str, span: range, s_chars: str, s_owner: list[int],
+                     s_bounds: set[int], table: ParaphraseTable, max_tokens: int) -> Link | None:
+    for paraphrase, score in table.lookup(key):
+        found = s_chars.find(paraphrase)
+        while found >= 0:
+            stop = found + len(paraphrase)
+            first, last = s_owner[found], s_owner[stop - 1]
+            if _usable(found, stop, s_bounds) and last - first < max_tokens:
+                return Link(span.start, span.stop, first, last + 1, "paraphrase", score,
+                            (key, paraphrase))
+            found = s_chars.find(paraphrase, found + 1)
+    return None
 
 
 class BertAligner:

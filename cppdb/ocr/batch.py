@@ -1,0 +1,303 @@
+"""Batches of images: collect them from files, folders and zip archives; OCR in parallel.
+
+A corrupt image, zip member or archive never stops a batch: it becomes an
+:class:`~cppdb.ocr.types.ImageText` with ``error`` set (or a ``problems`` entry for a whole
+archive that cannot be opened), and every other image is still processed.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import time
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from cppdb.errors import BadInputError, ConfigError
+from cppdb.ocr.engines import OcrEngine, load_engine
+from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
+from cppdb.ocr.subtitle import SubtitleSettings, read_subtitle_image
+from cppdb.ocr.types import ImageText
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif"})
+KINDS = ("auto", "page", "subtitle")
+
+
+def natural_key(name: str) -> list[Any]:
+    """Sort ``page-2`` before ``page-10``."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
+
+
+@dataclass(frozen=True)
+class ImageSource:
+    """One image: a file, or a member of a zip archive (``archive.zip!/dir/001.png``)."""
+
+    path: Path
+    member: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.path}!/{self.member}" if self.member else str(self.path)
+
+    @property
+    def container(self) -> str:
+        """The folder or archive the image came from (pages of one document)."""
+        return str(self.path) if self.member else str(self.path.parent)
+
+    def read_bytes(self) -> bytes:
+        if self.member is None:
+            return self.path.read_bytes()
+        with zipfile.ZipFile(self.path) as archive:
+            return archive.read(self.member)
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    engine: str = "rapidocr"
+    paddle_model_dir: str = ""
+    kind: str = "auto"
+    workers: int = 0
+    threads: int = 1
+    subtitle: SubtitleSettings = field(default_factory=SubtitleSettings)
+    page: PageSettings = field(default_factory=PageSettings)
+
+    @classmethod
+    def from_section(cls, section: dict[str, Any]) -> "OcrSettings":
+        """Build from the ``[ocr]`` config section (see ``cppdb/defaults/ocr.toml``)."""
+        if section["kind"] not in KINDS:
+            raise ConfigError(f"unknown ocr.kind '{section['kind']}'",
+                              hint=f"choose one of: {', '.join(KINDS)}")
+        if section["subtitle_background"] not in ("auto", "dark", "light"):
+            raise ConfigError(f"unknown ocr.subtitle_background "
+                              f"'{section['subtitle_background']}'", hint="auto, dark or light")
+        confidence = float(section["min_confidence"])
+        return cls(
+            engine=section["engine"], paddle_model_dir=section["paddle_model_dir"],
+            kind=section["kind"], workers=int(section["workers"]),
+            threads=int(section["threads"]),
+            subtitle=SubtitleSettings(
+                background=section["subtitle_background"], pad=float(section["subtitle_pad"]),
+                line_height=int(section["subtitle_line_height"]),
+                min_gap=int(section["subtitle_min_gap"]), min_confidence=confidence),
+            page=PageSettings(margin=float(section["page_margin"]),
+                              repeat_share=float(section["page_repeat_share"]),
+                              min_confidence=confidence))
+
+    def resolved_workers(self, n_images: int) -> int:
+        workers = self.workers if self.workers > 0 else min(os.cpu_count() or 1, 4)
+        return max(1, min(workers, n_images))
+
+
+def _zip_members(path: Path) -> tuple[list[ImageSource], list[tuple[str, str]]]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = [info.filename for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, OSError) as exc:
+        return [], [(str(path), f"not a readable zip archive: {exc}")]
+    images = sorted((n for n in names if Path(n).suffix.lower() in IMAGE_SUFFIXES
+                     and not Path(n).name.startswith(".") and "__MACOSX" not in n),
+                    key=natural_key)
+    if not images:
+        return [], [(str(path), "zip archive contains no images")]
+    return [ImageSource(path, member) for member in images], []
+
+
+def collect_images(inputs: Sequence[str | Path], *, recursive: bool = True,
+                   ) -> tuple[list[ImageSource], list[tuple[str, str]]]:
+    """Image sources of files, folders (recursively) and zip archives, naturally sorted.
+
+    Returns the sources and the ``(where, reason)`` problems: unreadable archives, files
+    that are not images. A path that does not exist is a :class:`BadInputError`.
+    ``recursive=False``: only the image files lying directly in a folder (nothing else).
+    """
+    sources: list[ImageSource] = []
+    problems: list[tuple[str, str]] = []
+    for raw in inputs:
+        path = Path(raw)
+        if not path.exists():
+            raise BadInputError(f"{path} does not exist", hint="check the path")
+        if path.is_dir() and not recursive:
+            sources.extend(ImageSource(p) for p in sorted(path.iterdir(),
+                                                          key=lambda p: natural_key(p.name))
+                           if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES
+                           and not p.name.startswith("."))
+            continue
+        files = sorted((p for p in path.rglob("*") if p.is_file()),
+                       key=lambda p: natural_key(str(p))) if path.is_dir() else [path]
+        for file in files:
+            if file.name.startswith("."):
+                continue
+            if file.suffix.lower() == ".zip":
+                found, trouble = _zip_members(file)
+                sources.extend(found)
+                problems.extend(trouble)
+            elif file.suffix.lower() in IMAGE_SUFFIXES:
+                sources.append(ImageSource(file))
+            else:
+                problems.append((str(file), "not an image or zip archive (skipped)"))
+    return sources, problems
+
+
+@lru_cache(maxsize=4)
+def _engine(name: str, threads: int, paddle_model_dir: str) -> OcrEngine:
+    """One engine per process and configuration (models load once, not per image)."""
+    return load_engine(name, threads=threads, paddle_model_dir=paddle_model_dir)
+
+
+def image_kind(image, requested: str) -> str:
+    """``subtitle`` for transparent or very wide images when ``requested`` is auto."""
+    if requested != "auto":
+        return requested
+    transparent = image.mode in ("LA", "RGBA", "PA") or (
+        image.mode == "P" and "transparency" in image.info)
+    return "subtitle" if transparent or image.width >= 4 * image.height else "page"
+
+
+def ocr_image_bytes(name: str, data: bytes, settings: OcrSettings) -> ImageText:
+    """OCR one encoded image; a corrupt image gives a record with ``error`` set."""
+    from PIL import Image, UnidentifiedImageError
+
+    started = time.perf_counter()
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except UnidentifiedImageError:
+        reason = f"not a recognised image format ({len(data)} bytes; corrupt or not an image)"
+        return ImageText(path=name, kind="unknown", text="", lines=(),
+                         error=f"cannot decode image: {reason}",
+                         seconds=time.perf_counter() - started)
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        return ImageText(path=name, kind="unknown", text="", lines=(),
+                         error=f"cannot decode image (truncated or corrupt): {exc}",
+                         seconds=time.perf_counter() - started)
+    kind = image_kind(image, settings.kind)
+    engine = _engine(settings.engine, settings.threads, settings.paddle_model_dir)
+    if kind == "subtitle":
+        text, kept, dropped = read_subtitle_image(engine, image, settings.subtitle)
+        result = ImageText(path=name, kind=kind, text=text, lines=tuple(kept),
+                           removed=tuple(dropped))
+    else:
+        result = read_page_image(engine, image, settings.page, path=name)
+    return replace(result, seconds=time.perf_counter() - started, width=image.width,
+                   height=image.height)
+
+
+def _read_or_error(source: ImageSource) -> tuple[bytes | None, str | None]:
+    try:
+        return source.read_bytes(), None
+    except (OSError, zipfile.BadZipFile, KeyError) as exc:
+        return None, f"cannot read: {type(exc).__name__}: {exc}"
+
+
+def _ocr_source_serial(source: ImageSource, settings: OcrSettings) -> ImageText:
+    data, error = _read_or_error(source)
+    if data is None:
+        return ImageText(path=source.name, kind="unknown", text="", lines=(), error=error)
+    return ocr_image_bytes(source.name, data, settings)
+
+
+def _iter_results(sources: Sequence[ImageSource], settings: OcrSettings,
+                  workers: int) -> Iterator[ImageText]:
+    """Results in input order; at most ``4 * workers`` images in flight."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")  # onnxruntime is not fork-safe
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: list[tuple[ImageSource, Future[ImageText] | ImageText]] = []
+        for source in sources:
+            data, error = _read_or_error(source)
+            item: Future[ImageText] | ImageText = (
+                pool.submit(ocr_image_bytes, source.name, data, settings) if data is not None
+                else ImageText(path=source.name, kind="unknown", text="", lines=(), error=error))
+            pending.append((source, item))
+            while len(pending) >= 4 * workers:
+                yield _resolve(pending.pop(0)[1])
+        for _, item in pending:
+            yield _resolve(item)
+
+
+def _resolve(item: Future[ImageText] | ImageText) -> ImageText:
+    return item.result() if isinstance(item, Future) else item
+
+
+def ocr_sources(sources: Sequence[ImageSource], settings: OcrSettings, *,
+                progress: Callable[[int], None] | None = None) -> list[ImageText]:
+    """OCR every source (in parallel when worthwhile); results keep the input order.
+
+    Page images of one folder/archive then lose their repeated running heads.
+    """
+    if not sources:
+        return []
+    _engine(settings.engine, settings.threads, settings.paddle_model_dir)  # fail early
+    workers = settings.resolved_workers(len(sources))
+    iterator = (iter(_ocr_source_serial(s, settings) for s in sources) if workers == 1
+                else _iter_results(sources, settings, workers))
+    results: list[ImageText] = []
+    for result in iterator:
+        results.append(result)
+        if progress:
+            progress(1)
+    return _without_running_heads(sources, results, settings)
+
+
+def _without_running_heads(sources: Sequence[ImageSource], results: list[ImageText],
+                           settings: OcrSettings) -> list[ImageText]:
+    groups: dict[str, list[int]] = {}
+    for index, (source, result) in enumerate(zip(sources, results)):
+        if result.kind == "page" and result.error is None:
+            groups.setdefault(source.container, []).append(index)
+    for indices in groups.values():
+        pages = [results[i] for i in indices]
+        cleaned = remove_running_heads(pages, [p.height for p in pages], settings.page)
+        for i, page in zip(indices, cleaned):
+            results[i] = page
+    return results
+
+
+@dataclass(frozen=True)
+class OcrSummary:
+    """What `cppdb ocr` did: counts, time, and the records that carry an error."""
+
+    output: Path
+    images: int
+    with_text: int
+    empty: int
+    errors: tuple[tuple[str, str], ...]
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"output": str(self.output), "images": self.images, "with_text": self.with_text,
+                "empty": self.empty, "errors": [list(e) for e in self.errors],
+                "seconds": round(self.seconds, 3),
+                "seconds_per_image": round(self.seconds / max(self.images, 1), 4)}
+
+
+def ocr_to_jsonl(inputs: Sequence[str | Path], output: str | Path, settings: OcrSettings, *,
+                 progress: Callable[[int], None] | None = None) -> OcrSummary:
+    """OCR images/folders/zip archives into a JSONL file, one record per image.
+
+    Unreadable archives and non-image files get a record too (``kind: "unknown"`` with
+    ``error`` set), so nothing is silently dropped. The file is written atomically.
+    """
+    from cppdb.io import write_jsonl_atomic
+
+    started = time.perf_counter()
+    sources, problems = collect_images(inputs)
+    if not sources and not problems:
+        raise BadInputError(f"no images found in {', '.join(map(str, inputs))}",
+                            hint="pass .png/.jpg files, folders or .zip archives of them")
+    results = ocr_sources(sources, settings, progress=progress)
+    records = [r.to_json() for r in results] + [
+        ImageText(path=where, kind="unknown", text="", lines=(), error=reason).to_json()
+        for where, reason in problems]
+    write_jsonl_atomic(output, records)
+    errors = tuple((r.path, r.error) for r in results if r.error) + tuple(problems)
+    return OcrSummary(Path(output), len(results),
+                      sum(1 for r in results if r.text.strip()),
+                      sum(1 for r in results if not r.error and not r.text.strip()),
+                      errors, time.perf_counter() - started)

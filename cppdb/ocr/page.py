@@ -1,0 +1,155 @@
+"""Page screenshots → paragraphs: reading order, line merging, header/footer removal.
+
+1. **Rows.** The engine returns text boxes; boxes whose vertical extents overlap by more
+   than half the smaller height are one row, read left to right (single-column layout).
+2. **Header/footer.** A row whose centre lies in the top or bottom ``margin`` of the page is
+   a running head/foot if it is a page number (``12``, ``- 12 -``, ``第12页``, ``12/300``), or
+   set in a smaller font than the body (height < 85 % of the median row), or cut off from
+   the body by a gap over twice the median line gap. Across the pages of one document, a
+   top/bottom row repeated (digits ignored) on ``repeat_share`` of the pages is removed too
+   (:func:`remove_running_heads`).
+3. **Paragraphs.** A row continues the previous paragraph unless it is indented (starts more
+   than 0.8 character right of the left margin), the previous row stops short of the right
+   margin (by more than 1.5 characters), or the vertical gap is unusually large. Rows are
+   joined with nothing between CJK characters and a space between Latin words.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from statistics import median
+
+import numpy as np
+
+from cppdb.ocr.engines import OcrEngine
+from cppdb.ocr.types import ImageText, OcrLine, box_from_rect
+from cppdb.text.segment import join_lines
+
+PAGE_NUMBER = re.compile(
+    r"^[\s\-–—·•(（\[]*(第\s*)?(\d{1,4}|[ivxlcdmIVXLCDM]{1,7})(\s*页)?"
+    r"(\s*[/／]\s*\d{1,5}|\s*of\s*\d{1,5})?[\s\-–—·•)）\]]*$")
+
+
+@dataclass(frozen=True)
+class PageSettings:
+    margin: float = 0.08
+    repeat_share: float = 0.5
+    min_confidence: float = 0.5
+
+
+def group_rows(lines: Sequence[OcrLine]) -> list[OcrLine]:
+    """Merge boxes into rows (top to bottom), each read left to right."""
+    rows: list[list[OcrLine]] = []
+    for line in sorted(lines, key=lambda ln: (ln.top + ln.bottom) / 2):
+        if rows:
+            last = rows[-1]
+            top, bottom = min(b.top for b in last), max(b.bottom for b in last)
+            overlap = min(bottom, line.bottom) - max(top, line.top)
+            if overlap > 0.5 * min(bottom - top, line.height):
+                last.append(line)
+                continue
+        rows.append([line])
+    merged: list[OcrLine] = []
+    for row in rows:
+        row.sort(key=lambda ln: ln.left)
+        box = box_from_rect(min(b.left for b in row), min(b.top for b in row),
+                            max(b.right for b in row), max(b.bottom for b in row))
+        merged.append(OcrLine(join_lines([b.text for b in row]), box,
+                              min(b.confidence for b in row)))
+    return merged
+
+
+def _gaps(rows: Sequence[OcrLine]) -> list[float]:
+    return [b.top - a.bottom for a, b in zip(rows, rows[1:])]
+
+
+def split_margins(rows: Sequence[OcrLine], page_height: float,
+                  margin: float) -> tuple[list[OcrLine], list[OcrLine]]:
+    """(body rows, removed header/footer rows) of one page."""
+    if not rows:
+        return [], []
+    body_heights = [r.height for r in rows
+                    if margin * page_height < (r.top + r.bottom) / 2 < (1 - margin) * page_height]
+    typical = median(body_heights or [r.height for r in rows])
+    gaps = [g for g in _gaps(rows) if g > 0]
+    typical_gap = median(gaps) if gaps else typical
+    removed: set[int] = set()
+    for index, row in enumerate(rows):
+        centre = (row.top + row.bottom) / 2
+        at_top, at_bottom = centre < margin * page_height, centre > (1 - margin) * page_height
+        if not (at_top or at_bottom):
+            continue
+        neighbour = rows[index + 1] if at_top and index + 1 < len(rows) else (
+            rows[index - 1] if at_bottom and index > 0 else None)
+        gap = (neighbour.top - row.bottom if at_top else row.top - neighbour.bottom) \
+            if neighbour is not None else float("inf")
+        if PAGE_NUMBER.match(row.text) or row.height < 0.85 * typical \
+                or gap > 2 * typical_gap + 0.5 * typical:
+            removed.add(index)
+    return ([r for i, r in enumerate(rows) if i not in removed],
+            [r for i, r in enumerate(rows) if i in removed])
+
+
+def paragraphs(rows: Sequence[OcrLine]) -> list[str]:
+    """Merge body rows into paragraphs (see rule 3 of the module docstring)."""
+    if not rows:
+        return []
+    char = median(r.height for r in rows)
+    left = float(np.percentile([r.left for r in rows], 10))
+    right = float(np.percentile([r.right for r in rows], 90))
+    gaps = [g for g in _gaps(rows) if g > 0]
+    typical_gap = median(gaps) if gaps else char
+    out: list[list[str]] = [[rows[0].text]]
+    for previous, row in zip(rows, rows[1:]):
+        indented = row.left > left + 0.8 * char
+        short_previous = previous.right < right - 1.5 * char
+        spaced = row.top - previous.bottom > 1.8 * typical_gap + 0.3 * char
+        if indented or short_previous or spaced:
+            out.append([row.text])
+        else:
+            out[-1].append(row.text)
+    return [join_lines(parts) for parts in out]
+
+
+def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: str = "",
+                    ) -> ImageText:
+    """OCR one page screenshot (a PIL image) into paragraphs joined by ``\\n``."""
+    array = np.asarray(image.convert("RGB"))[:, :, ::-1].copy()  # RGB -> BGR
+    found = [ln for ln in engine.read_lines(array) if ln.text.strip()]
+    low = [ln for ln in found if ln.confidence < settings.min_confidence]
+    rows = group_rows([ln for ln in found if ln.confidence >= settings.min_confidence])
+    body, margins = split_margins(rows, float(array.shape[0]), settings.margin)
+    return ImageText(path=path, kind="page", text="\n".join(paragraphs(body)),
+                     lines=tuple(body), removed=tuple(margins + low))
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\d\s]+", "", text)
+
+
+def remove_running_heads(pages: Sequence[ImageText], page_heights: Sequence[float],
+                         settings: PageSettings) -> list[ImageText]:
+    """Remove top/bottom rows repeated on many pages of one document (needs ≥ 3 pages)."""
+    if len(pages) < 3:
+        return list(pages)
+    counts: dict[str, int] = {}
+    for page, height in zip(pages, page_heights):
+        for key in {_key(r.text) for r in _edge_rows(page, height, settings.margin)}:
+            counts[key] = counts.get(key, 0) + 1
+    repeated = {k for k, n in counts.items() if k and n >= settings.repeat_share * len(pages)}
+    out: list[ImageText] = []
+    for page, height in zip(pages, page_heights):
+        drop = [r for r in _edge_rows(page, height, settings.margin) if _key(r.text) in repeated]
+        if not drop:
+            out.append(page)
+            continue
+        body = [r for r in page.lines if r not in drop]
+        out.append(replace(page, text="\n".join(paragraphs(body)), lines=tuple(body),
+                           removed=page.removed + tuple(drop)))
+    return out
+
+
+def _edge_rows(page: ImageText, height: float, margin: float) -> list[OcrLine]:
+    return [r for r in page.lines if (r.top + r.bottom) / 2 < margin * height
+            or (r.top + r.bottom) / 2 > (1 - margin) * height]

@@ -1,0 +1,118 @@
+"""Noise filters: pairs that are not useful paraphrases are moved to a rejected table.
+
+A pair is rejected, with the first reason that applies, when its two sides are
+
+``identical``
+    equal after normalisation: NFKC (full/half-width forms unified), lower case, whitespace
+    removed, and every transliteration variant of a name mapped to its canonical form
+    (科诺夫尼岑/柯诺夫尼岑, ``cppdb.text.entities``) — taken from the ``source_norm`` /
+    ``target_norm`` columns monolingual runs write, or from a ``normalise`` function;
+``trivial``
+    equal once, in addition, the particles 的/了/地/得 (configurable), punctuation and symbols
+    are removed (北京到上海的高铁 / 北京到上海高铁);
+``entity_only``
+    equal once, in addition, every word tagged ``NR`` (proper noun, CTB) is replaced by one
+    placeholder, while the sides differ: 张三出生于北京 / 李四出生于北京 says nothing about
+    paraphrase.  This needs POS columns; pairs without POS are never rejected for it.
+
+Nothing is lost: :func:`filter_pairs` returns the kept pairs and the rejected ones with a
+``filter_reason`` column.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from cppdb import schema as S
+
+FILTER_REASON = "filter_reason"
+REASONS = ("identical", "trivial", "entity_only")
+_ENTITY = "\uE000"  # a private-use character: cannot occur in real text
+
+
+@dataclass(frozen=True)
+class FilterSettings:
+    particles: str = "的了地得"
+    entity_tags: tuple[str, ...] = ("NR",)
+    enabled: tuple[str, ...] = REASONS
+
+
+def _base_key(column: pl.Expr) -> pl.Expr:
+    return column.str.normalize("NFKC").str.to_lowercase().str.replace_all(r"\s+", "")
+
+
+def _trivial_key(column: pl.Expr, particles: str) -> pl.Expr:
+    removable = r"[\p{P}\p{S}" + "".join(particles) + "]" if particles else r"[\p{P}\p{S}]"
+    return _base_key(column).str.replace_all(removable, "")
+
+
+def _entity_masked_text(frame: pl.DataFrame, tokens: str, pos: str,
+                        tags: tuple[str, ...]) -> pl.Series:
+    """Tokens joined without spaces, every word with a tag in ``tags`` replaced by one mark."""
+    exploded = (frame.select(pl.int_range(pl.len()).alias("_row"), pl.col(tokens).alias("tok"),
+                             pl.col(pos).alias("tag"))
+                .filter(pl.col("tok").list.len() == pl.col("tag").list.len())
+                .explode("tok", "tag"))
+    masked = (exploded.with_columns(
+        pl.when(pl.col("tag").is_in(list(tags))).then(pl.lit(_ENTITY))
+        .otherwise(pl.col("tok")).alias("tok"))
+        .group_by("_row", maintain_order=True).agg(pl.col("tok").str.join(""))
+        .with_columns(pl.col("tok").str.replace_all(_ENTITY + "+", _ENTITY)))
+    full = pl.DataFrame({"_row": pl.int_range(frame.height, eager=True)})
+    return full.join(masked, on="_row", how="left", maintain_order="left")["tok"]
+
+
+def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSettings(),
+                   normalise: Callable[[str], str] | None = None) -> pl.Series:
+    """The first applicable rejection reason of every row (null: keep)."""
+    source, target = pl.col(S.SOURCE), pl.col(S.TARGET)
+    if "source_norm" in frame.columns and "target_norm" in frame.columns:
+        # monolingual runs carry entity-normalised text (cppdb.text.entities)
+        source = pl.coalesce(pl.col("source_norm"), source)
+        target = pl.coalesce(pl.col("target_norm"), target)
+    if normalise is not None:
+        source = source.map_elements(normalise, return_dtype=pl.String)
+        target = target.map_elements(normalise, return_dtype=pl.String)
+    checks: list[tuple[str, pl.Expr]] = [
+        ("identical", _base_key(source) == _base_key(target)),
+        ("trivial", _trivial_key(source, settings.particles)
+         == _trivial_key(target, settings.particles)),
+    ]
+    columns = frame.columns
+    if "entity_only" in settings.enabled and S.SOURCE_POS in columns and S.TARGET_POS in columns:
+        work = frame.with_columns(
+            _entity_masked_text(frame, S.SOURCE_TOKENS, S.SOURCE_POS, settings.entity_tags)
+            .alias("_src_ent"),
+            _entity_masked_text(frame, S.TARGET_TOKENS, S.TARGET_POS, settings.entity_tags)
+            .alias("_tgt_ent"))
+        has_entity = (pl.col("_src_ent").str.contains(_ENTITY, literal=True)
+                      | pl.col("_tgt_ent").str.contains(_ENTITY, literal=True))
+        checks.append(("entity_only", has_entity & (
+            _trivial_key(pl.col("_src_ent"), settings.particles)
+            == _trivial_key(pl.col("_tgt_ent"), settings.particles))))
+    else:
+        work = frame
+    reason: pl.Expr = pl.lit(None, dtype=pl.String)
+    for name, condition in reversed(checks):
+        if name in settings.enabled:
+            reason = pl.when(condition.fill_null(False)).then(pl.lit(name)).otherwise(reason)
+    return work.select(reason.alias(FILTER_REASON))[FILTER_REASON]
+
+
+def filter_pairs(frame: pl.DataFrame, settings: FilterSettings = FilterSettings(),
+                 normalise: Callable[[str], str] | None = None
+                 ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Split ``frame`` into (kept, rejected); ``rejected`` has a ``filter_reason`` column."""
+    reasons = filter_reasons(frame, settings, normalise)
+    tagged = frame.with_columns(reasons)
+    kept = tagged.filter(pl.col(FILTER_REASON).is_null()).drop(FILTER_REASON)
+    rejected = tagged.filter(pl.col(FILTER_REASON).is_not_null())
+    return kept, rejected
+
+
+def settings_from_config(section: dict) -> FilterSettings:
+    return FilterSettings(particles=section["filter_particles"],
+                          entity_tags=tuple(section["filter_entity_tags"]),
+                          enabled=tuple(section["filters"]))

@@ -1,0 +1,249 @@
+"""The ranking API: ``rank_run``, ``score_pairs``/``score_file`` and ``export_run``.
+
+``rank_run(run_dir)`` works in the sub-run ``RUN/ranking/`` (its own manifest, resumable):
+
+1. ``filter``   candidates.parquet (kept), filtered_pairs.parquet (rejected + filter_reason)
+2. ``features`` features.parquet: the candidates with every ``f_*`` feature
+3. ``train``    ranker.json (model, training summary, importances), training_pairs.parquet
+4. ``score``    ranked_pairs.parquet (score, rank, percentile, tier), tiers.parquet
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.config import Config, load_config
+from cppdb.errors import BadInputError
+from cppdb.features.models import (FeatureModels, add_model_features, build_feature_table,
+                                   load_feature_models)
+from cppdb.features.table import EVIDENCE_FEATURES, FEATURE_DESCRIPTIONS, model_text
+from cppdb.rank import filters, tiers, weak_labels
+from cppdb.rank.pairs import (LABEL, join_key, pair_table_paths, read_run_pairs,
+                              read_tsv_pairs, text_pairs)
+from cppdb.rank.ranker import Ranker, settings_from_config, train_ranker, usable_features
+from cppdb.run import RunDir
+
+RANK_DIR = "ranking"
+CANDIDATES, REJECTED, FEATURES = "candidates.parquet", "filtered_pairs.parquet", "features.parquet"
+MODEL, TRAINING, RANKED, TIERS = ("ranker.json", "training_pairs.parquet", "ranked_pairs.parquet",
+                                  "tiers.parquet")
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    ranking_dir: Path
+    pairs: int
+    rejected: int
+    ranked: int
+    model: str
+    tiers: pl.DataFrame
+
+
+def default_model_path() -> Path:
+    import cppdb
+
+    return Path(cppdb.__file__).resolve().parent / "resources" / "default_ranker.json"
+
+
+def load_ranker(model: str | Path | None) -> Ranker:
+    """``None``/"default": the shipped model; otherwise a ranker JSON file."""
+    if model is None or str(model) == "default":
+        return Ranker.load(default_model_path())
+    return Ranker.load(model)
+
+
+def _models(config: Config, cache_dir: Path | None) -> FeatureModels:
+    return load_feature_models(config.section("features"), config.section("embed"), cache_dir)
+
+
+def _filter_stage(run: RunDir, run_dir: Path, config: Config) -> None:
+    settings = filters.settings_from_config(config.section("rank"))
+    kept, rejected = filters.filter_pairs(read_run_pairs(run_dir), settings)
+    with run.stage("filter") as st:
+        st.write_parquet(CANDIDATES, kept)
+        st.write_parquet(REJECTED, rejected)
+        for reason in filters.REASONS:
+            st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
+
+
+def _features_stage(run: RunDir, models: FeatureModels, config: Config) -> None:
+    frame = build_feature_table(run.read(CANDIDATES), models,
+                                workers=config.section("features")["workers"])
+    for role, info in models.describe().items():
+        if info:
+            run.record_backend(role, info)
+    with run.stage("features") as st:
+        st.write_parquet(FEATURES, frame)
+
+
+def _run_texts(features: pl.DataFrame) -> list[str]:
+    both = pl.concat([features.select(model_text(S.SOURCE).alias("t")),
+                      features.select(model_text(S.TARGET).alias("t"))])
+    return both["t"].unique(maintain_order=True).to_list()
+
+
+def _label_features(labels: pl.DataFrame, features: pl.DataFrame, models: FeatureModels,
+                    config: Config) -> pl.DataFrame:
+    """Feature rows of labelled pairs: the run's own row when the pair is in the run, else
+    features computed from the text (the LM fitted on the run's text, as for run pairs)."""
+    keyed = features.with_columns(join_key(S.SOURCE).alias("_ks"), join_key(S.TARGET).alias("_kt"))
+    labels = labels.with_columns(join_key("source").alias("_ks"), join_key("target").alias("_kt"))
+    matched = keyed.join(labels.select("_ks", "_kt", LABEL), on=["_ks", "_kt"], how="inner")
+    rest = labels.join(matched.select("_ks", "_kt"), on=["_ks", "_kt"], how="anti")
+    parts = [matched.drop("_ks", "_kt")]
+    if rest.height:
+        fresh = text_pairs(rest["source"].to_list(), rest["target"].to_list(),
+                           config.section("annotate"))
+        fresh = build_feature_table(fresh, models, fit_texts=_run_texts(features),
+                                    workers=config.section("features")["workers"])
+        parts.append(fresh.with_columns(rest[LABEL]))
+    return pl.concat(parts, how="diagonal_relaxed")
+
+
+def _weak_features(features: pl.DataFrame, models: FeatureModels, config: Config
+                   ) -> pl.DataFrame:
+    settings = weak_labels.settings_from_config(config.section("rank")["weak"])
+    pairs = weak_labels.weak_label_pairs(features.select(
+        [c for c in features.columns if not c.startswith("f_")]), settings)
+    return build_feature_table(pairs, models, fit_texts=_run_texts(features),
+                               workers=config.section("features")["workers"])
+
+
+def _candidate_features(config: Config) -> list[str]:
+    if config.section("rank")["feature_set"] == "text":
+        return [f for f in FEATURE_DESCRIPTIONS if f not in EVIDENCE_FEATURES]
+    return list(FEATURE_DESCRIPTIONS)
+
+
+def _train_stage(run: RunDir, models: FeatureModels, config: Config,
+                 labels: Path | None) -> None:
+    section = config.section("rank")
+    features = run.read(FEATURES)
+    if labels is None and section["model"] != "weak":
+        ranker = load_ranker(section["model"])
+        training = features.clear().with_columns(pl.lit(0.0).alias(LABEL))
+        summary = {"source": f"pretrained model {section['model']}"}
+    else:
+        parts = []
+        if labels is not None:
+            parts.append(_label_features(read_tsv_pairs(labels, with_score=True), features,
+                                         models, config).with_columns(
+                pl.lit("human").alias(weak_labels.LABEL_KIND)))
+        if labels is None or section["labels_with_weak"]:
+            parts.append(_weak_features(features, models, config))
+        training = pl.concat(parts, how="diagonal_relaxed")
+        names = usable_features(training, _candidate_features(config))
+        kinds = training[weak_labels.LABEL_KIND].value_counts().rows()
+        summary = {"source": "human labels" if labels else "weak labels",
+                   "labels_file": str(labels) if labels else None,
+                   "label_kinds": {str(k): int(v) for k, v in kinds}}
+        ranker = train_ranker(training, training[LABEL].to_numpy(), names,
+                              settings_from_config(section), summary)
+    with run.stage("train") as st:
+        ranker.save(run.path(MODEL))
+        st.count(MODEL, 1)
+        st.write_parquet(TRAINING, training)
+        st.note("model", summary["source"])
+
+
+def _score_stage(run: RunDir, config: Config) -> None:
+    features = run.read(FEATURES)
+    ranker = Ranker.load(run.path(MODEL))
+    scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features)))
+    tier_list = tiers.tiers_from_config(config.section("rank"))
+    ranked = tiers.add_ranks(scored.select([c for c in scored.columns
+                                            if not c.startswith("f_")]), tier_list)
+    with run.stage("score") as st:
+        st.write_parquet(RANKED, ranked)
+        st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
+
+
+def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Path | None = None,
+             *, fresh: bool = False) -> RankSummary:
+    """Filter, featurise, train (human or weak labels, or load a model) and rank a run."""
+    config = config or load_config()
+    run_dir = Path(run_dir)
+    inputs = pair_table_paths(run_dir) + ([Path(labels)] if labels else [])
+    run = RunDir(run_dir / RANK_DIR, config, command="rank", inputs=inputs, fresh=fresh)
+    models = _models(config, run_dir)
+    if not run.is_done("filter"):
+        _filter_stage(run, run_dir, config)
+    if not run.is_done("features"):
+        _features_stage(run, models, config)
+    if not run.is_done("train"):
+        _train_stage(run, models, config, Path(labels) if labels else None)
+    if not run.is_done("score"):
+        _score_stage(run, config)
+    run.finish()
+    return RankSummary(run.root, run.stage_info("filter")["rows"][CANDIDATES]
+                       + run.stage_info("filter")["rows"][REJECTED],
+                       run.stage_info("filter")["rows"][REJECTED],
+                       run.stage_info("score")["rows"][RANKED],
+                       run.stage_info("train").get("notes", {}).get("model", ""),
+                       run.read(TIERS))
+
+
+def score_pairs(sources: list[str], targets: list[str], config: Config | None = None,
+                model: str | Path | None = None) -> np.ndarray:
+    """Scores (≈ the 1–5 scale, higher = better paraphrase) of raw text pairs."""
+    config = config or load_config()
+    ranker = load_ranker(model)
+    pairs = text_pairs(list(sources), list(targets), config.section("annotate"))
+    models = _models(config, None)
+    frame = build_feature_table(pairs, models, workers=config.section("features")["workers"])
+    return ranker.predict(frame)
+
+
+def score_file(path: str | Path, out: str | Path, config: Config | None = None,
+               model: str | Path | None = None) -> int:
+    """Score ``source<TAB>target`` lines; write ``source<TAB>target<TAB>score`` to ``out``."""
+    from cppdb.io import write_text_atomic
+
+    pairs = read_tsv_pairs(path)
+    scores = score_pairs(pairs["source"].to_list(), pairs["target"].to_list(), config, model)
+    lines = ["source\ttarget\tscore"] + [f"{s}\t{t}\t{v:.4f}" for s, t, v in
+                                         zip(pairs["source"], pairs["target"], scores)]
+    write_text_atomic(out, "\n".join(lines) + "\n")
+    return len(scores)
+
+
+def read_ranked(run_dir: str | Path) -> pl.DataFrame:
+    """The ranked pairs of a run (after ``rank_run``)."""
+    path = Path(run_dir) / RANK_DIR / RANKED
+    if not path.exists():
+        from cppdb.errors import RunStateError
+
+        raise RunStateError(f"{path} does not exist", hint=f"run `cppdb rank {run_dir}` first")
+    return pl.read_parquet(path)
+
+
+def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = None,
+               format: str = "jsonl", out: str | Path | None = None,
+               config: Config | None = None) -> tuple[Path, int]:
+    """Write the best ``top`` share (or tier) of each pair type with ``cppdb.export``."""
+    from cppdb.export import write_pairs
+
+    config = config or load_config()
+    tier_list = tiers.tiers_from_config(config.section("rank"))
+    share = tiers.parse_top(top, tier_list)
+    selected = tiers.select_top(read_ranked(run_dir), share, type)
+    if out is None:
+        suffix = {"ppdb": "ppdb", "jsonl": "jsonl", "tsv": "tsv", "parquet": "parquet"}
+        if format not in suffix:
+            raise BadInputError(f"unknown export format {format!r}",
+                                hint="choose ppdb, jsonl, tsv or parquet")
+        out = Path(run_dir) / f"export-{type or 'all'}-top{round(share * 100)}.{suffix[format]}"
+    keep = [c for c in list(S.PAIR_COLUMNS) + [tiers.SCORE, tiers.TIER] if c in selected.columns]
+    written = write_pairs(selected.select(keep), out, format)
+    return Path(out), written
+
+
+def summary_dict(summary: RankSummary) -> dict[str, Any]:
+    return {"ranking_dir": str(summary.ranking_dir), "pairs": summary.pairs,
+            "rejected": summary.rejected, "ranked": summary.ranked, "model": summary.model,
+            "tiers": summary.tiers.to_dicts()}

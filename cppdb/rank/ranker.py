@@ -1,0 +1,147 @@
+"""The LightGBM ranker: a regressor from the ``f_*`` features to the 1–5 paraphrase scale.
+
+A saved ranker is one JSON file (format ``cppdb-ranker/1``): the feature names in model
+order, monotone constraints, the training summary, feature importances and the LightGBM
+model text.  Predicting with a ranker checks that every feature it was trained on exists.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cppdb.errors import BadInputError
+from cppdb.io import write_json_atomic
+
+FORMAT = "cppdb-ranker/1"
+SCORE = "score"
+
+
+@dataclass(frozen=True)
+class RankerSettings:
+    num_leaves: int = 15
+    n_estimators: int = 300
+    learning_rate: float = 0.05
+    min_data_in_leaf: int = 10
+    feature_fraction: float = 0.9
+    bagging_fraction: float = 0.8
+    lambda_l2: float = 1.0
+    threads: int = 0
+    seed: int = 13
+    #: features whose effect must not decrease (cosine: more similar is never worse)
+    increasing: tuple[str, ...] = ("f_cosine",)
+
+
+def settings_from_config(section: dict[str, Any]) -> RankerSettings:
+    values = {k: section[k] for k in RankerSettings.__dataclass_fields__ if k in section}
+    if "increasing" in values:
+        values["increasing"] = tuple(values["increasing"])
+    return RankerSettings(**values)
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """A trained model and what it needs (feature names) and knows (training summary)."""
+
+    features: tuple[str, ...]
+    model_text: str
+    training: dict[str, Any] = field(default_factory=dict)
+    importance: dict[str, float] = field(default_factory=dict)
+
+    def _booster(self) -> Any:
+        cached = self.__dict__.get("_cached_booster")
+        if cached is None:
+            import lightgbm as lgb
+
+            cached = lgb.Booster(model_str=self.model_text)
+            object.__setattr__(self, "_cached_booster", cached)
+        return cached
+
+    def matrix(self, frame: pl.DataFrame) -> np.ndarray:
+        missing = [f for f in self.features if f not in frame.columns]
+        if missing:
+            raise BadInputError(
+                f"the ranker needs feature(s) {', '.join(missing)} that were not computed",
+                hint="enable the matching feature backends (features.language_model / "
+                     "features.embedding) or use a model trained without them")
+        return (frame.select([pl.col(f).cast(pl.Float64) for f in self.features])
+                .to_numpy().astype(np.float64))
+
+    def predict(self, frame: pl.DataFrame) -> np.ndarray:
+        if frame.height == 0:
+            return np.zeros(0)
+        return self._booster().predict(self.matrix(frame))
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        write_json_atomic(path, {"format": FORMAT, "features": list(self.features),
+                                 "training": self.training, "importance": self.importance,
+                                 "model": self.model_text})
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Ranker":
+        path = Path(path)
+        if not path.is_file():
+            raise BadInputError(f"ranker model {path} does not exist",
+                                hint="train one with `cppdb rank RUN` (it writes ranker.json) "
+                                     "or omit --model to use the shipped default")
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            raise BadInputError(f"ranker model {path} is not valid JSON: {exc}") from exc
+        if data.get("format") != FORMAT:
+            raise BadInputError(f"{path} is not a cppdb ranker (format {data.get('format')!r})",
+                                hint=f"expected a JSON file with format '{FORMAT}'")
+        return cls(tuple(data["features"]), data["model"], data.get("training", {}),
+                   data.get("importance", {}))
+
+
+def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
+                 settings: RankerSettings = RankerSettings(),
+                 summary: dict[str, Any] | None = None) -> Ranker:
+    """Fit a LightGBM regressor on ``frame[features]`` → ``labels`` (1–5 scale)."""
+    import lightgbm as lgb
+
+    labels = np.asarray(labels, dtype=np.float64)
+    if frame.height != len(labels):
+        raise BadInputError(f"{frame.height} feature rows but {len(labels)} labels")
+    if frame.height < 10 or len(np.unique(labels)) < 2:
+        raise BadInputError(
+            f"cannot train a ranker on {frame.height} pairs with "
+            f"{len(np.unique(labels))} distinct label value(s)",
+            hint="give at least 10 labelled pairs with different scores")
+    x = frame.select([pl.col(f).cast(pl.Float64) for f in features]).to_numpy()
+    params = {
+        "objective": "regression", "num_leaves": settings.num_leaves,
+        "learning_rate": settings.learning_rate, "min_data_in_leaf": settings.min_data_in_leaf,
+        "feature_fraction": settings.feature_fraction,
+        "bagging_fraction": settings.bagging_fraction, "bagging_freq": 1,
+        "lambda_l2": settings.lambda_l2, "seed": settings.seed, "deterministic": True,
+        "verbosity": -1, "num_threads": settings.threads,
+        "monotone_constraints": [1 if f in settings.increasing else 0 for f in features],
+        "min_data_in_bin": 1,
+    }
+    data = lgb.Dataset(x, label=labels, feature_name=list(features), free_raw_data=True)
+    booster = lgb.train(params, data, num_boost_round=settings.n_estimators)
+    gains = booster.feature_importance(importance_type="gain")
+    total = float(gains.sum()) or 1.0
+    importance = {f: round(float(g) / total, 6) for f, g in zip(features, gains)}
+    training = {"pairs": int(frame.height), "label_mean": float(labels.mean()),
+                "label_counts": {str(k): int(v) for k, v in
+                                 zip(*np.unique(labels, return_counts=True))},
+                "params": {k: v for k, v in params.items() if k != "monotone_constraints"},
+                "increasing": [f for f in features if f in settings.increasing],
+                **(summary or {})}
+    return Ranker(tuple(features), booster.model_to_string(), training, importance)
+
+
+def usable_features(frame: pl.DataFrame, candidates: list[str]) -> list[str]:
+    """Candidates present in ``frame`` and not entirely null (a constant-null column
+    carries no information and would make the model depend on a feature it never saw)."""
+    return [f for f in candidates
+            if f in frame.columns and frame[f].null_count() < frame.height]

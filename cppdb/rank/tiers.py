@@ -1,0 +1,102 @@
+"""Ranks, top-k% selection and PPDB-style nested size tiers.
+
+Within each pair type (phrase / pattern / sentence) pairs are ordered by ``score``
+(descending; ties broken by source, then target, so the order is total and reproducible).
+``rank`` is the 1-based position and ``percentile`` = rank / n (the share of the type's pairs
+at or above this one).
+
+Tiers (``rank.tiers``, default S = 20 %, M = 40 %, L = 60 %, XL = 100 %) are nested by
+construction: tier T holds the ``ceil(share_T · n)`` best pairs of each type, so S ⊂ M ⊂ L ⊂
+XL and sizes are exact.  The *score cut-off* of a tier is the score of its last pair; every
+pair of the tier scores at least that much.  ``tier`` is the smallest tier holding the pair.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.errors import BadInputError
+
+RANK, PERCENTILE, TIER, SCORE = "rank", "percentile", "tier", "score"
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    share: float
+
+
+def tiers_from_config(section: dict) -> tuple[Tier, ...]:
+    tiers = tuple(Tier(name, float(share)) for name, share in section["tiers"].items())
+    shares = [t.share for t in tiers]
+    if not tiers or shares != sorted(shares) or not 0 < shares[0] or shares[-1] != 1.0:
+        raise BadInputError(f"rank.tiers must grow strictly up to 1.0, got {section['tiers']}",
+                            hint='e.g. tiers = {S = 0.2, M = 0.4, L = 0.6, XL = 1.0}')
+    return tiers
+
+
+def add_ranks(frame: pl.DataFrame, tiers: tuple[Tier, ...]) -> pl.DataFrame:
+    """Add ``rank``, ``percentile`` and ``tier`` per pair type, best pair first."""
+    ordered = frame.sort([S.TYPE, SCORE, S.SOURCE, S.TARGET],
+                         descending=[False, True, False, False], nulls_last=True)
+    n = pl.len().over(S.TYPE)
+    rank = pl.int_range(1, pl.len() + 1).over(S.TYPE)
+    tier: pl.Expr = pl.lit(None, dtype=pl.String)
+    for t in reversed(tiers):
+        tier = pl.when(rank <= (n * t.share - 1e-9).ceil()).then(pl.lit(t.name)).otherwise(tier)
+    return ordered.with_columns(rank.cast(pl.Int64).alias(RANK),
+                                (rank / n).alias(PERCENTILE), tier.alias(TIER))
+
+
+def parse_top(text: str | float, tiers: tuple[Tier, ...] = ()) -> float:
+    """``"20%"``, ``"0.2"``, ``0.2`` or a tier name (``"S"``) → a share in (0, 1]."""
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        raw = text.strip()
+        named = {t.name.lower(): t.share for t in tiers}
+        if raw.lower() in named:
+            return named[raw.lower()]
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(%?)", raw)
+        if not match:
+            raise BadInputError(f"--top {text!r} is not a share",
+                                hint="write e.g. 20% or 0.2, or a tier name: "
+                                     + ", ".join(t.name for t in tiers))
+        value = float(match.group(1)) / (100 if match.group(2) else 1)
+    if not 0 < value <= 1:
+        raise BadInputError(f"--top {text!r} must be a share in (0, 100%]")
+    return value
+
+
+def in_top(share: float) -> pl.Expr:
+    """True for the best ``ceil(share · n)`` pairs of each type (needs ``rank`` and ``type``)."""
+    return pl.col(RANK) <= (pl.len().over(S.TYPE) * share - 1e-9).ceil()
+
+
+def select_top(ranked: pl.DataFrame, share: float, pair_type: str | None = None) -> pl.DataFrame:
+    """The best ``ceil(share · n)`` pairs of each type (or of ``pair_type`` only)."""
+    frame = ranked
+    if pair_type is not None:
+        if pair_type not in S.PAIR_TYPES:
+            raise BadInputError(f"unknown pair type {pair_type!r}",
+                                hint=f"choose one of {', '.join(S.PAIR_TYPES)}")
+        frame = frame.filter(pl.col(S.TYPE) == pair_type)
+    return frame.filter(in_top(share)).sort(S.TYPE, RANK)
+
+
+def tier_table(ranked: pl.DataFrame, tiers: tuple[Tier, ...]) -> pl.DataFrame:
+    """Per type and tier: share, number of pairs and score cut-off (documented in exports)."""
+    rows = []
+    for pair_type in ranked[S.TYPE].unique(maintain_order=True).to_list():
+        part = ranked.filter(pl.col(S.TYPE) == pair_type).sort(RANK)
+        for t in tiers:
+            size = math.ceil(part.height * t.share - 1e-9)
+            cutoff = part[SCORE][size - 1] if size else None
+            rows.append({"type": pair_type, "tier": t.name, "share": t.share, "pairs": size,
+                         "score_cutoff": cutoff})
+    return pl.DataFrame(rows, schema={"type": pl.String, "tier": pl.String, "share": pl.Float64,
+                                      "pairs": pl.Int64, "score_cutoff": pl.Float64})

@@ -1,0 +1,217 @@
+"""The offline aligners (thot, eflomal, dictionary) on small data, and `align_tokenized`."""
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import polars as pl
+import pytest
+
+from cppdb.align.words.api import align_tokenized
+from cppdb.align.words.dictionary import DictionaryAligner
+from cppdb.align.words.english import lemma_candidates, number_key, punct_key
+from cppdb.align.words.ensemble import EnsembleParams, decode
+from cppdb.align.words.gold import GoldAlignment, read_gold, score_alignment
+from cppdb.align.words.statistical import EflomalAligner, ThotAligner
+from cppdb.align.words.symmetrize import symmetrize
+from cppdb.config import load_config
+from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError, RunStateError
+from cppdb.readers.parallel import read_pretokenized
+
+
+def synthetic_corpus(n: int, seed: int = 3):
+    """Pairs over a 30-word lexicon z_k ↔ e_k, English order with some adjacent swaps."""
+    rng = np.random.default_rng(seed)
+    pairs, gold = [], []
+    for _ in range(n):
+        words = rng.choice(30, size=int(rng.integers(3, 7)), replace=False)
+        order = list(range(len(words)))
+        if rng.random() < 0.4:
+            k = int(rng.integers(0, len(words) - 1))
+            order[k], order[k + 1] = order[k + 1], order[k]
+        zh = [f"z{w}" for w in words]
+        en = [f"e{words[o]}" for o in order]
+        pairs.append((zh, en))
+        links = frozenset((order[j], j) for j in range(len(order)))
+        gold.append(GoldAlignment(links, links))
+    return pairs, gold
+
+
+def _gdfa_links(aligner, pairs):
+    forward, backward = aligner.directional_links(pairs)
+    return [list(zip(*np.nonzero(symmetrize(f, b, "grow-diag-final-and"))))
+            for f, b in zip(forward, backward)]
+
+
+@pytest.mark.parametrize("model", ["eflomal", "hmm", "fast_align"])
+def test_thot_learns_a_synthetic_lexicon(model):
+    pairs, gold = synthetic_corpus(300)
+    aligner = ThotAligner(model=model)
+    aligner.train(pairs)
+    test_pairs, test_gold = pairs[-40:], gold[-40:]
+    assert score_alignment(_gdfa_links(aligner, test_pairs), test_gold).aer < 0.1
+    mats = aligner.align(test_pairs)
+    assert [m.shape for m in mats] == [(len(z), len(e)) for z, e in test_pairs]
+    assert all(0.0 <= m.min() and m.max() <= 1.0 for m in mats)
+    soft = decode(mats, EnsembleParams((("thot", 1.0),), 0.5))
+    assert score_alignment(soft, test_gold).aer < 0.1
+    e_given_z, z_given_e = aligner.lexical_frames()
+    assert e_given_z.columns == ["zh", "en", "prob"] == z_given_e.columns
+    best = e_given_z.filter(pl.col("zh") == "z7").sort("prob", descending=True)
+    assert best["en"][0] == "e7" and best["prob"][0] > 0.5
+    best = z_given_e.filter(pl.col("en") == "e7").sort("prob", descending=True)
+    assert best["zh"][0] == "z7"
+
+
+def test_thot_must_be_trained_and_rejects_bad_settings():
+    with pytest.raises(RunStateError, match="not trained"):
+        ThotAligner().align([(["z1"], ["e1"])])
+    with pytest.raises(ConfigError, match="unknown thot model 'giza'"):
+        ThotAligner(model="giza")
+    with pytest.raises(BadInputError, match="no en tokens"):
+        ThotAligner().train([(["z1"], [])])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("eflomal") is None,
+                    reason="eflomal is the optional GPL extra cppdb[eflomal]")
+def test_eflomal_package_learns_a_synthetic_lexicon():
+    pairs, gold = synthetic_corpus(300)
+    aligner = EflomalAligner()
+    aligner.train(pairs[:-40])
+    test_pairs, test_gold = pairs[-40:], gold[-40:]
+    assert score_alignment(_gdfa_links(aligner, test_pairs), test_gold).aer < 0.15
+    mats = aligner.align(test_pairs)
+    assert [m.shape for m in mats] == [(len(z), len(e)) for z, e in test_pairs]
+    e_given_z, _ = aligner.lexical_frames()
+    assert e_given_z.filter(pl.col("zh") == "z3").sort("prob", descending=True)["en"][0] == "e3"
+
+
+# -- dictionary -----------------------------------------------------------------------------
+@pytest.mark.parametrize("word, expected", [
+    ("cats", "cat"), ("studies", "study"), ("stopped", "stop"), ("making", "make"),
+    ("went", "go"), ("children", "child"),
+])
+def test_rule_lemmatiser_proposes_the_base_form(word, expected):
+    assert expected in lemma_candidates(word)
+
+
+@pytest.mark.parametrize("token, key", [
+    ("22日", "N:22"), ("22nd", "N:22"), ("1,000", "N:1000"), ("三十", "N:30"),
+    ("二〇〇二年", "N:2002"), ("Shanghai", None),
+])
+def test_number_keys(token, key):
+    assert number_key(token) == key
+
+
+@pytest.mark.parametrize("zh, en", [("，", ","), ("。", "."), ("（", "-LRB-"), ("《", "``")])
+def test_punctuation_keys_match_across_scripts(zh, en):
+    assert punct_key(zh) == punct_key(en)
+
+
+def test_dictionary_links_glosses_lemmas_numbers_and_pieces():
+    aligner = DictionaryAligner(matching="none")
+    pairs = [("我 喜欢 猫 。".split(), "I like cats .".split()),
+             ("3月 22日 WTO 开会".split(), "WTO met on March 22nd".split()),
+             ("红猫 跑".split(), "the red cat runs".split())]
+    sims = aligner.similarity(pairs)
+    zh, en = pairs[0]
+    sim = sims[0]
+    assert sim[zh.index("猫"), en.index("cats")] == 1.0          # lemma of cats in 猫's glosses
+    assert sim[zh.index("喜欢"), en.index("like")] == 1.0
+    assert sim[zh.index("。"), en.index(".")] == 1.0
+    assert sim[zh.index("猫"), en.index("like")] == 0.0
+    zh, en = pairs[1]
+    assert sims[1][zh.index("3月"), en.index("March")] == 1.0     # 3月 → 三月 → March
+    assert sims[1][zh.index("22日"), en.index("22nd")] == 1.0     # same number
+    assert sims[1][zh.index("WTO"), en.index("WTO")] == 1.0       # same Latin string
+    zh, en = pairs[2]
+    # 红猫 is not in CC-CEDICT: its pieces 红 + 猫 give a weaker similarity
+    assert 0 < sims[2][0, en.index("cat")] < 1.0
+    assert sims[2][0, en.index("red")] == sims[2][0, en.index("cat")]
+    # spaCy lemmas, when given, are used instead of the rule lemmatiser
+    lemmas = [["I", "like", "cat", "."], ["WTO", "meet", "on", "March", "22nd"],
+              ["the", "red", "cat", "run"]]
+    assert aligner.similarity(pairs, en_lemmas=lemmas)[0][2, 2] == 1.0
+    with pytest.raises(ConfigError, match="one lemma per English token"):
+        aligner.similarity(pairs, en_lemmas=[["x"]] * 3)
+
+
+def test_dictionary_matching_keeps_one_to_one_links():
+    aligner = DictionaryAligner(matching="argmax")
+    pairs = [("猫 和 猫".split(), "a cat and a cat".split())]
+    (mat,) = aligner.align(pairs)
+    links = set(zip(*np.nonzero(mat)))
+    # the tie-break links each 猫 to the nearer "cat"
+    assert links == {(0, 1), (2, 4)}
+    with pytest.raises(ConfigError, match="unknown matching method"):
+        DictionaryAligner(matching="best")
+
+
+# -- the API ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sample(data_dir):
+    text = read_pretokenized(data_dir / "wordalign" / "sample.txt")
+    train = read_pretokenized(data_dir / "parallel" / "sample.tok.txt")
+    gold = read_gold(data_dir / "wordalign" / "sample.gold")
+    return ([list(z) for z in text.zh], [list(e) for e in text.en],
+            ([list(z) for z in train.zh], [list(e) for e in train.en]), gold)
+
+
+def test_align_tokenized_on_the_bundled_gold_sample(sample):
+    zh, en, train, gold = sample
+    result = align_tokenized(zh, en, load_config(), train=train)
+    assert result.aligners_used == ("thot", "dictionary")
+    assert len(result.links) == len(zh)
+    for links, z, e in zip(result.links, zh, en):
+        assert all(0 <= i < len(z) and 0 <= j < len(e) for i, j in links)
+    score = score_alignment(result.links, gold)
+    assert score.aer < 0.3, score
+    assert {"zh", "en", "prob"} == set(result.lex_en_given_zh.columns)
+    assert result.lex_zh_given_en.height > 0
+    # the ensemble beats the statistical aligner alone (tiny corpus: the dictionary matters)
+    alone = align_tokenized(zh, en, load_config(None, ['align_words.aligners=["thot"]']),
+                            train=train)
+    assert score.aer < score_alignment(alone.links, gold).aer
+
+
+def test_rejected_pairs_keep_their_place(sample):
+    zh, en, train, _ = sample
+    long_zh = ["字"] * 12
+    zh2 = [zh[0], [], long_zh, zh[1]]
+    en2 = [en[0], ["x"], ["y"] * 3, en[1]]
+    config = load_config(None, ["align_words.max_tokens=10", 'align_words.aligners=["dictionary"]'])
+    result = align_tokenized(zh2, en2, config)
+    assert [r.index for r in result.rejected] == [1, 2]
+    assert "empty zh side" in result.rejected[0].reason
+    assert "too long: 12 zh" in result.rejected[1].reason
+    assert result.links[1] == [] and result.links[2] == []
+    assert result.links[0] and result.links[3]
+    assert result.lex_en_given_zh.height == 0      # no statistical aligner: empty tables
+
+
+def test_unusable_aligners_are_skipped_loudly_or_fail_when_strict(sample):
+    zh, en, train, _ = sample
+    config = load_config(None, ['align_words.aligners=["dictionary", "simalign"]'])
+    result = align_tokenized(zh[:3], en[:3], config)
+    assert result.aligners_used == ("dictionary",)
+    assert result.skipped_aligners[0].name == "simalign"
+    assert "model_dir" in result.skipped_aligners[0].reason
+    strict = config.with_overrides(["align_words.strict=true"])
+    with pytest.raises(ModelNotFoundError, match="align_words.simalign.model_dir"):
+        align_tokenized(zh[:3], en[:3], strict)
+
+
+@pytest.mark.parametrize("overrides, args, error, message", [
+    ([], ([["我"]], [["I"], ["x"]]), BadInputError, "1 Chinese sentences but 2 English"),
+    (['align_words.aligners=["giza"]'], ([["我"]], [["I"]]), ConfigError, "unknown aligner"),
+    (["align_words.tuned_file=/nonexistent.json"], ([["我"]], [["I"]]), ConfigError,
+     "does not exist"),
+])
+def test_api_errors(overrides, args, error, message):
+    with pytest.raises(error, match=message):
+        align_tokenized(*args, load_config(None, overrides))
+
+
+def test_pos_and_lemma_lengths_are_checked():
+    with pytest.raises(BadInputError, match="en_lemmas must have one entry per token"):
+        align_tokenized([["我"]], [["I", "am"]], load_config(), en_lemmas=[["I"]])

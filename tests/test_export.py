@@ -1,0 +1,103 @@
+"""Pair-table writers and readers: PPDB lines, Chinese-PPDB JSONL, TSV, Parquet."""
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from cppdb import schema as S
+from cppdb.errors import BadInputError, ConfigError
+from cppdb.export import read_pairs, write_pairs
+
+
+def pair_table() -> pl.DataFrame:
+    rows = [
+        dict(source="死于 车祸", target="在 车祸 中 丧生", type="phrase", lhs="VP",
+             source_pos=["VV", "NN"], target_pos=["P", "NN", "LC", "VV"],
+             p_t_given_s=2 / 9, p_s_given_t=1 / 3, count=1, n_pivots=1,
+             anchors=["died in a car accident"], align_src=[0, 0, 1], align_tgt=[0, 3, 1],
+             origin="bilingual", score=0.8125),
+        dict(source="[NP1] 的 [NP2]", target="[NP2] 属于 [NP1]", type="pattern", lhs="NP",
+             source_pos=["", "DEG", ""], target_pos=["", "VV", ""],
+             p_t_given_s=0.5, p_s_given_t=None, count=3, n_pivots=2,
+             anchors=["[NP1] of [NP2]", "[NP2] 's [NP1]"], align_src=[0, 2], align_tgt=[2, 0],
+             origin="bilingual", score=-1.5e-7),
+    ]
+    frame = pl.DataFrame(rows).with_columns(
+        pl.col("source").str.split(" ").alias(S.SOURCE_TOKENS),
+        pl.col("target").str.split(" ").alias(S.TARGET_TOKENS))
+    return frame.with_columns([pl.col(n).cast(d) for n, d in S.PAIR_COLUMNS.items()])
+
+
+CORE = [S.SOURCE, S.TARGET, S.SOURCE_TOKENS, S.TARGET_TOKENS, S.TYPE, S.LHS,
+        S.P_TGT_GIVEN_SRC, S.P_SRC_GIVEN_TGT, S.COUNT, S.N_PIVOTS, S.ALIGN_SRC, S.ALIGN_TGT,
+        "score"]
+
+
+@pytest.mark.parametrize("fmt, columns", [
+    ("parquet", list(pair_table().columns)),
+    ("tsv", list(pair_table().columns)),
+    ("jsonl", CORE + [S.ANCHORS, S.ORIGIN]),
+    ("ppdb", CORE),
+])
+def test_round_trip(tmp_path, fmt, columns):
+    frame = pair_table()
+    path = tmp_path / f"pairs.{fmt}"
+    assert write_pairs(frame, path, fmt) == 2
+    back = read_pairs(path, fmt)
+    assert_frame_equal(back.select(columns), frame.select(columns))
+
+
+def test_ppdb_line_layout(tmp_path):
+    path = tmp_path / "pairs.txt"
+    write_pairs(pair_table(), path, "ppdb")
+    first, second = path.read_text("utf-8").splitlines()
+    lhs, source, target, feats, align = first.split(" ||| ")
+    assert (lhs, source, target, align) == ("[VP]", "死于 车祸", "在 车祸 中 丧生", "0-0 0-3 1-1")
+    assert "p_t_given_s=0.2222222222222222" in feats.split() and "count=1" in feats.split()
+    assert second.split(" ||| ")[1:3] == ["[NP,1] 的 [NP,2]", "[NP,2] 属于 [NP,1]"]
+    assert "p_s_given_t" not in second          # null features are left out
+
+
+def test_jsonl_uses_the_chinese_ppdb_release_fields(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    write_pairs(pair_table(), path)
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    assert list(records[0])[:8] == ["type", "source", "target", "from", "anchor", "features",
+                                    "alignment", "entailment"]
+    assert records[1]["type"] == "template" and records[0]["type"] == "phrase"
+    assert records[0]["from"] == "bilingual" and records[0]["alignment"] == ["0-0", "0-3", "1-1"]
+    assert records[0]["features"]["score"] == 0.8125 and records[0]["entailment"] == ""
+
+
+def test_reads_a_ppdb_2_line_with_entailment(tmp_path):
+    path = tmp_path / "ppdb2.txt"
+    path.write_text("[NP] ||| [NN,1] 的 朋友 ||| [NN,1] 之 友 ||| p_t_given_s=0.25 ||| "
+                    "0-0 1-1 2-2 ||| Equivalence\n", "utf-8")
+    row = read_pairs(path, "ppdb").row(0, named=True)
+    assert row["source"] == "[NN1] 的 朋友" and row["type"] == "pattern"
+    assert row["entailment"] == "Equivalence" and row["p_t_given_s"] == 0.25
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[NP] ||| a ||| b\n", "3 '|||' fields"),
+    ("[NP] ||| a ||| b ||| p=x ||| 0-0\n", "non-numeric"),
+    ("[NP] ||| a ||| b ||| p=1 ||| 0_0\n", "not a Pharaoh link"),
+])
+def test_bad_ppdb_lines_name_the_line(tmp_path, text, message):
+    path = tmp_path / "bad.txt"
+    path.write_text("\n" + text, "utf-8")
+    with pytest.raises(BadInputError, match=message) as info:
+        read_pairs(path, "ppdb")
+    assert "line 2" in str(info.value)
+
+
+def test_unknown_format_and_missing_columns(tmp_path):
+    with pytest.raises(ConfigError, match="unknown pair-table format"):
+        write_pairs(pair_table(), tmp_path / "x.out", "xml")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="suffix"):
+        write_pairs(pair_table(), tmp_path / "x.out")
+    with pytest.raises(BadInputError, match="target"):
+        write_pairs(pl.DataFrame({"source": ["a"]}), tmp_path / "x.jsonl")

@@ -1,0 +1,192 @@
+"""Each pair feature on hand-computed pairs (SPEC §3, cppdb/features/table.py)."""
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from cppdb import schema as S
+from cppdb.features.lm import CharNgramLM, MaskedLM
+from cppdb.features.models import FeatureModels, build_feature_table
+from cppdb.features.table import FEATURE_DESCRIPTIONS, lexical_feature_table
+
+
+def pairs(*rows: dict) -> pl.DataFrame:
+    """Pair rows: tokens given, text = tokens joined by spaces (as phrase tables store it)."""
+    filled = []
+    for row in rows:
+        row = dict(row)
+        row.setdefault(S.SOURCE, " ".join(row[S.SOURCE_TOKENS]))
+        row.setdefault(S.TARGET, " ".join(row[S.TARGET_TOKENS]))
+        filled.append(row)
+    schema = {k: v for k, v in S.PAIR_COLUMNS.items()}
+    return pl.DataFrame(filled, schema={k: schema[k] for k in filled[0]})
+
+
+def features_of(**row) -> dict:
+    return lexical_feature_table(pairs(row), workers=1).row(0, named=True)
+
+
+HIGH_SPEED_RAIL = dict(source_tokens=["北京", "到", "上海", "的", "高铁"],
+                       target_tokens=["北京", "到", "上海", "高铁"])
+
+
+@pytest.mark.parametrize("name, expected", [
+    # s = 北京到上海的高铁 (8 chars), t = 北京到上海高铁 (7 chars)
+    ("f_jaccard_distance", 1 - 4 / 5),        # word sets: 4 shared of 5
+    ("f_edit_distance", 1.0),                 # delete 的
+    ("f_normalised_edit_distance", 1 / 8),
+    ("f_hamming_distance", 3.0),              # 的/高, 高/铁, 铁/(pad)
+    ("f_source_in_target", 0),
+    ("f_target_in_source", 0),
+    ("f_source_words", 5),
+    ("f_target_words", 4),
+    ("f_shared_words", 4),
+    ("f_numbers_identical", 1),               # no numbers on either side
+    ("f_char_difference", -1),
+    ("f_char_ratio", 7 / 8),
+    ("f_char_log_ratio", math.log(7 / 8)),
+    ("f_char_jaccard", 7 / 8),
+    ("f_bigram_jaccard", 5 / 8),              # 北京 京到 到上 上海 高铁 shared; 8 in union
+    ("f_lcs_ratio", 1 - 1 / 15),              # Indel distance 1 over 8 + 7 characters
+    ("f_only_nonterminals", 0),
+    ("f_source_adjacent_terminals", 1),
+    ("f_same_nonterminal_order", None),       # no slots
+    ("f_source_unaligned", None),             # no alignment given: missing, not zero
+    ("f_p_t_given_s", None),
+])
+def test_surface_features_of_the_high_speed_rail_pair(name, expected):
+    value = features_of(**HIGH_SPEED_RAIL)[name]
+    if expected is None:
+        assert value is None
+    else:
+        assert value == pytest.approx(expected)
+
+
+def test_containment_both_ways():
+    row = features_of(source_tokens=["车祸"], target_tokens=["一", "场", "车祸"])
+    assert (row["f_source_in_target"], row["f_target_in_source"]) == (1, 0)
+    row = features_of(source_tokens=["一", "场", "车祸"], target_tokens=["车祸"])
+    assert (row["f_source_in_target"], row["f_target_in_source"]) == (0, 1)
+
+
+@pytest.mark.parametrize("source, target, identical", [
+    (["有", "3", "个", "人"], ["有", "3", "个", "游客"], 1),
+    (["有", "3", "个", "人"], ["有", "4", "个", "人"], 0),
+    (["３", "个"], ["3", "个"], 1),                     # full width = half width (NFKC)
+    (["三", "个", "人"], ["两", "个", "人"], 0),
+    (["2", "和", "5"], ["5", "和", "2"], 1),            # a multiset: order does not matter
+])
+def test_numbers_identical(source, target, identical):
+    assert features_of(source_tokens=source, target_tokens=target)["f_numbers_identical"] \
+        == identical
+
+
+def test_pattern_features():
+    row = features_of(source_tokens=["[NP1]", "出生", "于", "[NP2]"],
+                      target_tokens=["[NP2]", "是", "[NP1]", "的", "出生地"])
+    assert row["f_same_nonterminal_order"] == 0          # NP1 NP2 vs NP2 NP1
+    assert row["f_only_nonterminals"] == 0
+    assert row["f_source_adjacent_terminals"] == 1       # 出生 于
+    assert row["f_target_adjacent_terminals"] == 1       # 的 出生地
+    row = features_of(source_tokens=["[NP1]", "[NP2]"], target_tokens=["[NP1]", "和", "[NP2]"])
+    assert row["f_only_nonterminals"] == 1
+    assert row["f_same_nonterminal_order"] == 1
+    assert row["f_source_adjacent_terminals"] == 0
+    assert row["f_target_adjacent_terminals"] == 0
+    # a slot counts as its index plus one character, not as five letters
+    assert row["f_char_difference"] == 1
+
+
+def test_alignment_features():
+    row = features_of(source_tokens=["死", "于", "车祸"], target_tokens=["在", "车祸", "中", "丧生"],
+                      align_src=[0, 2], align_tgt=[3, 1])
+    assert row["f_alignments"] == 2
+    assert row["f_source_unaligned"] == 1 and row["f_source_has_unaligned"] == 1   # 于
+    assert row["f_target_unaligned"] == 2 and row["f_target_has_unaligned"] == 1   # 在, 中
+    row = features_of(source_tokens=["去世"], target_tokens=["逝世"], align_src=[0], align_tgt=[0])
+    assert row["f_source_has_unaligned"] == 0 and row["f_target_has_unaligned"] == 0
+
+
+def test_pos_features_and_pivot_probabilities():
+    row = features_of(source_tokens=["张三", "去世"], target_tokens=["他", "逝世"],
+                      source_pos=["NR", "VV"], target_pos=["PN", "VV"],
+                      p_t_given_s=0.25, p_s_given_t=0.5)
+    assert row["f_pos_identical"] == 0
+    assert row["f_pos_first_letters_identical"] == 0     # N V vs P V
+    assert row["f_first_pos_identical"] == 0
+    assert (row["f_p_t_given_s"], row["f_p_s_given_t"]) == (0.25, 0.5)
+    row = features_of(source_tokens=["老人"], target_tokens=["老头"],
+                      source_pos=["NN"], target_pos=["NN"])
+    assert (row["f_pos_identical"], row["f_pos_first_letters_identical"],
+            row["f_first_pos_identical"]) == (1, 1, 1)
+    row = features_of(source_tokens=["北京", "人"], target_tokens=["京城", "人"],
+                      source_pos=["NR", "NN"], target_pos=["NN", "NN"])
+    assert row["f_pos_first_letters_identical"] == 1 and row["f_pos_identical"] == 0
+
+
+def test_every_lexical_feature_is_computed_for_a_batch():
+    frame = lexical_feature_table(pairs(HIGH_SPEED_RAIL, dict(source_tokens=["去世"],
+                                                              target_tokens=["逝世"])), workers=1)
+    model_features = {"f_lm_source", "f_lm_target", "f_lm_difference", "f_cosine"}
+    assert set(FEATURE_DESCRIPTIONS) - model_features <= set(frame.columns)
+    assert frame.height == 2
+
+
+def test_char_ngram_lm_by_hand():
+    # unigram model over "ab" + end symbol: each of a, b, </s> seen once; add-one over
+    # 3 seen symbols + 1 unknown slot: p = 2/7 for a seen symbol, 1/7 for an unseen one
+    lm = CharNgramLM(order=1).fit(["ab"])
+    assert lm.score(["ab"])[0] == pytest.approx(math.log(2 / 7))
+    assert lm.score(["z"])[0] == pytest.approx((math.log(1 / 7) + math.log(2 / 7)) / 2)
+    # bigram, Witten-Bell: p(a|<s>) = (1 + 1·2/7) / (1 + 1) = 9/14, likewise p(b|a), p(</s>|b)
+    lm2 = CharNgramLM(order=2).fit(["ab"])
+    assert lm2.score(["ab"])[0] == pytest.approx(math.log(9 / 14))
+    assert lm2.score(["ba"])[0] < lm2.score(["ab"])[0]
+
+
+def test_char_ngram_lm_prefers_typical_text():
+    corpus = ["他在车祸中丧生", "他死于一场车祸", "那位老人在院子里种了一棵树"] * 3
+    lm = CharNgramLM(order=3).fit(corpus)
+    good, garbled = lm.score(["他在车祸中丧生", "生丧中祸车在他"])
+    assert good > garbled
+
+
+def test_unfitted_lm_is_an_error():
+    from cppdb.errors import BadInputError
+
+    with pytest.raises(BadInputError, match="not trained"):
+        CharNgramLM().score(["x"])
+
+
+def test_masked_lm_needs_a_model_directory(tmp_path):
+    from cppdb.errors import ModelNotFoundError
+
+    with pytest.raises(ModelNotFoundError, match="lm_model_path"):
+        MaskedLM(model_path=tmp_path / "missing").check()
+
+
+@pytest.mark.neural
+def test_masked_lm_pseudo_log_likelihood(tiny_bert_dir):
+    lm = MaskedLM(model_path=tiny_bert_dir, batch_size=8)
+    lm.check()
+    scores = lm.score(["北京到上海", "车祸", ""])
+    assert scores.shape == (3,)
+    assert all(math.isfinite(v) for v in scores)
+    assert scores[0] < 0 and scores[2] == 0.0       # empty text: no token, score 0
+
+
+@pytest.mark.neural
+def test_model_features_with_local_encoder(tiny_sentence_transformer_dir):
+    from cppdb.registry import load_backend
+
+    encoder = load_backend("sentence_encoder", "sentence-transformers",
+                           model_path=tiny_sentence_transformer_dir)
+    frame = pairs(dict(source_tokens=["去世"], target_tokens=["去世"]),
+                  dict(source_tokens=["老人"], target_tokens=["汽车", "站"]))
+    out = build_feature_table(frame, FeatureModels(CharNgramLM(order=2), encoder), workers=1)
+    assert out["f_cosine"][0] == pytest.approx(1.0, abs=1e-5)
+    assert -1.0 <= out["f_cosine"][1] < 1.0
+    assert out["f_lm_difference"][0] == pytest.approx(0.0)
+    assert out["f_lm_difference"][1] == pytest.approx(out["f_lm_target"][1] - out["f_lm_source"][1])

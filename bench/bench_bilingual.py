@@ -153,7 +153,8 @@ def synthetic_occurrences(n_sentences: int, path: Path, *, phrase_rate: float,
                 slot_sig=(pl.when(pl.col("two")).then(pl.lit("NP|NP")).otherwise(pl.lit("NP"))
                           if kind == "pattern" else pl.lit("")),
                 en=en, zh=zh, swapped=pl.col("sw") & pl.col("two"),
-                kind=pl.lit(kind), align=pl.lit("0-0 1-1 2-1"))
+                kind=pl.lit(kind),
+                align=pl.lit([0, 65537, 131073], dtype=pl.List(pl.Int32)))  # 0-0 1-1 2-1
             out = out.with_columns(zh_pos=pl.col("zh").str.replace_all(r"[^ ]+", "NN"))
             file = path.parent / f"{path.stem}-{kind}-{start:012d}.parquet"
             out.write_parquet(file)

@@ -76,10 +76,14 @@ def bundled_pairs(path: Path) -> int:
 
 def _summary(out: Path, report: dict) -> dict:
     records = pl.read_parquet(out / "records.parquet")
-    aligned_any = int(records.select(pl.col("link_h_tokens").list.sum()).to_series().sum() or 0)
+    tagged = records.filter(pl.col("n_headline_content") > 0)   # pairs that reached alignment
+    aligned_any = int(tagged["n_headline_aligned"].sum() or 0)
+    content_any = int(tagged["n_headline_content"].sum() or 0)
     return {"pairs_in": report["input_pairs"], "kept": report["kept"],
             "rejected_by_rule": {k: v for k, v in report["rejected_by_rule"].items() if v},
+            "aligned_pairs": tagged.height,
             "headline_tokens_aligned_all": aligned_any,
+            "headline_content_words_all": content_any,
             "kept_keywords": report["keywords_total"],
             "kept_headline_tokens_aligned": report["headline_tokens_aligned"],
             "kept_headline_content_words": report["headline_content_words"],

@@ -91,13 +91,32 @@ class Config:
         return Config(data)
 
     def to_toml(self) -> str:
+        """The configuration as TOML that ``load_config`` reads back unchanged."""
         lines: list[str] = []
         for name in sorted(self.data):
-            lines.append(f"[{name}]")
-            for key, value in self.data[name].items():
-                lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
-            lines.append("")
+            _toml_table(lines, name, self.data[name])
         return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if value is None:
+        raise ConfigError("a setting is None, which TOML cannot express")
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _toml_table(lines: list[str], name: str, table: dict[str, Any]) -> None:
+    lines.append(f"[{name}]")
+    nested = []
+    for key, value in table.items():
+        if isinstance(value, dict):
+            nested.append((key, value))
+        else:
+            lines.append(f"{key} = {_toml_value(value)}")
+    lines.append("")
+    for key, value in nested:
+        _toml_table(lines, f"{name}.{key}", value)
 
 
 def load_config(path: str | Path | None = None,

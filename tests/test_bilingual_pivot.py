@@ -6,19 +6,25 @@ from fractions import Fraction
 import polars as pl
 import pytest
 
-from cppdb.extractors.pivot import PivotSettings, pivot
+from cppdb.extractors.pivot import PivotSettings, link_code, pivot
 
 Z1, Z2, Z3 = "死于 车祸", "在 车祸 中 丧生", "车祸 身亡"
 E1, E2, E3 = "died in a car accident", "was killed in a car accident", "died"
 
 
+def codes(pharaoh: str) -> list[int]:
+    return [link_code(*map(int, link.split("-"))) for link in pharaoh.split()]
+
+
 def occ(zh, en, align, n=1, *, lhs="VP", slot_sig="", swapped=False):
+    align = codes(align)
     return [dict(lhs=lhs, slot_sig=slot_sig, en=en, zh=zh, swapped=swapped,
                  zh_pos=" ".join(["X"] * len(zh.split())), align=align)] * n
 
 
 def run_pivot(rows, tmp_path, kind="phrase", **settings):
-    parts = pivot(pl.DataFrame(rows).lazy(), kind, tmp_path / "work", PivotSettings(**settings))
+    frame = pl.DataFrame(rows, schema_overrides={"align": pl.List(pl.Int32)})
+    parts = pivot(frame.lazy(), kind, tmp_path / "work", PivotSettings(**settings))
     return pl.read_parquet(parts).sort("source", "target")
 
 
@@ -97,5 +103,6 @@ def test_max_per_pivot_prunes_rare_sides(tmp_path):
 
 
 def test_empty_input_gives_no_parts(tmp_path):
-    empty = pl.DataFrame(occ("甲", "a", "0-0")).clear().lazy()
+    empty = pl.DataFrame(occ("甲", "a", "0-0"),
+                         schema_overrides={"align": pl.List(pl.Int32)}).clear().lazy()
     assert pivot(empty, "phrase", tmp_path / "w") == []

@@ -175,3 +175,13 @@ def test_paraphrase_entry_inside_a_longer_headline_token(tmp_path):
     links = paraphrase_links(h, s, set(), table, CONTENT, 4)
     assert [(l.h_start, l.s_start, l.matched) for l in links] == [(0, 0, ("留守", "剩余"))]
     # a one-character entry (会) never matches inside a token (会议)
+
+
+def test_two_entries_inside_one_headline_token(tmp_path):
+    table = load_paraphrase_table(write_table(tmp_path / "t.tsv", ["物价\t消费 价格",
+                                                                   "上涨\t上升"]))
+    h = toks("十月/NOUN 物价上涨/NOUN")
+    s = toks("十月份/NOUN 居民/NOUN 消费/VERB 价格/NOUN 同比/ADV 上升/VERB 。/PUNCT")
+    links = paraphrase_links(h, s, set(), table, CONTENT, 4)
+    assert [(l.h_start, l.s_start, l.s_end, l.matched) for l in links] == [
+        (1, 2, 4, ("物价", "消费价格")), (1, 5, 6, ("上涨", "上升"))]

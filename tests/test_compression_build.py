@@ -182,3 +182,23 @@ def test_parse_conllu_heads_are_zero_based():
     text = "1\t他\t他\tPRON\t_\t_\t2\tnsubj\t_\t_\n2\t来\t来\tVERB\t_\t_\t0\troot\t_\t_\n\n"
     (sentence,) = parse_conllu(text)
     assert sentence.heads == (1, -1) and sentence.deprels == ("nsubj", "root")
+
+
+def test_worker_processes_give_the_same_records(pairs_file, table_file, tmp_path):
+    one = build_compression(pairs_file, tmp_path / "w1", load_config(), paraphrases=table_file)
+    two = build_compression(pairs_file, tmp_path / "w2",
+                            load_config(overrides=["compression.workers=2",
+                                                   "compression.batch_size=2"]),
+                            paraphrases=table_file)
+    assert read_jsonl(one.compressions) == read_jsonl(two.compressions)
+    assert read_jsonl(one.rejected) == read_jsonl(two.rejected)
+
+
+def test_bert_method_end_to_end(pairs_file, tiny_bert_dir, tmp_path):
+    result = build_compression(pairs_file, tmp_path / "out", load_config(),
+                               methods=["word", "bert"], bert_dir=tiny_bert_dir)
+    links = [l for r in read_jsonl(result.compressions) + read_jsonl(result.rejected)
+             for l in r.get("links", [])]
+    assert {l["method"] for l in links} == {"word", "bert"}
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text("utf-8"))
+    assert "bert_align" in manifest["backends"]

@@ -134,3 +134,10 @@ def test_models_fetch_fails_clearly_offline(monkeypatch):
     result = runner.invoke(app, ["models", "fetch", "opus-mt-zh-en"])
     assert result.exit_code == 2
     assert "E320" in result.output and "align_words.attention_model" in result.output
+
+
+def test_config_show_round_trips_through_toml(tmp_path):
+    config = load_config()
+    path = tmp_path / "effective.toml"
+    path.write_text(config.to_toml(), encoding="utf-8")
+    assert load_config(path).data == config.data

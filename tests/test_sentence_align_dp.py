@@ -89,13 +89,32 @@ def test_band_contains_the_path_and_spans_the_grid() -> None:
     assert (np.diff(lo) >= 0).all() and (np.diff(hi) >= 0).all()
 
 
-def test_anchors_are_forced_and_flagged() -> None:
+def test_hard_anchors_are_forced_and_flagged() -> None:
     c = concepts(8)
-    tgt = c[[0, 1, 2, 3, 4, 5, 6, 7]]
-    beads = vecalign(c, tgt, rng=np.random.default_rng(0), anchors=[(3, 3), (5, 5)])
-    flagged = [(b.src, b.tgt) for b in beads if b.anchor]
-    assert flagged == [((3,), (3,)), ((5,), (5,))]
+    src, tgt = noisy(c, 5), noisy(c, 6)
+    beads = vecalign(src, tgt, VecalignSettings(anchor_mode="hard"),
+                     rng=np.random.default_rng(0), anchors=[(3, 3), (5, 5)])
+    assert [(b.src, b.tgt) for b in beads if b.anchor] == [((3,), (3,)), ((5,), (5,))]
     check_coverage(beads, 8, 8)
+
+
+def test_soft_anchors_guide_but_a_wrong_one_is_overruled() -> None:
+    c = concepts(8)
+    src, tgt = noisy(c, 5), noisy(c, 6)
+    beads = vecalign(src, tgt, VecalignSettings(anchor_mode="soft", anchor_factor=0.5),
+                     rng=np.random.default_rng(0), anchors=[(2, 3), (5, 5)])
+    assert [(b.src, b.tgt) for b in beads if b.anchor] == [((5,), (5,))]
+    assert keys(beads) == [((i,), (i,)) for i in range(8)]
+
+
+def test_soft_anchor_decides_an_ambiguous_choice() -> None:
+    c = concepts(4)
+    src = noisy(c[[0, 1, 3]], 7)
+    tgt = noisy(c[[0, 1, 1, 3]], 8)          # source 1 has two (nearly) equally good partners
+    for anchor in ((1, 1), (1, 2)):
+        beads = vecalign(src, tgt, VecalignSettings(max_bead_size=2, anchor_factor=0.5),
+                         rng=np.random.default_rng(0), anchors=[anchor])
+        assert ((anchor[0],), (anchor[1],)) in keys(beads)
 
 
 def test_an_anchor_the_dp_would_never_keep_is_dropped() -> None:

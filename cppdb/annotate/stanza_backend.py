@@ -53,7 +53,6 @@ class _StanzaBackend(Backend):
 
     requires: ClassVar[tuple[tuple[str, str], ...]] = (("stanza", "stanza"),)
     install_hint: ClassVar[str] = STANZA_INSTALL_HINT
-    produces_spans: ClassVar[bool] = True
     lang: ClassVar[str] = ""
     lang_dir: ClassVar[str] = ""          # directory of the language's models
     processors: ClassVar[tuple[str, ...]] = ()

@@ -8,7 +8,9 @@ Artifacts: ``annotations.parquet`` (annotation colleague's schema), ``alignment.
 (``id``, ``link_zh``, ``link_en``), ``phrase_occurrences.parquet`` (phrase and pattern
 occurrences, :data:`~cppdb.extractors.occurrences.OCCURRENCE_SCHEMA`), ``phrase_pairs.parquet``
 and ``pattern_pairs.parquet`` (``cppdb.schema.PAIR_COLUMNS`` + source_count, target_count,
-slot_signature), ``rejected.jsonl`` (input lines kept out, with the reason).
+slot_signature), ``rejected.jsonl`` (input lines kept out, with the reason), and when a
+statistical aligner ran, ``lex_en_given_zh.parquet`` / ``lex_zh_given_en.parquet`` (columns
+zh, en, prob) for the translation-probability features.
 """
 from __future__ import annotations
 
@@ -39,6 +41,8 @@ OCCURRENCES = "phrase_occurrences.parquet"
 PHRASE_PAIRS = "phrase_pairs.parquet"
 PATTERN_PAIRS = "pattern_pairs.parquet"
 REJECTED = "rejected.jsonl"
+LEX_EN_GIVEN_ZH = "lex_en_given_zh.parquet"
+LEX_ZH_GIVEN_EN = "lex_zh_given_en.parquet"
 _COUNT_PARTS = "consistency_counts.parts"
 
 
@@ -125,18 +129,29 @@ def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame({S.ID: ids, LINK_ZH: link_zh, LINK_EN: link_en}, schema=ALIGNMENT_SCHEMA)
 
 
-def _links_from_aligner(run: Any, ann: pl.DataFrame, config: Config) -> pl.DataFrame:
+def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) -> pl.DataFrame:
     from cppdb.align.words.api import align_tokenized
 
     def col(lang: str, name: str) -> list[list[str]]:
         column = S.ann(lang, name)
         return [list(x or ()) for x in ann[column].to_list()] if column in ann.columns else []
 
-    result = align_tokenized(col("zh", "tokens"), col("en", "tokens"), config,
-                             zh_pos=col("zh", "pos"), en_pos=col("en", "pos"),
-                             en_lemmas=col("en", "lemma") or None)
+    zh_tokens, en_tokens = col("zh", "tokens"), col("en", "tokens")
+    lemmas = col("en", "lemma")
+    usable_lemmas = (len(lemmas) == len(en_tokens)
+                     and all(len(a) == len(b) for a, b in zip(lemmas, en_tokens)))
+    result = align_tokenized(zh_tokens, en_tokens, config, zh_pos=col("zh", "pos"),
+                             en_pos=col("en", "pos"),
+                             en_lemmas=lemmas if usable_lemmas else None)
     run.record_backend("word_aligner", {"name": "+".join(result.aligners_used),
-                                        "signature": "+".join(result.aligners_used)})
+                                        "signature": "+".join(result.signatures)})
+    st.count("rejected_by_aligner", len(result.rejected))
+    if result.skipped_aligners:
+        st.note("skipped_aligners", {a.name: a.reason for a in result.skipped_aligners})
+    # translation probabilities for the ranking features (PPDB feature 12)
+    if result.lex_en_given_zh.height:
+        st.write_parquet(LEX_EN_GIVEN_ZH, result.lex_en_given_zh)
+        st.write_parquet(LEX_ZH_GIVEN_EN, result.lex_zh_given_en)
     return pl.DataFrame({S.ID: ann[S.ID].to_list(),
                          LINK_ZH: [[i for i, _ in links] for links in result.links],
                          LINK_EN: [[j for _, j in links] for links in result.links]},
@@ -152,7 +167,7 @@ def _align(run: Any, config: Config, alignment_path: str | Path | None) -> None:
             links = _links_from_pharaoh(alignment_path, ann)
             st.note("source", f"pharaoh:{alignment_path}")
         else:
-            links = _links_from_aligner(run, ann, config)
+            links = _links_from_aligner(run, st, ann, config)
         st.count("links", int(links[LINK_ZH].list.len().sum() or 0))
         st.write_parquet(ALIGNMENT, links)
 

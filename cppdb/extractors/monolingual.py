@@ -4,8 +4,9 @@ Stages (each resumable; a finished stage is skipped when the run is reopened):
 
 1. ``read``       units.parquet (one row per sentence/line of every file), skipped.parquet
 2. ``documents``  documents.parquet: which files are the same chapter (groups), unpaired files
-3. ``entities``   entities.parquet: transliteration variant -> canonical name
-4. ``align``      beads.parquet: BAM + context-aware Vecalign per document pair (chunked)
+3. ``align``      beads.parquet: BAM + context-aware Vecalign per document pair (chunked)
+4. ``entities``   entities.parquet: transliteration variant -> canonical name (names that
+                  co-occur in aligned 1-1 pairs need less similarity)
 5. ``pairs``      sentence_pairs.parquet: the 1-1 beads, PAIR_COLUMNS + positions, costs,
                   anchor flag, entity-normalised forms
 
@@ -36,7 +37,8 @@ from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
 from cppdb.progress import console, progress_bar
 from cppdb.run import RunDir
-from cppdb.text.entities import EntityCluster, EntityNormalizer, build_normalizer
+from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normalizer,
+                                 cooccurring_names)
 
 UNITS, SKIPPED, DOCUMENTS = "units.parquet", "skipped.parquet", "documents.parquet"
 ENTITIES, BEADS, PAIRS = "entities.parquet", "beads.parquet", "sentence_pairs.parquet"
@@ -122,9 +124,13 @@ def _entities_stage(run: RunDir, n_versions: int, section: dict[str, Any]) -> No
     units = run.read(UNITS)
     per_version = [units.filter(pl.col("version") == v)["text"].to_list()
                    for v in range(n_versions)]
+    aligned = _pairs_frame(run.read(BEADS), units)
+    together = cooccurring_names(zip(aligned[schema.SOURCE].to_list(),
+                                     aligned[schema.TARGET].to_list()))
     normalizer = build_normalizer(per_version, min_count=section["entity_min_count"],
                                   threshold=section["entity_threshold"],
-                                  context_bonus=section["entity_context_bonus"])
+                                  context_bonus=section["entity_context_bonus"],
+                                  cooccurring=together)
     rows = [{"canonical": c.canonical, "variant": v, "count": n}
             for c in normalizer.clusters for v, n in zip(c.variants, c.counts)]
     with run.stage("entities") as st:
@@ -271,10 +277,10 @@ def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
             _read_stage(run, dirs, section)
         if not run.is_done("documents"):
             _documents_stage(run, len(dirs), section, Path(pairs_file) if pairs_file else None)
-        if not run.is_done("entities"):
-            _entities_stage(run, len(dirs), section)
         if not run.is_done("align"):
             _align_stage(run, config, section)
+        if not run.is_done("entities"):
+            _entities_stage(run, len(dirs), section)
         if not run.is_done("pairs"):
             _pairs_stage(run, config)
     except BaseException:

@@ -33,7 +33,7 @@ OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
     "zh": pl.String, "en": pl.String, "zh_pos": pl.String,
     "slot_sig": pl.String, "swapped": pl.Boolean,
     "zh_start": pl.Int32, "zh_end": pl.Int32, "en_start": pl.Int32, "en_end": pl.Int32,
-    "align": pl.String,
+    "align": pl.List(pl.Int32),      # word links inside the pair, zh·65536 + en
 }
 COUNT_MODES = ("strict", "relaxed", "relaxed_tolerance")
 
@@ -90,7 +90,7 @@ class _Rows:
         c["zh_end"].append(outer.zh.end)
         c["en_start"].append(outer.en.start)
         c["en_end"].append(outer.en.end)
-        c["align"].append(" ".join(f"{i}-{j}" for i, j in links))
+        c["align"].append([i * 65536 + j for i, j in links])
 
     def frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.cols, schema=OCCURRENCE_SCHEMA)

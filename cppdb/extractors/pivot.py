@@ -32,6 +32,7 @@ UNIT_KEYS = ["lhs", "slot_sig", "en", "zh", "swapped"]
 PIVOT_KEYS = ["lhs", "slot_sig", "en"]
 _SLOT_SWAP = r"(\[[^\]\s]+?)"
 _PLACEHOLDER = "\ue000"
+LINK_BASE = 65536
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,15 @@ def _hash_key(*cols: str) -> pl.Expr:
     return pl.struct(cols) if len(cols) > 1 else pl.col(cols[0])
 
 
-def _units_from_occurrences(occ: pl.DataFrame) -> pl.DataFrame:
-    """c(z,e) with the most frequent internal alignment; p(z|e); rank of z under e."""
-    per_align = occ.group_by(UNIT_KEYS + ["align", "zh_pos"]).agg(n=pl.len())
+def _units_from_occurrences(occ: pl.LazyFrame) -> pl.DataFrame:
+    """c(z,e) with the most frequent internal alignment; p(z|e); rank of z under e.
+
+    The first aggregation streams, so memory follows the number of distinct
+    (unit, alignment, POS) combinations, not the number of occurrences: a very frequent
+    English phrase makes a partition long, not wide.
+    """
+    per_align = (occ.group_by(UNIT_KEYS + ["align", "zh_pos"]).agg(n=pl.len())
+                 .collect(engine="streaming"))
     by_freq = dict(by=["n", "align", "zh_pos"], descending=[True, False, False])
     units = per_align.group_by(UNIT_KEYS).agg(
         c_ze=pl.col("n").sum(), align=pl.col("align").sort_by(**by_freq).first(),
@@ -109,39 +116,44 @@ def _contributions(units: pl.DataFrame, max_per_pivot: int) -> pl.DataFrame:
     )
 
 
-def _parse_pharaoh(col: str, side: str) -> pl.Expr:
-    return pl.col(col).str.split("-").list.get(0 if side == "a" else 1).cast(pl.Int32)
+def link_code(zh: int, en: int) -> int:
+    """One word link as an int (zh·65536 + en): cheap to group, join and decode."""
+    return zh * LINK_BASE + en
 
 
 def compose_alignments(pairs: pl.DataFrame) -> pl.DataFrame:
-    """Add align_src/align_tgt: z1→e links composed with e→z2 links (Pharaoh strings)."""
+    """Add align_src/align_tgt: z1→e links composed with e→z2 links (int link codes)."""
     rows = pairs.with_row_index("_row")
-    first = (rows.select("_row", link=pl.col("align1").str.split(" ")).explode("link")
-             .filter(pl.col("link") != "")
-             .select("_row", s=_parse_pharaoh("link", "a"), e=_parse_pharaoh("link", "b")))
-    second = (rows.select("_row", link=pl.col("align2").str.split(" ")).explode("link")
-              .filter(pl.col("link") != "")
-              .select("_row", t=_parse_pharaoh("link", "a"), e=_parse_pharaoh("link", "b")))
-    composed = (first.join(second, on=["_row", "e"]).select("_row", "s", "t").unique()
-                .sort("_row", "s", "t")
-                .group_by("_row", maintain_order=True)
-                .agg(pl.col("s").alias(S.ALIGN_SRC), pl.col("t").alias(S.ALIGN_TGT)))
-    empty = pl.lit([], dtype=pl.List(pl.Int32))
+
+    def exploded(col: str, side: str) -> pl.DataFrame:
+        codes = rows.select("_row", pl.col(col).alias("c")).explode("c").drop_nulls("c")
+        return codes.select("_row", (pl.col("c") // LINK_BASE).alias(side),
+                            (pl.col("c") % LINK_BASE).alias("e"))
+
+    composed = (exploded("align1", "s").join(exploded("align2", "t"), on=["_row", "e"])
+                .select("_row", code=pl.col("s") * LINK_BASE + pl.col("t")).unique()
+                .group_by("_row").agg(pl.col("code").sort()))
+    empty = pl.lit([], dtype=pl.List(pl.Int64))
     return (rows.join(composed, on="_row", how="left")
-            .with_columns(pl.col(S.ALIGN_SRC).fill_null(empty),
-                          pl.col(S.ALIGN_TGT).fill_null(empty))
-            .sort("_row").drop("_row", "align1", "align2"))
+            .with_columns(pl.col("code").fill_null(empty))
+            .with_columns(
+                pl.col("code").list.eval(pl.element() // LINK_BASE).cast(pl.List(pl.Int32))
+                .alias(S.ALIGN_SRC),
+                pl.col("code").list.eval(pl.element() % LINK_BASE).cast(pl.List(pl.Int32))
+                .alias(S.ALIGN_TGT))
+            .sort("_row").drop("_row", "code", "align1", "align2"))
 
 
 def _aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.DataFrame:
-    by_best = dict(by=["fwd", "en"], descending=[True, False])
+    # one global sort (best pivot first) instead of a sort inside every group
+    contrib = contrib.sort(["fwd", "en"], descending=[True, False])
     pairs = contrib.group_by(["lhs", "source", "target"]).agg(
         pl.col("source_pos").first(), pl.col("target_pos").first(),
         pl.col("fwd").sum().alias(S.P_TGT_GIVEN_SRC), pl.col("bwd").sum().alias(S.P_SRC_GIVEN_TGT),
-        pl.col("joint").sum().cast(pl.Int64).alias(S.COUNT), pl.len().cast(pl.Int64).alias(S.N_PIVOTS),
-        pl.col("en").sort_by(["fwd", "en"], descending=[True, False]).head(max_anchors)
-        .alias(S.ANCHORS),
-        pl.col("align1").sort_by(**by_best).first(), pl.col("align2").sort_by(**by_best).first(),
+        pl.col("joint").sum().cast(pl.Int64).alias(S.COUNT),
+        pl.len().cast(pl.Int64).alias(S.N_PIVOTS),
+        pl.col("en").head(max_anchors).alias(S.ANCHORS),
+        pl.col("align1").first(), pl.col("align2").first(),
         pl.col("source_count").first().cast(pl.Int64),
         pl.col("target_count").first().cast(pl.Int64),
         pl.col("slot_sig").first().alias("slot_signature"),
@@ -174,7 +186,7 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
     """Pivot one kind of occurrence (``phrase`` or ``pattern``); return the part files.
 
     ``occurrences`` needs the columns lhs, slot_sig, en, zh, swapped, zh_pos (space-joined
-    tags) and align (Pharaoh string, zh first).  The result files have the pair-table columns
+    tags) and align (list of :func:`link_code` ints, zh position first).  The result files have the pair-table columns
     (:func:`pair_table_columns`); ``work_dir`` holds the intermediate partitions.
     """
     work = Path(work_dir)
@@ -189,7 +201,7 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
     for k in range(n_parts):
         files = _part_files(work / "occ", k)
         if files:
-            units = _units_from_occurrences(pl.read_parquet(files))
+            units = _units_from_occurrences(pl.scan_parquet(files))
             _partition_sink(units.lazy(), work / "units_e" / f"e{k}", _hash_key("lhs", "zh"),
                             n_parts)
     for k in range(n_parts):
@@ -199,7 +211,8 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
             _partition_sink(units.lazy(), work / "units_z" / f"z{k}", pl.col("en"), n_parts)
     n_contrib = sum(_estimate_contributions(_part_files(work / "units_z", k),
                                             settings.max_per_pivot) for k in range(n_parts))
-    n_out = max(1, math.ceil(n_contrib / settings.partition_rows))
+    # a contribution row weighs ~4× an occurrence row once aggregated and composed
+    n_out = max(1, math.ceil(4 * n_contrib / settings.partition_rows))
     for k in range(n_parts):
         files = _part_files(work / "units_z", k)
         if files:

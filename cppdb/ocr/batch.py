@@ -21,7 +21,7 @@ from typing import Any
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.ocr.engines import OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
-from cppdb.ocr.subtitle import SubtitleSettings, read_subtitle_image
+from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif"})
@@ -153,9 +153,8 @@ def image_kind(image, requested: str) -> str:
     """``subtitle`` for transparent or very wide images when ``requested`` is auto."""
     if requested != "auto":
         return requested
-    transparent = image.mode in ("LA", "RGBA", "PA") or (
-        image.mode == "P" and "transparency" in image.info)
-    return "subtitle" if transparent or image.width >= 4 * image.height else "page"
+    wide = image.width >= 4 * image.height
+    return "subtitle" if wide or has_transparency(image) else "page"
 
 
 def ocr_image_bytes(name: str, data: bytes, settings: OcrSettings) -> ImageText:

@@ -55,14 +55,25 @@ def _erode(mask: np.ndarray, steps: int = 1) -> np.ndarray:
     return out
 
 
+def has_transparency(image) -> bool:
+    """True if some pixel of the PIL ``image`` is (partly) transparent.
+
+    Screenshots are often saved as RGBA with every pixel opaque: those are not subtitles.
+    """
+    if image.mode == "P" and "transparency" in image.info:
+        return True
+    if image.mode not in ("LA", "RGBA", "PA"):
+        return False
+    low, _high = image.getchannel("A").getextrema()
+    return low < 250
+
+
 def composite(image) -> tuple[np.ndarray, np.ndarray]:
     """Gray image as dark ink on a white background, and the boolean ink mask.
 
     ``image`` is a PIL image in any mode.
     """
-    has_alpha = image.mode in ("LA", "RGBA", "PA") or (
-        image.mode == "P" and "transparency" in image.info)
-    if has_alpha:
+    if has_transparency(image):
         la = np.asarray(image.convert("LA"), dtype=np.float32)
         gray, alpha = la[..., 0], la[..., 1] / 255.0
         opaque = alpha > 0.5

@@ -4,12 +4,12 @@ Translators render foreign names with different characters of (nearly) the same 
 We find name candidates, cluster variants, and map each variant to one canonical form for
 comparison and filtering; the original text is always kept next to the normalised one.
 
-* **Candidates**: maximal runs (3–8 characters) of characters used in transliteration
-  (the Xinhua table of foreign-name characters, ``TRANSLIT_CHARS``), plus 2-character
-  runs that occur at least ``min_count`` times; a run must occur ``min_count`` times overall.
-* **Similarity** of two candidates: the larger of (a) normalised Levenshtein similarity of
-  their toneless pinyin syllable sequences (rapidfuzz over syllables) and (b) character
-  similarity; 科诺夫尼岑/柯诺夫尼岑 are identical in pinyin (ke nuo fu ni cen).
+* **Candidates**: closed repeated substrings of runs of characters used in transliteration
+  (a subset of the Xinhua table of foreign-name characters, ``TRANSLIT_CHARS``); see
+  :func:`name_candidates`.
+* **Similarity** of two candidates: the largest normalised Levenshtein similarity of their
+  toneless pinyin syllables, their pinyin letters, or their characters (rapidfuzz);
+  科诺夫尼岑/柯诺夫尼岑 are identical in pinyin (ke nuo fu ni cen).
 * **Context**: two candidates are joined only if they come from different versions (a
   translator does not spell one name two ways) and, when co-occurrence evidence is given
   (names of aligned sentence pairs / paired documents), the threshold is relaxed by
@@ -70,16 +70,32 @@ class EntityNormalizer:
         return [self.normalize(t) for t in texts]
 
 
-_RUN = re.compile("[" + "".join(sorted(TRANSLIT_CHARS)) + "]{2,8}")
+_RUN = re.compile("[" + "".join(sorted(TRANSLIT_CHARS)) + "]{2,10}")
 
 
 def name_candidates(texts: Iterable[str], min_count: int = 2) -> Counter[str]:
-    """Runs of transliteration characters occurring at least ``min_count`` times."""
+    """Repeated transliteration strings: closed substrings of character runs.
+
+    Runs over-extend into neighbouring characters that are also used in names (科诺夫尼岑
+    followed by 提), so every substring (2+ characters) of every run is counted and the
+    *closed* ones are kept: seen ``min_count`` times and no one-character-longer
+    superstring seen as often.  Two-character names must also stand alone as a run once.
+    """
     counts: Counter[str] = Counter()
+    whole: set[str] = set()
     for text in texts:
-        counts.update(_RUN.findall(text))
-    return Counter({name: c for name, c in counts.items()
-                    if c >= min_count and (len(name) >= 3 or c >= 2 * min_count)})
+        for run in _RUN.findall(text):
+            whole.add(run)
+            counts.update({run[i:j] for i in range(len(run))
+                           for j in range(i + 2, len(run) + 1)})
+    frequent = {name: c for name, c in counts.items() if c >= min_count}
+    longer: Counter[str] = Counter()
+    for name, c in frequent.items():
+        for sub in (name[1:], name[:-1]):
+            if len(sub) >= 2 and frequent.get(sub) == c:
+                longer[sub] += 1
+    return Counter({name: c for name, c in frequent.items()
+                    if not longer[name] and (len(name) >= 3 or name in whole)})
 
 
 def pinyin_key(name: str) -> tuple[str, ...]:
@@ -89,12 +105,15 @@ def pinyin_key(name: str) -> tuple[str, ...]:
 
 
 def name_similarity(a: str, b: str) -> float:
-    """max(pinyin-syllable similarity, character similarity), both in [0, 1]."""
+    """max of pinyin-syllable, pinyin-letter and character similarity, each in [0, 1]
+    (伊万 / 伊凡: yi wan / yi fan, letters 0.8)."""
     from rapidfuzz.distance import Levenshtein
 
-    syllables = Levenshtein.normalized_similarity(pinyin_key(a), pinyin_key(b))
+    key_a, key_b = pinyin_key(a), pinyin_key(b)
+    syllables = Levenshtein.normalized_similarity(key_a, key_b)
+    letters = Levenshtein.normalized_similarity("".join(key_a), "".join(key_b))
     characters = Levenshtein.normalized_similarity(a, b)
-    return max(syllables, characters)
+    return max(syllables, letters, characters)
 
 
 def cluster_names(per_version: Sequence[Counter[str]], *, threshold: float = 0.8,

@@ -29,12 +29,13 @@ class AlignSettings:
     bam: BamSettings = field(default_factory=BamSettings)
     vecalign: VecalignSettings = field(default_factory=VecalignSettings)
     window_vectors: Literal["mean", "encode"] = "mean"
-    context_weight: float = 0.15
+    context_weight: float = 0.05
     context_window: int = 2
     context_include_self: bool = False
     context_vectors: str = "input"
     context_dim: int = 64
     context_min_count: int = 2
+    max_one_to_one_cost: float = 0.0   # > 0: 1-1 beads costing more become 1-0 + 0-1
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -57,11 +58,14 @@ class AlignSettings:
                             s["bam_virtual_length"], s["bam_max_candidates"]),
             vecalign=VecalignSettings(s["max_bead_size"], s["del_percentile_frac"],
                                       s["max_size_full_dp"], s["search_buffer"],
-                                      s["num_samps_for_norm"]),
+                                      s["num_samps_for_norm"],
+                                      anchor_mode=s["anchor_mode"],
+                                      anchor_factor=s["anchor_factor"]),
             window_vectors=s["window_vectors"], context_weight=s["context_weight"],
             context_window=s["context_window"], context_include_self=s["context_include_self"],
             context_vectors=s["context_vectors"], context_dim=s["context_dim"],
-            context_min_count=s["context_min_count"], seed=s["seed"])
+            context_min_count=s["context_min_count"],
+            max_one_to_one_cost=s["max_one_to_one_cost"], seed=s["seed"])
 
 
 @dataclass(frozen=True)
@@ -152,4 +156,22 @@ def align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | No
     beads = vecalign(xw[0], yw[0], settings.vecalign, rng=rng, anchors=fixed,
                      src_windows=xw, tgt_windows=yw)
     seconds["dp"] = time.perf_counter() - started
+    if settings.max_one_to_one_cost > 0:
+        beads = split_costly_one_to_one(beads, settings.max_one_to_one_cost)
     return Alignment(beads, anchors, seconds)
+
+
+def split_costly_one_to_one(beads: list[Bead], max_cost: float) -> list[Bead]:
+    """Replace 1-1 beads costing more than ``max_cost`` by a deletion and an insertion.
+
+    Vecalign prefers a poor 1-1 bead to two deletions (a 1-1 costs about one random pair,
+    two deletions twice the deletion penalty), so inside omitted or rewritten passages it
+    pairs unrelated sentences; as paraphrase pairs those are noise.
+    """
+    out: list[Bead] = []
+    for bead in beads:
+        if bead.is_one_to_one and bead.cost > max_cost and not bead.anchor:
+            out += [Bead(bead.src, (), bead.cost), Bead((), bead.tgt, bead.cost)]
+        else:
+            out.append(bead)
+    return out

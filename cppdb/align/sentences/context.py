@@ -149,13 +149,31 @@ def with_context(sentence_vectors: np.ndarray, context: np.ndarray, weight: floa
                       np.sqrt(weight) * context]).astype(np.float32)
 
 
+def random_index_vectors(tokens: list[list[str]], dim: int = 256, min_count: int = 1,
+                         rng: np.random.Generator | None = None) -> WordVectors:
+    """Random indexing: every word gets a fixed random unit vector, so a TF-IDF-weighted
+    average of them is a random projection of the TF-IDF bag of words (cosines preserved
+    approximately, Johnson-Lindenstrauss) -- lexical overlap in a small dense space."""
+    vocabulary = build_vocabulary(tokens, min_count)
+    rng = rng or np.random.default_rng(0)
+    matrix = rng.standard_normal((max(len(vocabulary), 1), dim)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return WordVectors(vocabulary, matrix)
+
+
 def document_contexts(src: list[str], tgt: list[str], *, source: str = "input", dim: int = 64,
                       min_count: int = 2, window: int = 2, include_self: bool = False,
                       rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Context vectors of both documents, in one word-vector space."""
+    """Context vectors of both documents, in one word-vector space.
+
+    ``source``: ``"input"`` (PPMI + SVD over the input's tokens), ``"random"`` (random
+    indexing, see :func:`random_index_vectors`) or the path of a word2vec text file.
+    """
     tokens = tokenize(src + tgt)
     if source == "input":
         words = train_ppmi_svd(tokens, dim=dim, min_count=min_count, rng=rng)
+    elif source == "random":
+        words = random_index_vectors(tokens, dim=dim, min_count=1, rng=rng)
     else:
         words = load_word2vec_text(source)
     counts = count_matrix(tokens, words.vocabulary)

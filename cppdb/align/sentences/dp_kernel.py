@@ -10,7 +10,7 @@ source ``i-a .. i-1`` and target ``j-b .. j-1`` and costs (Vecalign)::
 
 where ``x_a[s]`` is the unit vector of the source window of ``a`` sentences starting at
 ``s`` and ``nx``/``ny`` are the random-pair normalisers.  Deletions and insertions cost
-``del_penalty``.
+``del_penalty``.  Soft anchors (BAM) make their 1-1 bead cheaper by ``anchor_factor``.
 """
 from __future__ import annotations
 
@@ -33,8 +33,12 @@ def bead_cost(xw: np.ndarray, yw: np.ndarray, nx: np.ndarray, ny: np.ndarray,
 @njit(cache=True, nogil=True)
 def banded_dp(xw: np.ndarray, yw: np.ndarray, nx: np.ndarray, ny: np.ndarray,
               types_a: np.ndarray, types_b: np.ndarray, del_penalty: float,
-              lo: np.ndarray, hi: np.ndarray):
-    """Fill the band; return (row offsets, cumulative costs, back pointers, bead costs)."""
+              lo: np.ndarray, hi: np.ndarray, anchor_col: np.ndarray, anchor_factor: float):
+    """Fill the band; return (row offsets, cumulative costs, back pointers, bead costs).
+
+    ``anchor_col[s] = t`` marks the 1-1 bead (s, t) as a soft anchor: the DP sees its cost
+    multiplied by ``anchor_factor``; the returned bead cost is the true one.
+    """
     rows = lo.shape[0]
     offsets = np.zeros(rows + 1, dtype=np.int64)
     for i in range(rows):
@@ -71,8 +75,11 @@ def banded_dp(xw: np.ndarray, yw: np.ndarray, nx: np.ndarray, ny: np.ndarray,
                 if prev == np.inf:
                     continue
                 cost = bead_cost(xw, yw, nx, ny, a, b, pi, pj)
-                if prev + cost < best:
-                    best, arg, best_step = prev + cost, t, cost
+                seen = cost
+                if a == 1 and b == 1 and anchor_col[pi] == pj:
+                    seen = cost * anchor_factor
+                if prev + seen < best:
+                    best, arg, best_step = prev + seen, t, cost
             csum[here] = best
             back[here] = arg
             step[here] = best_step

@@ -8,10 +8,14 @@
 * Linear time: vectors are recursively halved (pairs averaged, mean removed, renormalised)
   until the grid is at most ``max_size_full_dp``²; the coarse 1-1 path is upsampled and the
   next level runs in a band of ``search_buffer`` around it.
-* Anchors (BAM) are hard constraints: the document is cut at each anchor and every segment
-  is aligned on its own with the document-wide normalisers and deletion penalty.  An anchor
-  whose own 1-1 cost is not below the deletion penalty (i.e. not better than the best
-  ``del_percentile_frac`` of random pairs) is dropped: BAM only looks at lengths.
+* Anchors (BAM) enter the cost.  ``anchor_mode = "soft"`` (default): the 1-1 bead of an
+  anchor costs ``anchor_factor`` times its Vecalign cost (also at the coarse levels, at half
+  coordinates), so the DP follows anchors unless the vectors clearly disagree -- a wrong
+  anchor (BAM looks only at lengths and shared characters) then costs little.
+  ``"hard"``: the document is cut at each anchor and every segment is aligned on its own
+  with the document-wide normalisers and deletion penalty; an anchor whose own 1-1 cost is
+  not below the deletion penalty (not better than the best ``del_percentile_frac`` of random
+  pairs) is dropped first.
 
 All randomness comes from the explicit ``rng``.
 """
@@ -34,6 +38,8 @@ class VecalignSettings:
     search_buffer: int = 5
     num_samps_for_norm: int = 100
     costs_sample_size: int = 20_000
+    anchor_mode: str = "soft"       # soft: anchor 1-1 beads cost anchor_factor x; hard: cut
+    anchor_factor: float = 0.5
 
     def __post_init__(self) -> None:
         if self.max_bead_size < 2:
@@ -42,6 +48,10 @@ class VecalignSettings:
             raise ConfigError("del_percentile_frac must be in (0, 1)")
         if self.max_size_full_dp < 8 or self.search_buffer < 1:
             raise ConfigError("max_size_full_dp must be >= 8 and search_buffer >= 1")
+        if self.anchor_mode not in ("soft", "hard"):
+            raise ConfigError(f"anchor_mode must be 'soft' or 'hard', not {self.anchor_mode!r}")
+        if not 0.0 <= self.anchor_factor <= 1.0:
+            raise ConfigError(f"anchor_factor must be in [0, 1], not {self.anchor_factor}")
 
     @property
     def max_window(self) -> int:
@@ -143,26 +153,40 @@ class _Level:
     nx: np.ndarray
     ny: np.ndarray
     del_penalty: float
+    anchor_col: np.ndarray      # (m,) target index of the soft anchor of each row, or -1
+    anchor_factor: float = 1.0
 
 
 def _run_dp(level: _Level, types: tuple[np.ndarray, np.ndarray], lo: np.ndarray,
             hi: np.ndarray) -> list[Bead]:
     m, n = level.xw.shape[1], level.yw.shape[1]
     offsets, _csum, back, step = banded_dp(level.xw, level.yw, level.nx, level.ny, types[0],
-                                           types[1], level.del_penalty, lo, hi)
+                                           types[1], level.del_penalty, lo, hi,
+                                           level.anchor_col, level.anchor_factor)
     s0, s1, t0, t1, cost = traceback(offsets, back, step, lo, types[0], types[1], m, n)
     return [Bead(tuple(range(a, b)), tuple(range(c, d)), float(e))
             for a, b, c, d, e in zip(s0.tolist(), s1.tolist(), t0.tolist(), t1.tolist(),
                                      cost.tolist())]
 
 
-def _coarse_path(x: np.ndarray, y: np.ndarray, settings: VecalignSettings,
-                 rng: np.random.Generator) -> list[Bead]:
+def _coarse_anchors(anchor_col: np.ndarray, m: int, n: int) -> np.ndarray:
+    """Soft anchors at half resolution (anchor (i, j) -> (i // 2, j // 2))."""
+    coarse = np.full(m, -1, np.int64)
+    rows = np.nonzero(anchor_col >= 0)[0]
+    for i, j in zip((rows // 2).tolist(), (anchor_col[rows] // 2).tolist()):
+        if i < m and j < n:
+            coarse[i] = j
+    return coarse
+
+
+def _coarse_path(x: np.ndarray, y: np.ndarray, anchor_col: np.ndarray, anchor_factor: float,
+                 settings: VecalignSettings, rng: np.random.Generator) -> list[Bead]:
     """1-1 + deletion alignment of (recursively) downsampled vectors."""
     xw, yw = x[None], y[None]
     nx = random_pair_norms(xw, yw, settings.num_samps_for_norm, rng)
     ny = random_pair_norms(yw, xw, settings.num_samps_for_norm, rng)
-    level = _Level(xw, yw, nx, ny, deletion_penalty(xw, yw, nx, ny, settings, rng))
+    level = _Level(xw, yw, nx, ny, deletion_penalty(xw, yw, nx, ny, settings, rng),
+                   _coarse_anchors(anchor_col, len(x), len(y)), anchor_factor)
     return _align_level(level, (np.ones(1, np.int64), np.ones(1, np.int64)), settings, rng)
 
 
@@ -174,7 +198,8 @@ def _align_level(level: _Level, types: tuple[np.ndarray, np.ndarray],
                [Bead((), (j,), level.del_penalty) for j in range(n)]
     if m * n <= settings.max_size_full_dp ** 2 or min(m, n) < 4:
         return _run_dp(level, types, np.zeros(m + 1, np.int64), np.full(m + 1, n, np.int64))
-    coarse = _coarse_path(downsample(level.xw[0]), downsample(level.yw[0]), settings, rng)
+    coarse = _coarse_path(downsample(level.xw[0]), downsample(level.yw[0]), level.anchor_col,
+                          level.anchor_factor, settings, rng)
     width = int(np.ceil(settings.max_bead_size / 2)) + settings.search_buffer
     lo, hi = band_from_path(upsampled_path(coarse, m, n), m, n, width)
     return _run_dp(level, types, lo, hi)
@@ -182,7 +207,7 @@ def _align_level(level: _Level, types: tuple[np.ndarray, np.ndarray],
 
 def _slice_level(level: _Level, src: slice, tgt: slice) -> _Level:
     return _Level(level.xw[:, src], level.yw[:, tgt], level.nx[:, src], level.ny[:, tgt],
-                  level.del_penalty)
+                  level.del_penalty, level.anchor_col[src], level.anchor_factor)
 
 
 def _shift(beads: list[Bead], di: int, dj: int) -> list[Bead]:
@@ -205,7 +230,8 @@ def prepare_level(src_vectors: np.ndarray, tgt_vectors: np.ndarray, settings: Ve
     yw = window_vectors(tgt_vectors, k) if tgt_windows is None else unit_rows(tgt_windows)
     nx = random_pair_norms(xw, yw, settings.num_samps_for_norm, rng)
     ny = random_pair_norms(yw, xw, settings.num_samps_for_norm, rng)
-    return _Level(xw, yw, nx, ny, deletion_penalty(xw, yw, nx, ny, settings, rng))
+    return _Level(xw, yw, nx, ny, deletion_penalty(xw, yw, nx, ny, settings, rng),
+                  np.full(xw.shape[1], -1, np.int64))
 
 
 def usable_anchors(level: _Level, anchors: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -223,8 +249,8 @@ def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
              tgt_windows: np.ndarray | None = None) -> list[Bead]:
     """Align two documents given unit sentence vectors; returns beads covering both in order.
 
-    ``anchors``: strictly increasing (i, j) 1-1 pairs forced into the result (after the cost
-    check of :func:`usable_anchors`); the beads of anchors have ``anchor=True``.
+    ``anchors``: strictly increasing (i, j) 1-1 pairs, soft or hard (``settings.anchor_mode``,
+    see the module docstring); 1-1 beads on an anchor have ``anchor=True``.
     """
     settings = settings or VecalignSettings()
     level = prepare_level(src_vectors, tgt_vectors, settings, rng, src_windows, tgt_windows)
@@ -240,6 +266,15 @@ def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
     if anchors and not (0 <= anchors[0][0] and 0 <= anchors[0][1]
                         and anchors[-1][0] < m and anchors[-1][1] < n):
         raise BadInputError(f"anchors outside the {m} x {n} documents")
+    if settings.anchor_mode == "soft":
+        anchor_col = np.full(m, -1, np.int64)
+        for i, j in anchors:
+            anchor_col[i] = j
+        soft = _Level(level.xw, level.yw, level.nx, level.ny, level.del_penalty, anchor_col,
+                      settings.anchor_factor)
+        chosen = set(anchors)
+        return [Bead(b.src, b.tgt, b.cost, anchor=b.is_one_to_one and (b.src[0], b.tgt[0])
+                     in chosen) for b in _align_level(soft, types, settings, rng)]
     for i, j in usable_anchors(level, anchors):
         part = _slice_level(level, slice(start_i, i), slice(start_j, j))
         beads += _shift(_align_level(part, types, settings, rng), start_i, start_j)

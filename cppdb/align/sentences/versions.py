@@ -111,7 +111,7 @@ def read_version_dir(directory: str | Path, version: int, units: Units = "senten
         try:
             found, encoding = read_units(path, units, to_simplified=to_simplified)
         except CppdbError as exc:
-            skipped.append(Skipped(path, exc.message))
+            skipped.append(Skipped(path, exc.message + (f" ({exc.hint})" if exc.hint else "")))
             continue
         times = [u for u in found if u.start_ms is not None]
         span = (min(u.start_ms for u in times), max(u.end_ms for u in times)) if times else None

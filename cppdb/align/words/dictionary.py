@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from cppdb.align.words.base import TokenPair, WordAligner, cell_grid, check_pairs
+from cppdb.align.words.base import (TokenPair, WordAligner, cell_grid, check_pairs,
+                                    in_chunks)
 from cppdb.align.words.english import (STOPWORDS, gloss_words, latin_key, make_lemmatiser,
                                        number_key, punct_key)
 from cppdb.align.words.lexical import LexicalTable
@@ -105,8 +106,14 @@ class DictionaryAligner(WordAligner):
 
     def similarity(self, pairs: Sequence[TokenPair], *,
                    en_lemmas: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
-        """Raw similarity matrices (before matching)."""
+        """Raw similarity matrices (before matching), computed chunk by chunk."""
         check_pairs(pairs)
+        if en_lemmas is not None and len(en_lemmas) != len(pairs):
+            raise ConfigError("en_lemmas must have one lemma per English token")
+        return in_chunks(pairs, en_lemmas, self._similarity_chunk)
+
+    def _similarity_chunk(self, pairs: Sequence[TokenPair],
+                          en_lemmas: Sequence[Sequence[str]] | None) -> list[np.ndarray]:
         grid = cell_grid(pairs)
         zh_flat = [t for z, _ in pairs for t in z]
         en_flat = [t for _, e in pairs for t in e]
@@ -139,21 +146,22 @@ class DictionaryAligner(WordAligner):
     def _en_keys(self, en_flat: list[str], lemma_flat: list[str] | None
                  ) -> tuple[list[str], list[str]]:
         """Two keys per en token: the word itself and its lemma (spaCy's, else the rule
-        lemmatiser's first base form the glosses know) — "cats" is a gloss word too."""
+        lemmatiser's first base form the glosses know) — "cats" is a gloss word too.
+        Computed once per distinct (token, lemma)."""
         cedict = self.cedict
         lemmatise = make_lemmatiser(lambda w: w in cedict.gloss_vocab)
-        words, lemmas = [], []
-        for k, token in enumerate(en_flat):
+        lemmas_in = lemma_flat if lemma_flat is not None else [""] * len(en_flat)
+        keys: dict[tuple[str, str], tuple[str, str]] = {}
+        for item in set(zip(en_flat, lemmas_in)):
+            token, given = item
             special = punct_key(token) or number_key(token)
             if special is not None:
-                words.append(special)
-                lemmas.append(special)
+                keys[item] = (special, special)
                 continue
             low = token.lower()
-            lemma = lemma_flat[k].lower() if lemma_flat is not None else lemmatise(low)
-            words.append("W:" + low)
-            lemmas.append("W:" + lemma)
-        return words, lemmas
+            keys[item] = ("W:" + low, "W:" + (given.lower() if given else lemmatise(low)))
+        pairs = [keys[item] for item in zip(en_flat, lemmas_in)]
+        return [w for w, _ in pairs], [lem for _, lem in pairs]
 
     def _zh_entries(self, word: str) -> dict[str, float]:
         """en keys the zh word matches, with their similarity."""

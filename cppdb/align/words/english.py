@@ -6,7 +6,8 @@ knows, so it never invents a form that matches nothing.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable
 
 #: function words that CC-CEDICT glosses are full of ("to go", "of", "a kind of ...")
 STOPWORDS = frozenset("""
@@ -137,24 +138,19 @@ def make_lemmatiser(known: Callable[[str], bool]) -> Callable[[str], str]:
     return lemma
 
 
-def gloss_words(definition: str) -> Iterable[str]:
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_GLOSS_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'\-]*")
+_SKIP_PREFIXES = ("CL:", "see ", "variant of", "old variant", "surname ", "abbr. for")
+
+
+def gloss_words(definition: str) -> list[str]:
     """Content words of one CC-CEDICT definition (parentheses, CL: and stopwords dropped)."""
-    text = definition
-    depth = 0
-    kept = []
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            kept.append(ch)
-    text = "".join(kept)
-    if text.startswith(("CL:", "see ", "variant of", "old variant", "surname ", "abbr. for")):
-        return ()
+    text = _BRACKETED.sub(" ", _BRACKETED.sub(" ", definition))
+    if text.startswith(_SKIP_PREFIXES):
+        return []
     words = []
-    for raw in text.replace("/", " ").replace(",", " ").replace(";", " ").split():
-        word = raw.strip(".!?\"'~:").lower()
-        if word and word.isascii() and word not in STOPWORDS and any(c.isalpha() for c in word):
+    for raw in _GLOSS_WORD.findall(text):
+        word = raw.strip("'-").lower()
+        if len(word) > 1 and word not in STOPWORDS:
             words.append(word)
     return words

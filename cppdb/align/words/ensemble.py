@@ -187,7 +187,8 @@ def tune(matrices: Mapping[str, Sequence[np.ndarray]], gold: Sequence[GoldAlignm
         local_norm = [tuple(np.asarray(p) / sum(p)) for p in local if sum(p) > 0]
         decodes = (best[1].decode,)
         search(local_norm)
-    assert best is not None  # the grid is never empty
+    if best is None:
+        raise ConfigError("tuning evaluated no setting", hint="check thresholds and decodes")
     aer, params, score = best
     return TuneResult(params.normalised(), aer, score.precision, score.recall, evaluations)
 

@@ -10,7 +10,7 @@ posteriors with a diagonal prior.  Both keep the lexical tables p(e|f) and p(f|e
 
 * ``ThotAligner`` — sil-thot (LGPL): IBM1→HMM(→IBM4), fast_align, or thot's eflomal port.
 * ``EflomalAligner`` — the ``eflomal`` package (GPL-3, optional extra ``cppdb[eflomal]``);
-  eflomal trains and aligns in one call, so ``train`` only stores the corpus.
+  eflomal trains and aligns in one run: pairs of the training corpus reuse its links.
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cppdb.align.words.base import TokenPair, WordAligner, cell_grid, check_pairs
+from cppdb.align.words.base import (CHUNK_PAIRS, TokenPair, WordAligner, cell_grid,
+                                    check_pairs)
 from cppdb.align.words.lexical import LexicalTable, directional_posteriors
 from cppdb.errors import BadInputError, ConfigError, RunStateError
 
@@ -67,8 +68,18 @@ class _TwoDirectionAligner(WordAligner):
     def align(self, pairs: Sequence[TokenPair], *,
               en_lemmas: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
         check_pairs(pairs)
-        e_given_z, z_given_e = self._require_trained()
+        self._require_trained()
         forward, backward = self.directional_links(pairs)
+        links = list(zip(forward, backward))
+        chunks = [(pairs[k:k + CHUNK_PAIRS], links[k:k + CHUNK_PAIRS])
+                  for k in range(0, len(pairs), CHUNK_PAIRS)]
+        return [m for chunk, chunk_links in chunks for m in self._matrices(chunk, chunk_links)]
+
+    def _matrices(self, pairs: Sequence[TokenPair],
+                  links: list[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+        e_given_z, z_given_e = self._require_trained()
+        forward = [f for f, _ in links]
+        backward = [b for _, b in links]
         grid = cell_grid(pairs)
         norm = self._norm(pairs)
         zh_flat = [t for z, _ in norm for t in z]
@@ -113,7 +124,8 @@ class ThotAligner(_TwoDirectionAligner):
 
     def __init__(self, *, model: str = "eflomal", ibm1_iterations: int = 5,
                  hmm_iterations: int = 5, ibm4_iterations: int = 3,
-                 fast_align_iterations: int = 5, seed: int = 1, deterministic: bool = True,
+                 fast_align_iterations: int = 5, eflomal_iterations: Sequence[int] = (0, 0, 0),
+                 seed: int = 1, deterministic: bool = True,
                  null_prob: float = 0.2, threads: int = 2, **common: Any) -> None:
         super().__init__(**common)
         if model not in THOT_MODELS:
@@ -122,11 +134,16 @@ class ThotAligner(_TwoDirectionAligner):
         self.model = model
         self.iterations = {"ibm1": ibm1_iterations, "hmm": hmm_iterations,
                            "ibm4": ibm4_iterations, "fast_align": fast_align_iterations}
+        if len(eflomal_iterations) != 3 or any(int(n) < 0 for n in eflomal_iterations):
+            raise ConfigError("eflomal_iterations must be three counts [ibm1, hmm, fertility]",
+                              hint="[0, 0, 0] lets the model scale them to the corpus size")
+        self.eflomal_iterations = tuple(int(n) for n in eflomal_iterations)
         self.seed = seed
         self.deterministic = deterministic
         self.null_prob = null_prob
         self.threads = max(1, threads)
         self._models: tuple[Any, Any] | None = None
+        self._trained: list[tuple[list[str], list[str]]] = []
 
     def signature(self) -> str:
         return f"{self.name}[{self.version()}|model:{self.model}|seed:{self.seed}]"
@@ -139,6 +156,8 @@ class ThotAligner(_TwoDirectionAligner):
             model.seed = self.seed
             model.deterministic = self.deterministic
             model.p0 = self.null_prob
+            if any(self.eflomal_iterations):
+                model.set_iterations(*self.eflomal_iterations)
             return [(model, None)]
         if self.model == "fast_align":
             return [(ta.FastAlignModel(), self.iterations["fast_align"])]
@@ -156,6 +175,9 @@ class ThotAligner(_TwoDirectionAligner):
         last = chain[-1][0]
         for src, trg in zip(sources, targets):
             last.add_sentence_pair(src, trg)
+        # keep the final model's training alignments: pairs that were in the training
+        # corpus are then not decoded a second time (eflomal would re-sample them)
+        last.emit_training_alignments = True
         for model, iterations in chain:
             model.start_training()
             count = model.scheduled_iterations if iterations is None else iterations
@@ -177,6 +199,7 @@ class ThotAligner(_TwoDirectionAligner):
             backward = pool.submit(self._train_direction, en, zh)
             models = (forward.result(), backward.result())
         self._models = models
+        self._trained = norm
         self.lex_en_given_zh = _thot_table(models[0])
         self.lex_zh_given_en = _thot_table(models[1])
 
@@ -186,21 +209,27 @@ class ThotAligner(_TwoDirectionAligner):
             raise RunStateError("aligner 'thot' is not trained",
                                 hint="call train(pairs) before align(pairs)")
         norm = self._norm(pairs)
-        zh = [z for z, _ in norm]
-        en = [e for _, e in norm]
-        forward = [m.to_numpy().astype(bool)
-                   for _, m in self._models[0].get_best_alignments(zh, en)]
-        backward = [m.to_numpy().astype(bool).T
-                    for _, m in self._models[1].get_best_alignments(en, zh)]
-        return _fit_shapes(forward, norm, transpose=False), _fit_shapes(backward, norm, False)
+        start = len(self._trained) - len(norm)
+        if start >= 0 and self._trained[start:] == norm:
+            # the pairs are the tail of the training corpus (what align_tokenized does)
+            forward = [self._models[0].get_training_alignment(start + k)[1].to_numpy()
+                       for k in range(len(norm))]
+            backward = [self._models[1].get_training_alignment(start + k)[1].to_numpy().T
+                        for k in range(len(norm))]
+        else:
+            zh = [z for z, _ in norm]
+            en = [e for _, e in norm]
+            forward = [m.to_numpy() for _, m in self._models[0].get_best_alignments(zh, en)]
+            backward = [m.to_numpy().T for _, m in self._models[1].get_best_alignments(en, zh)]
+        return (_fit_shapes([f.astype(bool) for f in forward], norm),
+                _fit_shapes([b.astype(bool) for b in backward], norm))
 
 
-def _fit_shapes(mats: list[np.ndarray], norm: list[tuple[list[str], list[str]]], transpose: bool
+def _fit_shapes(mats: list[np.ndarray], norm: list[tuple[list[str], list[str]]]
                 ) -> list[np.ndarray]:
     """Guard against a model returning a matrix of another shape (e.g. a length cap)."""
     out = []
     for mat, (z, e) in zip(mats, norm):
-        mat = mat.T if transpose else mat
         if mat.shape != (len(z), len(e)):
             fixed = np.zeros((len(z), len(e)), dtype=bool)
             r, c = min(mat.shape[0], len(z)), min(mat.shape[1], len(e))
@@ -218,7 +247,7 @@ def _thot_table(model: Any) -> LexicalTable:
     trg_ids: list[int] = []
     probs: list[float] = []
     for s in range(_THOT_SPECIAL, model.src_vocab_size):
-        for t, p in model.get_translations(s, 1e-5):
+        for t, p in model.get_translations(s, 1e-4):
             if t >= _THOT_SPECIAL:
                 src_ids.append(s)
                 trg_ids.append(t)
@@ -246,15 +275,15 @@ class EflomalAligner(_TwoDirectionAligner):
         self.null_prior = null_prior
         self.model = model
         self._corpus: list[tuple[list[str], list[str]]] = []
-        self._cache: tuple[int, list[np.ndarray], list[np.ndarray]] | None = None
+        self._links: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
 
     def train(self, pairs: Sequence[TokenPair]) -> None:
-        """Store the corpus; eflomal samples alignments for corpus + batch in ``align``."""
+        """Sample alignments of the corpus (eflomal trains and aligns in one run)."""
         check_pairs(pairs, where="training data")
         self.check()
         self._corpus = self._norm(pairs)
-        self._cache = None
         forward, backward = self._run(self._corpus)
+        self._links = (forward, backward)
         self._set_tables(self._corpus, forward, backward)
 
     def _run(self, norm: list[tuple[list[str], list[str]]]
@@ -287,6 +316,10 @@ class EflomalAligner(_TwoDirectionAligner):
             raise RunStateError("aligner 'eflomal' is not trained",
                                 hint="call train(pairs) before align(pairs)")
         norm = self._norm(pairs)
+        start = len(self._corpus) - len(norm)
+        if start >= 0 and self._corpus[start:] == norm:
+            # the pairs were part of the training run: its links are final for them
+            return self._links[0][start:], self._links[1][start:]
         forward, backward = self._run(self._corpus + norm)
         skip = len(self._corpus)
         return forward[skip:], backward[skip:]

@@ -43,38 +43,50 @@ def symmetrize(forward: np.ndarray, backward: np.ndarray, method: str) -> np.nda
 
 def _grow_diag(forward: np.ndarray, backward: np.ndarray) -> np.ndarray:
     """Start from the intersection; add union links next to a link while they cover an
-    unaligned word, until nothing changes."""
-    union = forward | backward
+    unaligned word, until nothing changes.  Plain Python sets: matrices are small and
+    numpy scalar indexing would dominate."""
     links = forward & backward
+    extra = forward ^ backward
+    if not extra.any():
+        return links
     n_rows, n_cols = links.shape
-    row_used = links.any(axis=1)
-    col_used = links.any(axis=0)
+    current = set(zip(*(a.tolist() for a in np.nonzero(links))))
+    candidates = set(zip(*(a.tolist() for a in np.nonzero(extra))))
+    rows_used = {i for i, _ in current}
+    cols_used = {j for _, j in current}
     added = True
-    while added:
+    while added and candidates:
         added = False
-        for i, j in zip(*np.nonzero(links)):
+        for i, j in sorted(current):
             for di, dj in _NEIGHBOURS:
-                ni, nj = i + di, j + dj
-                if not (0 <= ni < n_rows and 0 <= nj < n_cols):
-                    continue
-                if union[ni, nj] and not links[ni, nj] and (not row_used[ni]
-                                                            or not col_used[nj]):
-                    links[ni, nj] = True
-                    row_used[ni] = col_used[nj] = True
+                cell = (i + di, j + dj)
+                if cell in candidates and (cell[0] not in rows_used or cell[1] not in cols_used):
+                    candidates.discard(cell)
+                    current.add(cell)
+                    rows_used.add(cell[0])
+                    cols_used.add(cell[1])
                     added = True
-    return links
+    out = np.zeros((n_rows, n_cols), dtype=bool)
+    if current:
+        ii, jj = zip(*current)
+        out[list(ii), list(jj)] = True
+    return out
 
 
 def _final(links: np.ndarray, candidates: np.ndarray, *, require_both: bool) -> None:
     """Add candidate links whose zh word (and, with ``require_both``, en word) is unaligned."""
-    row_used = links.any(axis=1)
-    col_used = links.any(axis=0)
-    for i, j in zip(*np.nonzero(candidates & ~links)):
-        free = (not row_used[i] and not col_used[j]) if require_both else \
-            (not row_used[i] or not col_used[j])
+    todo = candidates & ~links
+    if not todo.any():
+        return
+    row_used = set(np.nonzero(links.any(axis=1))[0].tolist())
+    col_used = set(np.nonzero(links.any(axis=0))[0].tolist())
+    for i, j in zip(*(a.tolist() for a in np.nonzero(todo))):
+        free = (i not in row_used and j not in col_used) if require_both else \
+            (i not in row_used or j not in col_used)
         if free:
             links[i, j] = True
-            row_used[i] = col_used[j] = True
+            row_used.add(i)
+            col_used.add(j)
 
 
 def directional_argmax(prob: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:

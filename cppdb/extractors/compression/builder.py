@@ -12,6 +12,7 @@ Chunks of ``batch_size * workers`` pairs are written atomically, so an interrupt
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -39,7 +40,7 @@ REPORT = "report.json"
 RECORD_SCHEMA: dict[str, pl.DataType] = {
     "line": pl.Int64, "status": pl.String, "rule": pl.String,
     "link_methods": pl.List(pl.String), "link_h_tokens": pl.List(pl.Int32),
-    "n_keywords": pl.Int32, "n_headline_content": pl.Int32,
+    "n_keywords": pl.Int32, "n_headline_content": pl.Int32, "n_headline_aligned": pl.Int32,
     "compression_rate": pl.Float64, "headline_ratio": pl.Float64,
     "dtt_rules": pl.List(pl.String), "record": pl.String,
 }
@@ -59,6 +60,7 @@ def _outcome_frame(outcomes: Sequence[Outcome]) -> pl.DataFrame:
     rows = [{"line": o.line, "status": o.status, "rule": o.rule,
              "link_methods": list(o.link_methods), "link_h_tokens": list(o.link_h_tokens),
              "n_keywords": o.n_keywords, "n_headline_content": o.n_headline_content,
+             "n_headline_aligned": o.n_headline_aligned,
              "compression_rate": o.compression_rate, "headline_ratio": o.headline_ratio,
              "dtt_rules": list(o.dtt_rules),
              "record": json.dumps(o.record, ensure_ascii=False)} for o in outcomes]
@@ -181,7 +183,9 @@ def _compress_stage(run: RunDir, reader: PairReader, local: CompressionPipeline,
 
             run.run_chunked(stage, RECORDS, len(reader), chunk, compute, advance)
             return
-        with ProcessPoolExecutor(workers, initializer=_init_worker,
+        # spawn, not fork: forking after polars/jieba started threads can deadlock the child
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
                                  initargs=(settings, table_path, table_options)) as pool:
             def compute_parallel(start: int, stop: int) -> pl.DataFrame:
                 pairs = reader.read(start, stop)

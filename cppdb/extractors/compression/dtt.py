@@ -87,7 +87,8 @@ class DTTAddition:
 
 
 def apply_dtt(tokens: Sequence[str], heads: Sequence[int], deprels: Sequence[str],
-              kept: Iterable[int], rules: DTTRules) -> tuple[frozenset[int], tuple[DTTAddition, ...]]:
+              kept: Iterable[int],
+              rules: DTTRules) -> tuple[frozenset[int], tuple[DTTAddition, ...]]:
     """Kept set closed under the rules, and what each rule added (in order of discovery)."""
     children: list[list[int]] = [[] for _ in tokens]
     for child, head in enumerate(heads):

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from cppdb.annotate.ud import TaggedText
 from cppdb.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
 
@@ -55,12 +56,8 @@ class Link:
                 **({"matched": list(self.matched)} if self.matched else {})}
 
 
-@dataclass(frozen=True)
-class Tokens:
-    """Tokens with UPOS (a headline or a sentence as the aligners see it)."""
-
-    tokens: tuple[str, ...]
-    upos: tuple[str, ...]
+#: a headline or a sentence as the aligners see it: jieba tokens with UPOS
+Tokens = TaggedText
 
 
 def _is_han_word(token: str) -> bool:
@@ -168,24 +165,24 @@ def paraphrase_links(headline: Tokens, sentence: Tokens, covered: set[int],
     h_chars, h_owner, h_bounds = _char_map(headline.tokens)
     s_chars, s_owner, s_bounds = _char_map(sentence.tokens)
     longest = min(len(h_chars), max((len(k) for k in table.index), default=0))
-    taken = set(covered)
+    # characters already explained (earlier methods work on whole tokens; two paraphrase
+    # entries may share a token: 物价上涨 = 物价 -> 消费价格 + 上涨 -> 上升)
+    taken = {c for c, owner in enumerate(h_owner) if owner in covered}
     links = []
     for length in range(longest, 0, -1):
         for start in range(0, len(h_chars) - length + 1):
             stop = start + length
-            if not _usable(start, stop, h_bounds):
+            if not _usable(start, stop, h_bounds) or taken & set(range(start, stop)):
                 continue
             span = range(h_owner[start], h_owner[stop - 1] + 1)
-            if len(span) > max_tokens or any(i in taken for i in span):
-                continue
-            if not any(headline.upos[i] in content_upos for i in span):
+            if len(span) > max_tokens or not any(headline.upos[i] in content_upos for i in span):
                 continue
             link = _find_paraphrase(h_chars[start:stop], span, s_chars, s_owner, s_bounds,
                                     table, max_tokens)
             if link is not None:
                 links.append(link)
-                taken.update(span)
-    return sorted(links, key=lambda link: link.h_start)
+                taken.update(range(start, stop))
+    return sorted(links, key=lambda link: (link.h_start, link.s_start))
 
 
 def _find_paraphrase(key: str, span: range, s_chars: str, s_owner: list[int],

@@ -16,8 +16,7 @@ from cppdb.annotate.ud import TaggedText, tokenize_tag
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.extractors.compression.dtt import DTTAddition, DTTRules, apply_dtt
 from cppdb.extractors.compression.filters import FilterChain, FilterSettings
-from cppdb.extractors.compression.keywords import (AlignSettings, BertAligner, Link, Tokens,
-                                                   align_batch)
+from cppdb.extractors.compression.keywords import AlignSettings, BertAligner, Link, align_batch
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
 from cppdb.extractors.compression.reader import NewsPair
 from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
@@ -79,6 +78,7 @@ class Outcome:
     link_h_tokens: tuple[int, ...] = ()
     n_keywords: int = 0
     n_headline_content: int = 0
+    n_headline_aligned: int = 0
     compression_rate: float | None = None
     headline_ratio: float | None = None
     dtt_rules: tuple[str, ...] = ()
@@ -117,9 +117,7 @@ class CompressionPipeline:
                 survivors.append(pair)
         tagged = tokenize_tag([t for p in survivors for t in (p.headline, p.sentence)])
         heads_tt, sents_tt = tagged[0::2], tagged[1::2]
-        links = align_batch([Tokens(t.tokens, t.upos) for t in heads_tt],
-                            [Tokens(t.tokens, t.upos) for t in sents_tt],
-                            self.settings.align, self.table, self.bert)
+        links = align_batch(heads_tt, sents_tt, self.settings.align, self.table, self.bert)
         to_parse: list[tuple[NewsPair, TaggedText, TaggedText, list[Link]]] = []
         for pair, h_tt, s_tt, pair_links in zip(survivors, heads_tt, sents_tt, links):
             aligned = frozenset(i for link in pair_links for i in range(link.h_start, link.h_end))
@@ -148,7 +146,11 @@ class CompressionPipeline:
             record["links"] = [link.to_json(headline.tokens, sentence.tokens) for link in links]
         return Outcome(pair.line, "rejected", rule, record,
                        link_methods=tuple(link.method for link in links),
-                       link_h_tokens=tuple(link.h_end - link.h_start for link in links))
+                       link_h_tokens=tuple(link.h_end - link.h_start for link in links),
+                       n_headline_aligned=len({i for link in links
+                                               for i in range(link.h_start, link.h_end)}),
+                       n_headline_content=(0 if headline is None else sum(
+                           1 for u in headline.upos if u in self.settings.align.content_upos)))
 
     def _compress(self, pair: NewsPair, headline: TaggedText, tree: AnnotatedSentence,
                   links: Sequence[Link]) -> Outcome:
@@ -161,7 +163,8 @@ class CompressionPipeline:
             kept = set(closed)
         labels = [1 if i in kept else 0 for i in range(len(tree.tokens))]
         compression = "".join(t for t, keep in zip(tree.tokens, labels) if keep)
-        c_chars, h_chars, s_chars = _chars(compression), _chars(pair.headline), _chars(pair.sentence)
+        c_chars, h_chars = _chars(compression), _chars(pair.headline)
+        s_chars = _chars(pair.sentence)
         rate = c_chars / s_chars if s_chars else 0.0
         ratio = c_chars / h_chars if h_chars else float("inf")
         record = _base_record(pair)
@@ -185,6 +188,8 @@ class CompressionPipeline:
                        link_h_tokens=tuple(link.h_end - link.h_start for link in links),
                        n_keywords=len(keywords),
                        n_headline_content=sum(1 for u in headline.upos if u in content),
+                       n_headline_aligned=len({i for link in links
+                                               for i in range(link.h_start, link.h_end)}),
                        compression_rate=rate, headline_ratio=ratio,
                        dtt_rules=tuple(a.rule for a in added))
 

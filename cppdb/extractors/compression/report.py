@@ -70,7 +70,7 @@ def build_report(records: pl.DataFrame, settings: CompressionSettings, *,
     dtt_counts = {name: 0 for name in settings.dtt_rules.rules} if settings.dtt else {}
     dtt_counts.update(_counts(dtt, "dtt_rules"))
     content = int(kept["n_headline_content"].sum() or 0)
-    aligned = int(kept.select(pl.col("link_h_tokens").list.sum()).to_series().sum() or 0)
+    aligned = int(kept["n_headline_aligned"].sum() or 0)
     notes = [UDCHINESE_NOTE] if parser.get("name") == "udchinese" else []
     notes += [f"method '{m}' skipped: no paraphrase table given" for m in skipped_methods]
     return {
@@ -92,13 +92,15 @@ def build_report(records: pl.DataFrame, settings: CompressionSettings, *,
 
 def print_report(report: dict[str, Any]) -> None:
     """Human-readable tables on stderr (stdout stays for --json)."""
+    from rich.markup import escape
     from rich.table import Table
 
     from cppdb.progress import console
 
     out = console()
+    parser = escape(str(report["parser"].get("signature")))
     out.print(f"[bold]{report['kept']}[/bold] of {report['input_pairs']} pairs kept "
-              f"({report['kept_fraction']:.1%}); parser {report['parser'].get('signature')}")
+              f"({report['kept_fraction']:.1%}); parser {parser}")
     rules = Table("rejected by rule", "pairs")
     for rule, count in report["rejected_by_rule"].items():
         rules.add_row(rule, str(count))
@@ -115,4 +117,4 @@ def print_report(report: dict[str, Any]) -> None:
     if report["dtt"]:
         out.print("DTT additions: " + ", ".join(f"{k} {v}" for k, v in report["dtt_added"].items()))
     for note in report["notes"]:
-        out.print(f"[yellow]note:[/yellow] {note}")
+        out.print(f"[yellow]note:[/yellow] {escape(note)}")

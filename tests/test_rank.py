@@ -1,0 +1,247 @@
+"""Filters, weak labels, the LightGBM ranker, tiers and export (cppdb/rank)."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+from cppdb import schema as S
+from cppdb.config import load_config
+from cppdb.errors import BadInputError, RunStateError
+from cppdb.rank import filters, tiers, weak_labels
+from cppdb.rank.pairs import read_tsv_pairs, text_pairs
+from cppdb.rank.ranker import Ranker, train_ranker
+
+NO_EMBEDDING = ["features.embedding=false"]
+
+
+def pair_frame(rows: list[tuple[list[str], list[str], list[str], list[str]]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        [{S.SOURCE: " ".join(s), S.TARGET: " ".join(t), S.SOURCE_TOKENS: s, S.TARGET_TOKENS: t,
+          S.SOURCE_POS: sp, S.TARGET_POS: tp, S.TYPE: "phrase"} for s, t, sp, tp in rows],
+        schema={S.SOURCE: pl.String, S.TARGET: pl.String, S.SOURCE_TOKENS: pl.List(pl.String),
+                S.TARGET_TOKENS: pl.List(pl.String), S.SOURCE_POS: pl.List(pl.String),
+                S.TARGET_POS: pl.List(pl.String), S.TYPE: pl.String})
+
+
+@pytest.mark.parametrize("source, target, source_pos, target_pos, reason", [
+    # the SPEC example: only 的 differs
+    (["北京", "到", "上海", "的", "高铁"], ["北京", "到", "上海", "高铁"],
+     ["NR", "P", "NR", "DEG", "NN"], ["NR", "P", "NR", "NN"], "trivial"),
+    (["他", "走", "了", "。"], ["他", "走", "！"], ["PN", "VV", "AS", "PU"], ["PN", "VV", "PU"],
+     "trivial"),                                              # 了 + punctuation
+    (["ＡＢＣ", "公司"], ["abc", "公司"], ["NR", "NN"], ["NR", "NN"], "identical"),  # widths, case
+    (["张三", "出生", "于", "北京"], ["李四", "出生", "于", "北京"],
+     ["NR", "VV", "P", "NR"], ["NR", "VV", "P", "NR"], "entity_only"),
+    (["去世"], ["逝世"], ["VV"], ["VV"], None),                # a real paraphrase is kept
+    (["北京", "到", "上海"], ["北京", "去", "上海"], ["NR", "P", "NR"], ["NR", "VV", "NR"], None),
+])
+def test_filter_reasons(source, target, source_pos, target_pos, reason):
+    frame = pair_frame([(source, target, source_pos, target_pos)])
+    assert filters.filter_reasons(frame).to_list() == [reason]
+
+
+def test_filter_keeps_everything_somewhere():
+    frame = pair_frame([
+        (["北京", "到", "上海", "的", "高铁"], ["北京", "到", "上海", "高铁"], [], []),
+        (["去世"], ["逝世"], [], []),
+        (["科诺夫尼岑", "来", "了"], ["柯诺夫尼岑", "来", "了"], [], []),
+    ]).with_columns(pl.Series("source_norm", ["北京到上海的高铁", "去世", "科诺夫尼岑来了"]),
+                    pl.Series("target_norm", ["北京到上海高铁", "逝世", "科诺夫尼岑来了"]))
+    kept, rejected = filters.filter_pairs(frame)
+    assert kept[S.SOURCE].to_list() == ["去世"]
+    # transliteration variants are one name after the entity normalisation
+    assert rejected[filters.FILTER_REASON].to_list() == ["trivial", "identical"]
+    assert kept.height + rejected.height == frame.height
+
+
+def test_filters_can_be_switched_off():
+    frame = pair_frame([(["北京", "的", "高铁"], ["北京", "高铁"], [], [])])
+    settings = filters.FilterSettings(enabled=("identical",))
+    assert filters.filter_reasons(frame, settings).to_list() == [None]
+
+
+@pytest.mark.parametrize("kind, tokens, pos, check", [
+    ("hard_swap_words", ["他", "喜欢", "她"], ["PN", "VV", "PN"],
+     lambda out: sorted(out) == sorted(["他", "喜欢", "她"]) and out != ["他", "喜欢", "她"]),
+    ("hard_swap_entities", ["张三", "打败", "李四"], ["NR", "VV", "NR"],
+     lambda out: out == ["李四", "打败", "张三"]),
+    ("hard_negation", ["他", "来", "了"], ["PN", "VV", "AS"], lambda out: out == ["他", "不", "来", "了"]),
+    ("hard_negation", ["他", "没", "来"], ["PN", "AD", "VV"], lambda out: out == ["他", "来"]),
+    ("hard_number", ["买", "了", "3", "本"], ["VV", "AS", "CD", "M"],
+     lambda out: out[2] != "3" and out[2].isdigit()),
+    ("hard_number", ["两", "个", "人"], ["CD", "M", "NN"], lambda out: out[0] != "两"),
+])
+def test_perturbations(kind, tokens, pos, check):
+    out = weak_labels.PERTURBATIONS[kind](tokens, pos, np.random.default_rng(0), [])
+    assert out is not None and check(out)
+
+
+def test_weak_labels_need_positives():
+    frame = pair_frame([(["去世"], ["逝世"], [], [])]).with_columns(
+        pl.lit(1).cast(pl.Int64).alias(S.N_PIVOTS), pl.lit(0.01).alias(S.P_TGT_GIVEN_SRC),
+        pl.lit(0.01).alias(S.P_SRC_GIVEN_TGT))
+    with pytest.raises(RunStateError, match="rank.model=default"):
+        weak_labels.weak_label_pairs(frame, weak_labels.WeakLabelSettings())
+
+
+@pytest.fixture(scope="module")
+def labelled_pairs(data_dir) -> pl.DataFrame:
+    labels = read_tsv_pairs(data_dir / "labels" / "paraphrase_labels.tsv", with_score=True)
+    labels = labels.filter(~pl.col("source").str.contains(r"\["))   # patterns: other test
+    frame = text_pairs(labels["source"].to_list(), labels["target"].to_list(),
+                       {"zh_backend": "jieba"})
+    return frame.with_columns(pl.Series("label", labels["label"]))
+
+
+def make_run(path, labelled: pl.DataFrame) -> None:
+    """A bilingual-looking run: good pairs (label ≥ 4) with strong pivot evidence."""
+    rng = np.random.default_rng(0)
+    good = (labelled["label"] >= 4).to_numpy()
+    n = labelled.height
+    frame = labelled.drop("label").with_columns(
+        pl.col(S.SOURCE_TOKENS).list.join(" ").alias(S.SOURCE),
+        pl.col(S.TARGET_TOKENS).list.join(" ").alias(S.TARGET),
+        pl.lit("phrase").alias(S.TYPE), pl.lit("NP").alias(S.LHS),
+        pl.Series(S.P_TGT_GIVEN_SRC, np.where(good, rng.uniform(0.2, 0.6, n), rng.uniform(0, .1, n))),
+        pl.Series(S.P_SRC_GIVEN_TGT, np.where(good, rng.uniform(0.2, 0.6, n), rng.uniform(0, .1, n))),
+        pl.Series(S.N_PIVOTS, np.where(good, rng.integers(2, 5, n), 1)).cast(pl.Int64),
+        pl.Series(S.COUNT, rng.integers(1, 9, n)).cast(pl.Int64), pl.lit("bilingual").alias(S.ORIGIN))
+    path.mkdir(parents=True, exist_ok=True)
+    frame.write_parquet(path / "phrase_pairs.parquet")
+
+
+def test_rank_run_with_weak_labels(tmp_path, labelled_pairs):
+    from cppdb.rank.pipeline import RANKED, rank_run
+
+    make_run(tmp_path / "run", labelled_pairs)
+    config = load_config(overrides=NO_EMBEDDING)
+    summary = rank_run(tmp_path / "run", config)
+    assert summary.model == "weak labels"
+    ranked = pl.read_parquet(summary.ranking_dir / RANKED)
+    assert summary.ranked + summary.rejected == summary.pairs == labelled_pairs.height
+    model = json.loads((summary.ranking_dir / "ranker.json").read_text())
+    assert model["training"]["label_kinds"]["positive"] > 0
+    assert set(model["importance"]) == set(model["features"])
+    # the ranking puts the labelled paraphrases first: mean label of the top 20% vs bottom 40%
+    joined = ranked.join(labelled_pairs.select(
+        pl.col(S.SOURCE_TOKENS).list.join(" ").alias(S.SOURCE),
+        pl.col(S.TARGET_TOKENS).list.join(" ").alias(S.TARGET), "label"), on=[S.SOURCE, S.TARGET])
+    top = joined.filter(pl.col("tier") == "S")["label"].mean()
+    bottom = joined.filter(pl.col("percentile") > 0.6)["label"].mean()
+    assert top > bottom + 1.0
+    again = rank_run(tmp_path / "run", config)            # finished stages are reused
+    assert again.ranked == summary.ranked
+
+
+def test_rank_run_with_human_labels(tmp_path, labelled_pairs, data_dir):
+    from cppdb.rank.pipeline import rank_run
+
+    make_run(tmp_path / "run", labelled_pairs)
+    summary = rank_run(tmp_path / "run", load_config(overrides=NO_EMBEDDING),
+                       labels=data_dir / "labels" / "paraphrase_labels.tsv")
+    model = json.loads((summary.ranking_dir / "ranker.json").read_text())
+    assert model["training"]["source"] == "human labels"
+    # pattern labels are not in the run: their features come from the text
+    assert model["training"]["pairs"] == 252
+    assert "f_p_t_given_s" in model["features"]
+
+
+def test_bad_labels_file_names_the_line(tmp_path):
+    path = tmp_path / "labels.tsv"
+    path.write_text("source\ttarget\tscore\n去世\t逝世\t5\n老人\t老头\tseven\n", encoding="utf-8")
+    with pytest.raises(BadInputError, match="'seven' of pair 2 is not a number from 1 to 5"):
+        read_tsv_pairs(path, with_score=True)
+    path.write_text("去世 逝世\n", encoding="utf-8")
+    with pytest.raises(BadInputError, match="line 1 has 1 field"):
+        read_tsv_pairs(path)
+
+
+def test_ranker_round_trip_and_missing_features(tmp_path):
+    rng = np.random.default_rng(1)
+    frame = pl.DataFrame({"f_a": rng.normal(size=200), "f_b": rng.normal(size=200)})
+    labels = 3 + frame["f_a"].to_numpy()
+    ranker = train_ranker(frame, labels, ["f_a", "f_b"])
+    assert np.corrcoef(ranker.predict(frame), labels)[0, 1] > 0.9
+    loaded = Ranker.load(ranker.save(tmp_path / "m.json"))
+    assert np.allclose(loaded.predict(frame), ranker.predict(frame))
+    with pytest.raises(BadInputError, match="f_b"):
+        loaded.predict(frame.drop("f_b"))
+    with pytest.raises(BadInputError, match="at least 10"):
+        train_ranker(frame.head(5), labels[:5], ["f_a"])
+
+
+@pytest.mark.parametrize("n, sizes", [(7, [2, 3, 5, 7]), (10, [2, 4, 6, 10]), (1, [1, 1, 1, 1]),
+                                      (101, [21, 41, 61, 101])])
+def test_tiers_are_nested_with_exact_sizes(n, sizes):
+    tier_list = tiers.tiers_from_config(load_config().section("rank"))
+    frame = pl.DataFrame({S.SOURCE: [f"s{i}" for i in range(n)], S.TARGET: ["t"] * n,
+                          S.TYPE: ["phrase"] * n, "score": np.linspace(1, 5, n)})
+    ranked = tiers.add_ranks(frame, tier_list)
+    members = []
+    for tier, size in zip(tier_list, sizes):
+        chosen = tiers.select_top(ranked, tier.share)
+        assert chosen.height == size
+        members.append(set(chosen[S.SOURCE]))
+        assert chosen["score"].min() >= ranked.filter(~pl.col(S.SOURCE).is_in(
+            list(members[-1])))["score"].max() if size < n else True
+    assert all(a <= b for a, b in zip(members, members[1:]))        # S ⊂ M ⊂ L ⊂ XL
+    table = tiers.tier_table(ranked, tier_list)
+    assert table["pairs"].to_list() == sizes
+    assert ranked["tier"].value_counts().sort("tier")["count"].sum() == n
+
+
+def test_top_share_is_per_type_and_parses():
+    frame = pl.DataFrame({S.SOURCE: [str(i) for i in range(15)], S.TARGET: ["x"] * 15,
+                          S.TYPE: ["phrase"] * 10 + ["sentence"] * 5,
+                          "score": [float(i) for i in range(15)]})
+    ranked = tiers.add_ranks(frame, tiers.tiers_from_config(load_config().section("rank")))
+    top = tiers.select_top(ranked, tiers.parse_top("20%"))
+    assert top.group_by(S.TYPE).len().sort(S.TYPE)["len"].to_list() == [2, 1]
+    assert tiers.select_top(ranked, 0.2, "sentence")[S.SOURCE].to_list() == ["14"]
+    assert tiers.parse_top("0.6") == 0.6 and tiers.parse_top("S", (tiers.Tier("S", .2),)) == .2
+    with pytest.raises(BadInputError, match="share"):
+        tiers.parse_top("120%")
+
+
+def test_export_top_share(tmp_path, labelled_pairs):
+    from cppdb.export import read_pairs
+    from cppdb.rank.pipeline import export_run, rank_run
+
+    make_run(tmp_path / "run", labelled_pairs)
+    config = load_config(overrides=NO_EMBEDDING)
+    summary = rank_run(tmp_path / "run", config)
+    for fmt in ("jsonl", "ppdb", "tsv", "parquet"):
+        path, count = export_run(tmp_path / "run", "20%", None, fmt,
+                                 tmp_path / f"top.{fmt}", config)
+        assert count == math.ceil(summary.ranked * 0.2 - 1e-9)
+        back = read_pairs(path, fmt)
+        assert back.height == count
+    path, count = export_run(tmp_path / "run", "M", "phrase", "jsonl", tmp_path / "m.jsonl", config)
+    assert count == math.ceil(summary.ranked * 0.4 - 1e-9)
+
+
+def test_score_default_model_needs_its_features(tmp_path):
+    from cppdb.rank.pipeline import score_file
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("他去世了\t他逝世了\n", encoding="utf-8")
+    with pytest.raises(BadInputError, match="f_cosine"):
+        score_file(pairs, tmp_path / "out.tsv", load_config(overrides=NO_EMBEDDING))
+
+
+def test_score_with_the_shipped_model(tmp_path):
+    from cppdb.rank.pipeline import score_file
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("source\ttarget\n他死于一场车祸。\t他在一场车祸中丧生。\n"
+                     "他死于一场车祸。\t这家商店明天不开门。\n"
+                     "张三打败了李四。\t李四打败了张三。\n", encoding="utf-8")
+    assert score_file(pairs, tmp_path / "out.tsv") == 3
+    out = pl.read_csv(tmp_path / "out.tsv", separator="\t")
+    scores = out["score"].to_list()
+    assert scores[0] > scores[1] + 1.0       # paraphrase above an unrelated sentence
+    assert scores[0] > scores[2]             # and above swapped roles

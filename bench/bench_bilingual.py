@@ -3,6 +3,7 @@
     python -m bench.bench_bilingual                      # both, default sizes
     python -m bench.bench_bilingual extract --sentences 20000
     python -m bench.bench_bilingual pivot --sentences 1000000 100000
+    python -m bench.bench_bilingual tatoeba runs/tatoeba-bilingual   # needs ../shared/data
 
 * ``extract`` — synthetic annotated + aligned sentence pairs (Zipfian vocabulary, CTB/Penn
   tags, nested NP spans, near-diagonal links with 10% noise) go through the extract and
@@ -200,10 +201,53 @@ def bench_pivot(sizes: list[int], phrase_rate: float, pattern_rate: float) -> li
     return results
 
 
+def tatoeba_inputs(tsv: Path, out_dir: Path) -> tuple[Path, Path]:
+    """Tatoeba ``en<TAB>zh<TAB>attribution`` → line-aligned zh/en files (bad lines kept as
+    empty lines so that the extractor reports them in rejected.jsonl)."""
+    from cppdb.readers.parallel import read_tatoeba_tsv
+
+    text = read_tatoeba_tsv(tsv)
+    n_lines = max(list(text.ids) + [p.line - 1 for p in text.problems]) + 1
+    zh, en = [""] * n_lines, [""] * n_lines
+    for i, z, e in zip(text.ids, text.zh, text.en):
+        zh[i], en[i] = z.replace("\n", " "), e.replace("\n", " ")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "tatoeba.zh").write_text("\n".join(zh) + "\n", "utf-8")
+    (out_dir / "tatoeba.en").write_text("\n".join(en) + "\n", "utf-8")
+    return out_dir / "tatoeba.zh", out_dir / "tatoeba.en"
+
+
+def bench_tatoeba(run_dir: Path, samples: int = 30, seed: int = 3) -> dict:
+    """End to end on ../shared/data/tatoeba-cmn with the offline backends; samples to judge."""
+    from bench.common import shared_data
+    from cppdb.config import load_config
+    from cppdb.extractors.bilingual import extract_bilingual
+
+    tsv = shared_data("tatoeba-cmn", "cmn.txt")
+    if tsv is None:
+        raise SystemExit("../shared/data/tatoeba-cmn/cmn.txt is not on this machine")
+    zh, en = tatoeba_inputs(tsv, run_dir.parent / "tatoeba-input")
+    start, cpu0 = time.perf_counter(), cpu_seconds()
+    result = extract_bilingual(zh, en, run_dir, load_config())
+    row = record(AREA, {"benchmark": "tatoeba-cmn end to end (offline backends)",
+                        "seconds": round(time.perf_counter() - start, 1),
+                        "cpu_s": round(cpu_seconds() - cpu0, 1), **result.to_json()})
+    for name, path in (("phrase", result.phrase_pairs), ("pattern", result.pattern_pairs)):
+        frame = pl.read_parquet(path)
+        # one direction per pair, then a seeded sample
+        frame = frame.filter(pl.col("source") < pl.col("target"))
+        sample = frame.sample(min(samples, frame.height), seed=seed, shuffle=True)
+        cols = ["lhs", "source", "target", "p_t_given_s", "p_s_given_t", "count", "anchors"]
+        out = run_dir / f"sample_{name}_pairs.jsonl"
+        sample.select(cols).write_ndjson(out)
+        print(f"sample of {name} pairs: {out}")
+    return row
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default="all",
-                        choices=["all", "extract", "pivot", "_pivot-child"])
+                        choices=["all", "extract", "pivot", "tatoeba", "_pivot-child"])
     parser.add_argument("args", nargs="*")
     parser.add_argument("--sentences", type=int, nargs="+", default=None)
     parser.add_argument("--phrase-rate", type=float, default=6.0)
@@ -211,6 +255,9 @@ def main(argv: list[str] | None = None) -> None:
     opts = parser.parse_args(argv)
     if opts.what == "_pivot-child":
         _pivot_child(*opts.args)
+        return
+    if opts.what == "tatoeba":
+        bench_tatoeba(Path(opts.args[0]) if opts.args else Path("runs/tatoeba-bilingual"))
         return
     if opts.what in ("all", "extract"):
         for n in opts.sentences or [20000]:

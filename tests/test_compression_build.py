@@ -45,12 +45,29 @@ def table_file(tmp_path: Path) -> Path:
     return path
 
 
+# The paper's overlap rule (R over the tokens of S, verbatim matches) rejects most headlines
+# that abbreviate or paraphrase; these tests exercise alignment on the alignment-aware variant.
+ALIGNMENT_AWARE = ["compression.overlap_denominator=headline_content",
+                   "compression.overlap_source=alignment"]
+
+
+def aware_config(extra: list[str] | None = None):
+    return load_config(overrides=ALIGNMENT_AWARE + (extra or []))
+
+
+def test_paper_overlap_rule_is_the_default(pairs_file, table_file, tmp_path):
+    result = build_compression(pairs_file, tmp_path / "out", load_config(),
+                               paraphrases=table_file)
+    rules = {r["id"]: r["rule"] for r in read_jsonl(result.rejected)}
+    assert rules.get("a2") == "content_overlap"   # 留守 -> 剩余 shares no verbatim content word
+
+
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
 
 
 def test_end_to_end_with_paraphrases(pairs_file, table_file, tmp_path):
-    result = build_compression(pairs_file, tmp_path / "out", load_config(),
+    result = build_compression(pairs_file, tmp_path / "out", aware_config(),
                                paraphrases=table_file)
     kept, rejected = read_jsonl(result.compressions), read_jsonl(result.rejected)
     # bookkeeping: every input pair is in exactly one of the two files, with its carried id
@@ -83,7 +100,7 @@ def test_end_to_end_with_paraphrases(pairs_file, table_file, tmp_path):
 
 
 def test_word_match_only_misses_the_paraphrase(pairs_file, tmp_path):
-    result = build_compression(pairs_file, tmp_path / "out", load_config(),
+    result = build_compression(pairs_file, tmp_path / "out", aware_config(),
                                methods=["word"], dtt=False)
     by_id = {r["id"]: r for r in read_jsonl(result.compressions) + read_jsonl(result.rejected)}
     assert all(l["method"] == "word" for l in by_id["a2"].get("links", []))
@@ -92,7 +109,7 @@ def test_word_match_only_misses_the_paraphrase(pairs_file, tmp_path):
 
 
 def test_compression_too_long_is_rejected_with_its_attempt(pairs_file, tmp_path):
-    config = load_config(overrides=["compression.max_compression_ratio=0.5"])
+    config = aware_config(["compression.max_compression_ratio=0.5"])
     result = build_compression(pairs_file, tmp_path / "out", config, methods=["word", "abbrev"])
     rejected = read_jsonl(result.rejected)
     too_long = [r for r in rejected if r["rule"] == "compression_too_long"]
@@ -136,23 +153,23 @@ def test_bad_input_names_the_line(tmp_path, content, message):
     path = tmp_path / "pairs.jsonl"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(BadInputError, match=message):
-        build_compression(path, tmp_path / "out", load_config(), methods=["word"])
+        build_compression(path, tmp_path / "out", aware_config(), methods=["word"])
 
 
 def test_bad_tsv_header(tmp_path):
     path = tmp_path / "pairs.tsv"
     path.write_text("title\tbody\nA\tB\n", encoding="utf-8")
     with pytest.raises(BadInputError, match="headline"):
-        build_compression(path, tmp_path / "out", load_config(), methods=["word"])
+        build_compression(path, tmp_path / "out", aware_config(), methods=["word"])
 
 
 def test_rerun_resumes_and_other_settings_are_refused(pairs_file, tmp_path):
     out = tmp_path / "out"
-    first = build_compression(pairs_file, out, load_config(), methods=["word"])
-    again = build_compression(pairs_file, out, load_config(), methods=["word"])
+    first = build_compression(pairs_file, out, aware_config(), methods=["word"])
+    again = build_compression(pairs_file, out, aware_config(), methods=["word"])
     assert again.report == first.report
     with pytest.raises(Exception, match="another config"):
-        build_compression(pairs_file, out, load_config(), methods=["word", "abbrev"])
+        build_compression(pairs_file, out, aware_config(), methods=["word", "abbrev"])
 
 
 # -- the UD parser backends -------------------------------------------------------------------
@@ -185,9 +202,9 @@ def test_parse_conllu_heads_are_zero_based():
 
 
 def test_worker_processes_give_the_same_records(pairs_file, table_file, tmp_path):
-    one = build_compression(pairs_file, tmp_path / "w1", load_config(), paraphrases=table_file)
+    one = build_compression(pairs_file, tmp_path / "w1", aware_config(), paraphrases=table_file)
     two = build_compression(pairs_file, tmp_path / "w2",
-                            load_config(overrides=["compression.workers=2",
+                            aware_config(["compression.workers=2",
                                                    "compression.batch_size=2"]),
                             paraphrases=table_file)
     assert read_jsonl(one.compressions) == read_jsonl(two.compressions)
@@ -195,7 +212,7 @@ def test_worker_processes_give_the_same_records(pairs_file, table_file, tmp_path
 
 
 def test_bert_method_end_to_end(pairs_file, tiny_bert_dir, tmp_path):
-    result = build_compression(pairs_file, tmp_path / "out", load_config(),
+    result = build_compression(pairs_file, tmp_path / "out", aware_config(),
                                methods=["word", "bert"], bert_dir=tiny_bert_dir)
     links = [l for r in read_jsonl(result.compressions) + read_jsonl(result.rejected)
              for l in r.get("links", [])]

@@ -100,11 +100,15 @@ def test_subtitle_units_keep_times(tmp_path: Path) -> None:
 
 def test_unreadable_files_are_skipped_with_a_reason(tmp_path: Path) -> None:
     (tmp_path / "v").mkdir()
-    (tmp_path / "v" / "page.png").write_bytes(b"\x89PNG")
-    (tmp_path / "v" / "chapter01.txt").write_text("第一章\n他来了。", "utf-8")
+    (tmp_path / "v" / "notes.docx").write_bytes(b"PK\x03\x04")
+    (tmp_path / "v" / "empty.txt").write_text("  \n", "utf-8")
+    (tmp_path / "v" / "chapter01.txt").write_text("第一章\n他来了。她走了。", "utf-8")
     docs, skipped = read_version_dir(tmp_path / "v", 0)
     assert [d.file.name for d in docs] == ["chapter01.txt"]
-    assert skipped[0].path.name == "page.png" and "cppdb ocr" in skipped[0].reason
+    assert [u.text for u in docs[0].units] == ["第一章", "他来了。", "她走了。"]
+    reasons = {s.path.name: s.reason for s in skipped}
+    assert set(reasons) == {"notes.docx", "empty.txt"}
+    assert "unsupported" in reasons["notes.docx"]
 
 
 def test_align_sentences_cli_writes_beads_and_scores(tmp_path: Path) -> None:

@@ -26,9 +26,8 @@ def align_files(src: Path, tgt: Path, out: Path, config, *, units: str | None = 
     if units not in ("lines", "sentences"):
         raise ConfigError(f"--units must be lines or sentences, not {units!r}")
     settings = AlignSettings.from_config(section, **({"method": method} if method else {}))
-    to_simplified = config.section("monolingual")["to_simplified"]
-    src_units, _ = read_units(src, units, to_simplified=to_simplified)
-    tgt_units, _ = read_units(tgt, units, to_simplified=to_simplified)
+    src_units = read_units(src, units, config=config)
+    tgt_units = read_units(tgt, units, config=config)
     encoder = None
     if settings.method != "bam":
         from cppdb.embed.cache import EmbeddingCache

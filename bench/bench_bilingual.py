@@ -180,6 +180,7 @@ def _pivot_child(path: str, work: str) -> None:
         rows[f"{kind}_pairs"] = (pl.scan_parquet(parts).select(pl.len()).collect().item()
                                  if parts else 0)
     print(json.dumps({"seconds": round(time.perf_counter() - start, 2), "rows": rows,
+                      "cpu_s": round(cpu_seconds(), 1), "load_average": os.getloadavg()[0],
                       "child_peak_rss_mb": peak_rss_mb()}))
 
 

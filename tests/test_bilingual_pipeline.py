@@ -88,7 +88,7 @@ def test_cli_json_and_strict_mode(corpus, tmp_path):
     parallel, alignment = corpus
     out = CliRunner().invoke(app, ["extract-bilingual", "--parallel", str(parallel),
                                    "--alignment", str(alignment), "-o", str(tmp_path / "r"),
-                                   "--consistency", "strict", "--tolerance", "0",
+                                   "--consistency", "strict",   # ignores the tolerance
                                    "--set", "annotate.workers=1", "--json", "--quiet"])
     assert out.exit_code == 0, out.output
     info = json.loads(out.stdout)
@@ -96,6 +96,20 @@ def test_cli_json_and_strict_mode(corpus, tmp_path):
     assert manifest["stages"]["extract"]["notes"]["consistency"] == "strict"
     assert info["counts"]["extract.phrase_occurrence_rows"] == info[
         "aligned_phrase_pairs_per_mode"]["strict"]
+
+
+def test_process_pool_and_small_chunks_give_the_same_pairs(result, corpus, tmp_path):
+    parallel, alignment = corpus
+    config = load_config(overrides={"annotate.workers": 1, "bilingual.workers": 2,
+                                    "bilingual.min_rows_for_pool": 0,
+                                    "bilingual.chunk_size": 2})
+    pooled = extract_bilingual(None, None, tmp_path / "pooled", config,
+                               parallel_path=parallel, alignment_path=alignment)
+    for name in ("phrase_pairs", "pattern_pairs"):
+        ours = pl.read_parquet(getattr(pooled, name)).sort("source", "target")
+        ref = pl.read_parquet(getattr(result, name)).sort("source", "target")
+        assert ours.equals(ref), name
+    assert pooled.aligned_phrase_pairs == result.aligned_phrase_pairs
 
 
 def test_alignment_pointing_past_the_tokens_is_a_clear_error(corpus, tmp_path):

@@ -66,18 +66,30 @@ def test_filters_can_be_switched_off():
 
 @pytest.mark.parametrize("kind, tokens, pos, check", [
     ("hard_swap_words", ["他", "喜欢", "她"], ["PN", "VV", "PN"],
-     lambda out: sorted(out) == sorted(["他", "喜欢", "她"]) and out != ["他", "喜欢", "她"]),
+     lambda out: sorted(out) == sorted([("他", "PN"), ("喜欢", "VV"), ("她", "PN")])
+     and [t for t, _ in out] != ["他", "喜欢", "她"]),
     ("hard_swap_entities", ["张三", "打败", "李四"], ["NR", "VV", "NR"],
-     lambda out: out == ["李四", "打败", "张三"]),
-    ("hard_negation", ["他", "来", "了"], ["PN", "VV", "AS"], lambda out: out == ["他", "不", "来", "了"]),
-    ("hard_negation", ["他", "没", "来"], ["PN", "AD", "VV"], lambda out: out == ["他", "来"]),
+     lambda out: out == [("李四", "NR"), ("打败", "VV"), ("张三", "NR")]),
+    ("hard_negation", ["他", "来", "了"], ["PN", "VV", "AS"],
+     lambda out: out == [("他", "PN"), ("不", "AD"), ("来", "VV"), ("了", "AS")]),
+    ("hard_negation", ["他", "没", "来"], ["PN", "AD", "VV"],
+     lambda out: out == [("他", "PN"), ("来", "VV")]),
     ("hard_number", ["买", "了", "3", "本"], ["VV", "AS", "CD", "M"],
-     lambda out: out[2] != "3" and out[2].isdigit()),
-    ("hard_number", ["两", "个", "人"], ["CD", "M", "NN"], lambda out: out[0] != "两"),
+     lambda out: out[2][0] != "3" and out[2][0].isdigit() and out[2][1] == "CD"),
+    ("hard_number", ["两", "个", "人"], ["CD", "M", "NN"], lambda out: out[0][0] != "两"),
 ])
 def test_perturbations(kind, tokens, pos, check):
-    out = weak_labels.PERTURBATIONS[kind](tokens, pos, np.random.default_rng(0), [])
+    out = weak_labels.PERTURBATIONS[kind](list(zip(tokens, pos)), np.random.default_rng(0), [])
     assert out is not None and check(out)
+
+
+def test_hard_negatives_keep_pos_tags():
+    frame = pair_frame([(["他", "去世", "了"], ["他", "逝世", "了"], ["PN", "VV", "AS"],
+                         ["PN", "VV", "AS"])])
+    hard = weak_labels.hard_negatives(frame, weak_labels.WeakLabelSettings(hard_per_positive=2),
+                                      np.random.default_rng(0), [])
+    assert hard.height == 2
+    assert all(len(t) == len(p) for t, p in zip(hard[S.TARGET_TOKENS], hard[S.TARGET_POS]))
 
 
 def test_weak_labels_need_positives():

@@ -148,6 +148,7 @@ Dialogue: 0,0:00:05.00,0:00:06.00,Default,,0,0,0,,{\\p1}m 0 0 l 100 0 100 100{\\
 """
 
 
+@pytest.mark.filterwarnings("ignore:Failed to parse alignment")  # v4+ styles in a .ssa file
 @pytest.mark.parametrize("suffix", [".ass", ".ssa"])
 def test_ass_tags_comments_drawings(tmp_path, suffix):
     path = tmp_path / f"ep{suffix}"

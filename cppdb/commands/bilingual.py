@@ -27,8 +27,9 @@ def extract_bilingual_command(
         "--consistency", help="Phrase alignment rule: strict (PPDB) or relaxed (POS-limited).")
     ] = None,
     tolerance: Annotated[Optional[int], typer.Option(
-        "--tolerance", help="Stray links of constrained words allowed per phrase pair "
-                            "(anchored ones only).")] = None,
+        "--tolerance", help="Relaxed rule: stray links of constrained words allowed per "
+                            "phrase pair (anchored ones only; the paper's example needs 1).")
+    ] = None,
     max_phrase_len: Annotated[Optional[int], typer.Option(
         "--max-phrase-len", help="Maximum words per phrase on each side.")] = None,
     config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,

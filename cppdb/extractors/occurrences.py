@@ -50,7 +50,9 @@ class ExtractionSettings:
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "ExtractionSettings":
         zh_pos, en_pos = section["zh_constrained_pos"], section["en_constrained_pos"]
-        rule = rule_from_settings(section["consistency"], section["tolerance"], zh_pos, en_pos)
+        # strict is PPDB's rule exactly: the tolerance knob belongs to the relaxed rule
+        tolerance = 0 if section["consistency"] == "strict" else section["tolerance"]
+        rule = rule_from_settings(section["consistency"], tolerance, zh_pos, en_pos)
         report_tol = max(1, int(section["tolerance"]))
         report = (rule_from_settings("strict", 0, zh_pos, en_pos),
                   rule_from_settings("relaxed", 0, zh_pos, en_pos),

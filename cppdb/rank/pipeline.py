@@ -63,8 +63,8 @@ def _models(config: Config, cache_dir: Path | None) -> FeatureModels:
 
 def _filter_stage(run: RunDir, run_dir: Path, config: Config) -> None:
     settings = filters.settings_from_config(config.section("rank"))
-    kept, rejected = filters.filter_pairs(read_run_pairs(run_dir), settings)
     with run.stage("filter") as st:
+        kept, rejected = filters.filter_pairs(read_run_pairs(run_dir), settings)
         st.write_parquet(CANDIDATES, kept)
         st.write_parquet(REJECTED, rejected)
         for reason in filters.REASONS:
@@ -72,12 +72,12 @@ def _filter_stage(run: RunDir, run_dir: Path, config: Config) -> None:
 
 
 def _features_stage(run: RunDir, models: FeatureModels, config: Config) -> None:
-    frame = build_feature_table(run.read(CANDIDATES), models,
-                                workers=config.section("features")["workers"])
     for role, info in models.describe().items():
         if info:
             run.record_backend(role, info)
     with run.stage("features") as st:
+        frame = build_feature_table(run.read(CANDIDATES), models,
+                                    workers=config.section("features")["workers"])
         st.write_parquet(FEATURES, frame)
 
 
@@ -122,6 +122,17 @@ def _candidate_features(config: Config) -> list[str]:
 
 def _train_stage(run: RunDir, models: FeatureModels, config: Config,
                  labels: Path | None) -> None:
+    with run.stage("train") as st:
+        ranker, training, summary = _train(run, models, config, labels)
+        ranker.save(run.path(MODEL))
+        st.count(MODEL, 1)
+        st.write_parquet(TRAINING, training)
+        st.note("model", summary["source"])
+
+
+def _train(run: RunDir, models: FeatureModels, config: Config,
+           labels: Path | None) -> tuple[Ranker, pl.DataFrame, dict[str, Any]]:
+    """The run's ranker: trained on human and/or weak labels, or a pretrained model."""
     section = config.section("rank")
     features = run.read(FEATURES)
     if labels is None and section["model"] != "weak":
@@ -144,21 +155,18 @@ def _train_stage(run: RunDir, models: FeatureModels, config: Config,
                    "label_kinds": {str(k): int(v) for k, v in kinds}}
         ranker = train_ranker(training, training[LABEL].to_numpy(), names,
                               settings_from_config(section), summary)
-    with run.stage("train") as st:
-        ranker.save(run.path(MODEL))
-        st.count(MODEL, 1)
-        st.write_parquet(TRAINING, training)
-        st.note("model", summary["source"])
+    return ranker, training, summary
 
 
 def _score_stage(run: RunDir, config: Config) -> None:
-    features = run.read(FEATURES)
-    ranker = Ranker.load(run.path(MODEL))
-    scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features)))
-    tier_list = tiers.tiers_from_config(config.section("rank"))
-    ranked = tiers.add_ranks(scored.select([c for c in scored.columns
-                                            if not c.startswith("f_")]), tier_list)
     with run.stage("score") as st:
+        features = run.read(FEATURES)
+        ranker = Ranker.load(run.path(MODEL))
+        threads = config.section("rank")["threads"]
+        scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
+        tier_list = tiers.tiers_from_config(config.section("rank"))
+        ranked = tiers.add_ranks(scored.select([c for c in scored.columns
+                                                if not c.startswith("f_")]), tier_list)
         st.write_parquet(RANKED, ranked)
         st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
 
@@ -189,14 +197,18 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
 
 
 def score_pairs(sources: list[str], targets: list[str], config: Config | None = None,
-                model: str | Path | None = None) -> np.ndarray:
-    """Scores (≈ the 1–5 scale, higher = better paraphrase) of raw text pairs."""
+                model: str | Path | None = None, *, cache_dir: str | Path | None = None
+                ) -> np.ndarray:
+    """Scores (≈ the 1–5 scale, higher = better paraphrase) of raw text pairs.
+
+    ``cache_dir``: where the embedding cache lives (when ``embed.cache`` is on).
+    """
     config = config or load_config()
     ranker = load_ranker(model)
     pairs = text_pairs(list(sources), list(targets), config.section("annotate"))
-    models = _models(config, None)
+    models = _models(config, Path(cache_dir) if cache_dir else None)
     frame = build_feature_table(pairs, models, workers=config.section("features")["workers"])
-    return ranker.predict(frame)
+    return ranker.predict(frame, config.section("rank")["threads"])
 
 
 def score_file(path: str | Path, out: str | Path, config: Config | None = None,

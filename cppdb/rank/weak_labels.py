@@ -47,7 +47,7 @@ class WeakLabelSettings:
     min_pivots: int = 2
     min_probability: float = 0.1
     sentence_cost_quantile: float = 0.2
-    max_positives: int = 20000
+    max_positives: int = 3000
     unlabelled_per_positive: float = 1.0
     hard_per_positive: int = 2
     easy_per_positive: int = 1
@@ -74,59 +74,59 @@ def positive_mask(frame: pl.DataFrame, settings: WeakLabelSettings) -> pl.Series
                         .fill_null(False).alias("m"))["m"]
 
 
-def _swap_words(tokens: list[str], pos: list[str], rng: np.random.Generator,
-                names: list[str]) -> list[str] | None:
-    candidates = [i for i, t in enumerate(tokens) if not re.fullmatch(r"[\W_]+", t)]
+Tagged = list[tuple[str, str]]   # (token, CTB tag); the tag is "" when POS is unknown
+
+
+def _swap_words(words: Tagged, rng: np.random.Generator, names: list[str]) -> Tagged | None:
+    candidates = [i for i, (t, _) in enumerate(words) if not re.fullmatch(r"[\W_]+", t)]
     if len(candidates) < 2:
         return None
     for _ in range(5):
         i, j = sorted(rng.choice(candidates, size=2, replace=False))
-        if tokens[i] != tokens[j]:
-            out = list(tokens)
+        if words[i][0] != words[j][0]:
+            out = list(words)
             out[i], out[j] = out[j], out[i]
             return out
     return None
 
 
-def _swap_entities(tokens: list[str], pos: list[str], rng: np.random.Generator,
-                   names: list[str]) -> list[str] | None:
-    slots = [i for i, p in enumerate(pos) if p == "NR"] if len(pos) == len(tokens) else []
-    out = list(tokens)
-    if len(slots) >= 2 and tokens[slots[0]] != tokens[slots[1]]:
+def _swap_entities(words: Tagged, rng: np.random.Generator, names: list[str]) -> Tagged | None:
+    slots = [i for i, (_, tag) in enumerate(words) if tag == "NR"]
+    out = list(words)
+    if len(slots) >= 2 and words[slots[0]][0] != words[slots[1]][0]:
         out[slots[0]], out[slots[1]] = out[slots[1]], out[slots[0]]
         return out
-    others = [n for n in names if slots and n != tokens[slots[0]]]
+    others = [n for n in names if slots and n != words[slots[0]][0]]
     if slots and others:
-        out[slots[0]] = others[int(rng.integers(len(others)))]
+        out[slots[0]] = (others[int(rng.integers(len(others)))], "NR")
         return out
     return None
 
 
-def _flip_negation(tokens: list[str], pos: list[str], rng: np.random.Generator,
-                   names: list[str]) -> list[str] | None:
-    text_has = [i for i, t in enumerate(tokens) if _NEGATION_RE.fullmatch(t)]
-    if text_has:
-        return [t for i, t in enumerate(tokens) if i != text_has[0]] or None
-    verbs = [i for i, p in enumerate(pos) if p in ("VV", "VA", "VE")] if pos else []
-    at = verbs[0] if verbs else (0 if len(tokens) > 1 else None)
+def _flip_negation(words: Tagged, rng: np.random.Generator, names: list[str]) -> Tagged | None:
+    negated = [i for i, (t, _) in enumerate(words) if _NEGATION_RE.fullmatch(t)]
+    if negated:
+        return [w for i, w in enumerate(words) if i != negated[0]] or None
+    verbs = [i for i, (_, tag) in enumerate(words) if tag in ("VV", "VA", "VE")]
+    at = verbs[0] if verbs else (0 if len(words) > 1 else None)
     if at is None:
         return None
-    return tokens[:at] + ["不"] + tokens[at:]
+    tag = "AD" if any(tag for _, tag in words) else ""
+    return words[:at] + [("不", tag)] + words[at:]
 
 
-def _change_number(tokens: list[str], pos: list[str], rng: np.random.Generator,
-                   names: list[str]) -> list[str] | None:
-    for i, token in enumerate(tokens):
+def _change_number(words: Tagged, rng: np.random.Generator, names: list[str]) -> Tagged | None:
+    for i, (token, tag) in enumerate(words):
         match = _DIGITS.search(token)
         if match:
             value = int(match.group()) + int(rng.integers(1, 9))
-            return tokens[:i] + [token[:match.start()] + str(value) + token[match.end():]] \
-                + tokens[i + 1:]
+            new = token[:match.start()] + str(value) + token[match.end():]
+            return words[:i] + [(new, tag)] + words[i + 1:]
         numeral = next((c for c in token if c in _ZH_NUMERALS), None)
         if numeral:
             choices = [c for c in _ZH_NUMERALS if c != numeral]
-            new = choices[int(rng.integers(len(choices)))]
-            return tokens[:i] + [token.replace(numeral, new, 1)] + tokens[i + 1:]
+            new = token.replace(numeral, choices[int(rng.integers(len(choices)))], 1)
+            return words[:i] + [(new, tag)] + words[i + 1:]
     return None
 
 
@@ -146,16 +146,20 @@ def hard_negatives(positives: pl.DataFrame, settings: WeakLabelSettings,
     for row in positives.iter_rows(named=True):
         tokens = list(row[S.TARGET_TOKENS] or [])
         pos = list(row[S.TARGET_POS] or [])
+        words = list(zip(tokens, pos if len(pos) == len(tokens) else [""] * len(tokens)))
         made = 0
         for kind in rng.permutation(kinds):
-            new = PERTURBATIONS[str(kind)](tokens, pos, rng, names)
             if made >= settings.hard_per_positive:
                 break
-            if new is None or new == tokens:
+            new = PERTURBATIONS[str(kind)](words, rng, names)
+            if new is None or [t for t, _ in new] == tokens:
                 continue
             made += 1
-            rows.append({**row, S.TARGET: _joiner(row[S.TYPE]).join(new), S.TARGET_TOKENS: new,
-                         S.TARGET_POS: None, LABEL: 2.0, LABEL_KIND: str(kind)})
+            new_tokens = [t for t, _ in new]
+            new_pos = [p for _, p in new] if row[S.TARGET_POS] is not None else None
+            rows.append({**row, S.TARGET: _joiner(row[S.TYPE]).join(new_tokens),
+                         S.TARGET_TOKENS: new_tokens, S.TARGET_POS: new_pos, LABEL: 2.0,
+                         LABEL_KIND: str(kind)})
     if not rows:
         return positives.clear().with_columns(pl.lit(0.0).alias(LABEL),
                                               pl.lit("").alias(LABEL_KIND))

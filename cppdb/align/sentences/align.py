@@ -14,7 +14,7 @@ import numpy as np
 from cppdb.align.sentences.bam import Anchor, BamSettings, bam_anchors, common_characters, \
     sentence_lengths, similarity
 from cppdb.align.sentences.beads import Bead
-from cppdb.align.sentences.context import document_contexts, with_context
+from cppdb.align.sentences.context import document_contexts
 from cppdb.align.sentences.vecalign import VecalignSettings, vecalign, window_vectors
 from cppdb.embed.encoders import SentenceEncoder
 from cppdb.errors import ConfigError

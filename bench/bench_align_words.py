@@ -170,6 +170,7 @@ def _single_aligners(dev, gold, train):
     from cppdb.align.words.gold import score_alignment
     from cppdb.align.words.statistical import EflomalAligner, ThotAligner
     from cppdb.align.words.symmetrize import symmetrize
+    from cppdb.errors import CppdbError
 
     rows, matrices = {}, {}
     configs = [("thot-eflomal(auto schedule)", ThotAligner(model="eflomal")),
@@ -181,13 +182,13 @@ def _single_aligners(dev, gold, train):
     try:
         EflomalAligner().check()
         configs.append(("eflomal (package, GPL extra)", EflomalAligner()))
-    except Exception as exc:  # noqa: BLE001 - report any reason the optional extra is missing
+    except CppdbError as exc:
         print(f"eflomal package skipped: {exc}")
     for label, aligner in configs:
         with timer() as box:
             aligner.train(train + dev)
-            forward, backward = aligner.directional_links(dev)
-            mats = aligner.align(dev)
+            forward, backward = aligner.training_links(dev, len(train))
+            mats = aligner.align_trained(dev, len(train))
         gdfa = [list(zip(*np.nonzero(symmetrize(f, b, "grow-diag-final-and"))))
                 for f, b in zip(forward, backward)]
         soft = tune({label: mats}, gold, decodes=("threshold",), refine=False)

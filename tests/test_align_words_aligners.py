@@ -215,3 +215,27 @@ def test_api_errors(overrides, args, error, message):
 def test_pos_and_lemma_lengths_are_checked():
     with pytest.raises(BadInputError, match="en_lemmas must have one entry per token"):
         align_tokenized([["我"]], [["I", "am"]], load_config(), en_lemmas=[["I"]])
+
+
+def test_training_alignments_are_reused_and_range_checked():
+    pairs, gold = synthetic_corpus(200)
+    aligner = ThotAligner(model="fast_align")
+    aligner.train(pairs)
+    mats = aligner.align_trained(pairs[150:], 150)
+    assert [m.shape for m in mats] == [(len(z), len(e)) for z, e in pairs[150:]]
+    soft = decode(mats, EnsembleParams((("thot", 1.0),), 0.5))
+    assert score_alignment(soft, gold[150:]).aer < 0.1
+    with pytest.raises(RunStateError, match="only 200 pairs were trained"):
+        aligner.align_trained(pairs[150:], 160)
+
+
+def test_streaming_in_chunks_gives_the_same_links(sample, monkeypatch):
+    import cppdb.align.words.api as api
+
+    zh, en, train, _ = sample
+    config = load_config()
+    whole = align_tokenized(zh, en, config, train=train)
+    monkeypatch.setattr(api, "CHUNK_PAIRS", 7)
+    chunked = align_tokenized(zh, en, config, train=train, keep_matrices=True)
+    assert chunked.links == whole.links
+    assert len(chunked.matrices["thot"]) == len(zh)

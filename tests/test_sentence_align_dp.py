@@ -229,3 +229,10 @@ def test_encode_window_mode_re_encodes_concatenations() -> None:
 def test_vector_methods_need_an_encoder() -> None:
     with pytest.raises(ConfigError, match="encoder"):
         align_sentences(["甲"], ["甲"], AlignSettings(method="vecalign"))
+
+
+def test_tiny_documents_skip_the_context_term_and_say_so() -> None:
+    result = align_sentences(["甲。"], ["甲。"], AlignSettings(method="vecalign",
+                                                            context_weight=0.2), ToyEncoder())
+    assert keys(result.beads) == [((0,), (0,))]
+    assert result.notes and "context term skipped" in result.notes[0]

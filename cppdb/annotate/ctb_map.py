@@ -54,7 +54,18 @@ WORD_TAGS: dict[str, str] = {
     "一些": "CD", "些": "M", "一点": "CD", "一切": "DT", "所有": "DT", "全部": "DT",
     "其他": "DT", "其它": "DT", "任何": "DT", "各种": "DT", "一样": "VA",
     "正在": "AD", "时": "LC", "的时候": "LC", "以后": "LC", "以前": "LC",
+    # jieba dictionary flags that are wrong for these frequent words (可以/c, 很/zg, 您/zg,
+    # 一起/m, 无法/n, 在家/r, 当/t ...): fixed here because no context makes them right
+    "可以": "VV", "以为": "VV", "在家": "VV", "有事": "VV", "不是": "VC", "而是": "VC",
+    "总是": "AD", "只是": "AD", "一起": "AD", "无法": "AD", "有点": "AD", "有些": "AD",
+    "并": "AD", "很": "AD", "您": "PN", "当": "P", "那时": "NT", "这时": "NT", "年纪": "NN",
 }
+INTERROGATIVE_DETERMINERS = frozenset({"什么", "甚么", "啥"})
+#: degree adverbs: the word after one is a predicate (很 美丽/VA), never a noun
+DEGREE_ADVERBS = frozenset({"很", "非常", "太", "十分", "挺", "比较", "更加", "相当", "极其",
+                            "格外", "蛮", "多么", "如此", "特别", "最", "更", "越来越"})
+#: classifiers that count events, not things (看 一 下, 去 三 次): their QP is not a noun's
+VERBAL_CLASSIFIERS = frozenset({"下", "次", "遍", "趟", "回", "番", "眼", "顿", "阵", "声"})
 DETERMINERS = frozenset({"这", "那", "哪", "这些", "那些", "哪些", "此", "该", "各", "每", "某",
                          "本", "其", "另", "另外", "这个", "那个", "哪个", "每个", "各个",
                          "这种", "那种", "这位", "那位", "这样的", "整个"})
@@ -70,7 +81,7 @@ ADVERBIAL_CONJUNCTIONS = frozenset({"但是", "但", "可是", "然而", "所以
 CLASSIFIERS = frozenset(
     "个只本条张件位次名家天种岁元块斤米头匹辆台部座所棵朵支根片层段句首篇项份批套双对群场回"
     "遍番点分秒周届期倍成度页章节杯瓶碗盒包颗粒枝把间栋门道架艘封笔员口吨亿万千百克里样类步"
-    "声眼下顿阵趟轮代滴串身顶幅扇株级路班楼年"
+    "声眼下顿阵趟轮代滴串身顶幅扇株级路班楼年辆盏枚堆幢副具束袋罐壶盘"
 ) | frozenset({"公里", "小时", "分钟", "公斤", "美元", "英里", "星期", "多岁", "周年", "平方米",
                "千米", "厘米", "毫米", "人民币", "种类"})
 DATE_UNITS = frozenset({"年", "月", "日", "号"})
@@ -107,9 +118,43 @@ def split_numeral(token: str) -> tuple[str, str] | None:
     return None
 
 
+_NOUN_CLASSIFIERS = frozenset(c for c in CLASSIFIERS if len(c) == 1) - VERBAL_CLASSIFIERS - \
+    DATE_UNITS - frozenset("点分秒级度倍成岁周期届代亿万千百里米克吨路楼班身口员天")
+
+
+_DEMONSTRATIVES = frozenset({"这", "那", "哪", "每", "各", "某"})
+
+
+def split_counted_noun(token: str, previous: str, flag: str = "") -> list[tuple[str, str]] | None:
+    """A numeral/determiner + classifier glued to its noun by jieba's dictionary.
+
+    ``一棵树`` (jieba: ns) -> 一/m 棵/q 树/n; after a determiner or numeral, ``本书`` (jieba: r,
+    "this book") -> 本/q 书/n.  Only single-character classifiers from :data:`CLASSIFIERS`
+    and a noun of one or two characters (so 一个人 splits, 一次性 does not: 性 is no noun
+    of its own here).  Time and measure units (一点钟, 一年级) are never split.
+    """
+    if len(token) < 2 or is_numeral(token) or token in CLASSIFIERS:
+        return None
+    after_counter = bool(previous) and (previous in _DEMONSTRATIVES or is_numeral(previous))
+    if (len(token) == 2 and after_counter and token[0] in _NOUN_CLASSIFIERS
+            and not flag.startswith(("v", "n", "a"))):  # 本书/r, 封信/nr; not 步行/n
+        return [(token[0], "q"), (token[1], "n")]
+    for cut in (len(token) - 1, len(token) - 2):
+        if cut < 2:
+            break
+        front, classifier, noun = token[:cut - 1], token[cut - 1], token[cut:]
+        counter = (front[1:] if front.startswith("第") else front)
+        if classifier in _NOUN_CLASSIFIERS and (
+                is_numeral(counter) or front in DETERMINERS) and not is_numeral(noun):
+            head = "r" if front in DETERMINERS else "m"
+            return [(front, head), (classifier, "q"), (noun, "n")]
+    return None
+
+
 def split_determiner(token: str) -> tuple[str, str] | None:
     """``这个`` -> ("这", "个"), ``每位`` -> ("每", "位"); None otherwise."""
-    if len(token) == 2 and token[0] in "这那哪每各某" and token[1] in CLASSIFIERS:
+    if (len(token) == 2 and token[0] in "这那哪每各某" and token[1] in CLASSIFIERS
+            and token[1] not in "里样"):  # 这里 / 那样 are pronouns, not 这 + 里 (a mile)
         return token[0], token[1]
     return None
 
@@ -176,7 +221,8 @@ def _untagged(word: str) -> str:
 def refine_in_context(tokens: Sequence[str], tags: Sequence[str],
                       flags: Sequence[str]) -> list[str]:
     """Contextual CTB distinctions: DEG/DEC, JJ/VA, SB/LB, M after numbers/determiners,
-    VV for verbal nouns used as verbs, SP for sentence-final 了."""
+    VV for verbal nouns used as verbs, SP for sentence-final 了, then the repairs of
+    jieba's frequent context errors (:func:`repair_in_context`)."""
     out = list(tags)
     n = len(out)
     for i, (token, flag) in enumerate(zip(tokens, flags)):
@@ -194,6 +240,56 @@ def refine_in_context(tokens: Sequence[str], tags: Sequence[str],
             out[i] = "VV"  # verbal noun used as a verb: 正在 调查, 工作 了
         elif out[i] == "AS" and token == "了" and nxt in ("PU", "") and prev not in VERBAL_TAGS:
             out[i] = "SP"
+    return repair_in_context(tokens, out, flags)
+
+
+_PREDICATE_END = frozenset({"PU", "SP", "AS", ""})
+_NOMINAL_OR_END = NOMINAL_TAGS | {"CD", "DEG", "LC", "PU", ""}
+
+
+def repair_in_context(tokens: Sequence[str], tags: Sequence[str],
+                      flags: Sequence[str]) -> list[str]:
+    """Fix jieba tags that the neighbours show to be wrong (each rule is narrow on purpose):
+
+    * degree adverb + "noun" -> VA (很 美丽/ns, 太 小心/n); JJ not before a noun -> VA;
+    * ``an`` noun as a predicate after a nominal, before the clause end -> VA (汤姆 安全 。);
+    * classifier directly followed by an aspect marker -> VV (种/m 了);
+    * verb right after a classifier of things and before the clause end -> NN (一 个 警察/v);
+    * 等 after a nominal is ETC only in a list or before a noun, else the verb VV (我 会 等);
+    * 还是 between two nominals is CC ("or"), else AD ("still");
+    * 该 after a nominal or adverb and not before a noun is the modal VV (我们 该 走);
+    * 什么 / 甚么 directly before a noun is a determiner DT (什么 时候: an NP "what time").
+    """
+    out = list(tags)
+    n = len(out)
+    for i, (token, flag) in enumerate(zip(tokens, flags)):
+        prev = out[i - 1] if i > 0 else ""
+        nxt = out[i + 1] if i + 1 < n else ""
+        before = tokens[i - 1] if i > 0 else ""
+        if (before in DEGREE_ADVERBS and out[i] in ("NN", "NR", "JJ")
+                and nxt not in NOMINAL_TAGS and flag not in ("t", "m")):
+            out[i] = "VA"
+        elif out[i] == "JJ" and nxt not in ("NN", "NR", "FW", "JJ", "DEG", "DEC", "CD"):
+            out[i] = "VA"
+        elif flag == "an" and prev in NOMINAL_TAGS and nxt in _PREDICATE_END:
+            out[i] = "VA"
+        elif out[i] == "M" and nxt == "AS" and prev not in ("CD", "OD", "DT"):
+            out[i] = "VV"
+        elif (out[i] == "VV" and flag == "v" and prev == "M" and before in _NOUN_CLASSIFIERS
+              and nxt in ("PU", "", "VC", "VV", "AD", "DEG", "SP", "P")):
+            out[i] = "NN"
+        elif out[i] == "ETC" and token == "等" and not (
+                prev in NOMINAL_TAGS and (nxt in NOMINAL_TAGS | {"CD", "DEG"} or any(
+                    t in ("、", "和", "及", "以及", "与") for t in tokens[:i]))):
+            out[i] = "VV"
+        elif token == "还是" and out[i] == "CC" and not (
+                prev in NOMINAL_TAGS and nxt in NOMINAL_TAGS):
+            out[i] = "AD"
+        elif token == "该" and out[i] == "DT" and prev in NOMINAL_TAGS | {"AD"} and (
+                nxt not in NOMINAL_TAGS | {"M", "CD"}):
+            out[i] = "VV"
+        elif token in INTERROGATIVE_DETERMINERS and out[i] == "PN" and nxt in ("NN", "NR"):
+            out[i] = "DT"
     return out
 
 
@@ -220,12 +316,16 @@ def resegment(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         if word in DATE_UNITS and out and out[-1][1] == "m" and is_date(out[-1][0] + word):
             out[-1] = (out[-1][0] + word, "t")
             continue
+        glued = split_counted_noun(word, out[-1][0] if out else "", flag)
+        if glued and word not in WORD_TAGS:
+            out.extend(glued)
+            continue
         if flag in ("m", "mq") and word not in WORD_TAGS:
             parts = split_numeral(word)
             if parts and not is_date(word):
                 out.extend([(parts[0], "m"), (parts[1], "q")])
                 continue
-        if flag.startswith("r") and word not in WORD_TAGS:
+        if flag.startswith(("r", "m")) and word not in WORD_TAGS:  # 这个/r, 这辆/mq
             parts = split_determiner(word)
             if parts:
                 out.extend([(parts[0], "r"), (parts[1], "q")])

@@ -20,13 +20,37 @@ from typing import ClassVar
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.registry import Backend
 
-NOUN_TOKENS = frozenset({"NN", "NR", "NT", "FW"})
-NOMINAL_TOKENS = NOUN_TOKENS | {"PN"}
+HEAD_NOUNS = frozenset({"NN", "NR", "FW"})   # tokens that head a common/proper-noun NP
 NUMERAL_TOKENS = frozenset({"CD", "OD"})
-# phrase labels that may modify a following NP
+# phrase labels that may modify a following noun NP
 NP_MODIFIERS = frozenset({"DNP", "CP", "QP", "DP", "ADJP"})
 # phrases that may take 的 (DEG) to form a DNP
-DNP_COMPLEMENTS = frozenset({"NP", "QP", "DP", "ADJP", "LCP", "PP", "NT", "PN"})
+DNP_COMPLEMENTS = frozenset({"NP", "QP", "DP", "ADJP", "LCP", "PP"})
+#: event classifiers: 看 一 下, 瞪 了 一 眼 — their QP does not count a following noun
+EVENT_CLASSIFIERS = frozenset({"下", "眼", "遍", "趟", "顿", "番"})
+PERSONAL_PRONOUNS = frozenset({"我", "你", "您", "他", "她", "它", "我们", "你们", "他们", "她们",
+                               "咱们", "咱"})
+#: nouns a bare personal pronoun possesses without 的 (我 妈妈, 我们 学校: CTB NP (PN NN))
+RELATIONAL_NOUNS = frozenset(
+    "爸爸 妈妈 爸 妈 父亲 母亲 父母 哥哥 姐姐 弟弟 妹妹 兄弟 姐妹 儿子 女儿 孩子 妻子 丈夫 太太 "
+    "老婆 老公 爷爷 奶奶 外公 外婆 叔叔 阿姨 舅舅 伯伯 家 家人 家里 朋友 男朋友 女朋友 老师 "
+    "同学 老板 学校 公司 班 国家".split())
+
+
+@dataclasses.dataclass(frozen=True)
+class _Item:
+    """A chunk while rules rewrite the sentence: its span, label, and for NPs the head kind
+    (``noun``: common/proper noun; ``pronoun``; ``time``: NT words) — pronouns and time
+    words are NPs of their own that modifiers and neighbouring nouns never join."""
+
+    start: int
+    end: int
+    label: str
+    kind: str = ""
+
+    @property
+    def span(self) -> Span:
+        return Span(self.start, self.end, self.label)
 
 
 def sort_spans(spans: Iterable[Span]) -> tuple[Span, ...]:
@@ -46,14 +70,14 @@ class ChinesePhraseGrammar(Backend):
     description: ClassVar[str] = "CTB chunk grammar over POS: nested NP/QP/DNP/ADJP (offline)"
 
     def signature(self) -> str:
-        return "grammar.zh.v1[builtin]"
+        return "grammar.zh.v2[builtin]"
 
     def add_spans(self, sentences: Sequence[AnnotatedSentence]) -> list[AnnotatedSentence]:
         return with_spans(sentences, [self.spans(s.tokens, s.pos) for s in sentences])
 
     def spans(self, tokens: Sequence[str], pos: Sequence[str]) -> tuple[Span, ...]:
         found: set[Span] = {Span(i, i + 1, tag) for i, tag in enumerate(pos)}
-        items = _base_chunks(pos, found)
+        items = _base_chunks(tokens, pos, found)
         _combine(items, tokens, found)
         return sort_spans(found)
 
@@ -68,12 +92,13 @@ def _numeral_run(pos: Sequence[str], i: int) -> int:
     return j
 
 
-def _modifier_at(pos: Sequence[str], i: int, found: set[Span]) -> Span | None:
+def _modifier_at(tokens: Sequence[str], pos: Sequence[str], i: int,
+                 found: set[Span]) -> Span | None:
     """A QP, DP or JJ-ADJP starting at ``i`` (spans inside it are added to ``found``)."""
     n = len(pos)
     j = _numeral_run(pos, i)
     if j > i:
-        if j - i >= 2 or (j < n and pos[j] in NOMINAL_TOKENS):
+        if j - i >= 2 or (j < n and pos[j] in HEAD_NOUNS | {"NT"}):
             return Span(i, j, "QP")
         return None
     if pos[i] == "DT":
@@ -91,109 +116,151 @@ def _modifier_at(pos: Sequence[str], i: int, found: set[Span]) -> Span | None:
         m = k
         while m < n and pos[m] == "JJ":
             m += 1
-        if m > k:
+        if m > k and m < n and pos[m] in HEAD_NOUNS:  # attributive only: 新/JJ 机场
             return Span(i, m, "ADJP")
     return None
 
 
-def _base_chunks(pos: Sequence[str], found: set[Span]) -> list[Span]:
-    """Left to right: base NPs (modifiers + head nouns), QPs, DPs, ADJPs; else tokens."""
-    items: list[Span] = []
+def _counts_things(tokens: Sequence[str], span: Span) -> bool:
+    """False for a QP/DP ending in an event classifier (看 一 下 / 瞪 了 一 眼)."""
+    return span.label not in ("QP", "DP") or tokens[span.end - 1] not in EVENT_CLASSIFIERS
+
+
+def _base_chunks(tokens: Sequence[str], pos: Sequence[str], found: set[Span]) -> list[_Item]:
+    """Left to right: pronoun NPs, time NPs (NT+), noun NPs (modifiers + NN/NR/FW nouns),
+    QPs, DPs; else single tokens.  A base NP never contains a verb, a pronoun beside other
+    words, or a time word beside a noun."""
+    items: list[_Item] = []
     i, n = 0, len(pos)
     while i < n:
-        j, modifiers, last_noun = i, [], -1
+        if pos[i] == "PN":
+            i = _pronoun_chunk(tokens, pos, i, items, found)
+            continue
+        j, modifiers = i, []
         while j < n:
-            mod = _modifier_at(pos, j, found)
-            if mod is not None:
-                modifiers.append(mod)
-                j = mod.end
-            elif pos[j] in NOMINAL_TOKENS:
-                last_noun = j
-                j += 1
-            else:
+            mod = _modifier_at(tokens, pos, j, found)
+            if mod is None or not _counts_things(tokens, mod):
                 break
-        if last_noun < 0:  # modifiers without a noun, or a non-nominal token
-            if modifiers:
-                first = modifiers[0]
+            modifiers.append(mod)
+            j = mod.end
+        head_tags = HEAD_NOUNS if j < n and pos[j] != "NT" else {"NT"}
+        end = j
+        while end < n and pos[end] in head_tags:
+            end += 1
+        if end == j:  # modifiers without a noun, or a non-nominal token
+            first = modifiers[0] if modifiers else None
+            if first is not None:
                 found.add(first)
-                items.append(first)
+                items.append(_Item(first.start, first.end, first.label))
                 i = first.end
             else:
-                items.append(Span(i, i + 1, pos[i]))
+                items.append(_Item(i, i + 1, pos[i]))
                 i += 1
             continue
-        end = last_noun + 1
-        for mod in modifiers:
-            if mod.end <= end:
-                found.add(mod)
-        _add_noun_runs(pos, i, end, found)
+        found.update(modifiers)
+        _add_noun_runs(pos, j, end, found)
         found.add(Span(i, end, "NP"))
-        items.append(Span(i, end, "NP"))
+        items.append(_Item(i, end, "NP", "time" if head_tags == {"NT"} else "noun"))
         i = end
     return items
 
 
+def _pronoun_chunk(tokens: Sequence[str], pos: Sequence[str], i: int, items: list[_Item],
+                   found: set[Span]) -> int:
+    """A pronoun is its own NP; a personal pronoun + relational noun (我 妈妈) is an NP."""
+    found.add(Span(i, i + 1, "NP"))
+    k = i + 1
+    if (tokens[i] in PERSONAL_PRONOUNS and k < len(pos) and tokens[k] in RELATIONAL_NOUNS
+            and pos[k] == "NN" and (k + 1 == len(pos) or pos[k + 1] not in HEAD_NOUNS)):
+        found.update({Span(k, k + 1, "NP"), Span(i, k + 1, "NP")})
+        items.append(_Item(i, k + 1, "NP", "noun"))
+        return k + 1
+    items.append(_Item(i, k, "NP", "pronoun"))
+    return k
+
+
 def _add_noun_runs(pos: Sequence[str], start: int, end: int, found: set[Span]) -> None:
-    """Inner NPs: every maximal run of nouns, and every pronoun, inside a base NP."""
+    """Inner NPs: every maximal run of head nouns (or of time words) inside a base NP."""
     k = start
     while k < end:
-        if pos[k] == "PN":
-            found.add(Span(k, k + 1, "NP"))
+        group = HEAD_NOUNS if pos[k] in HEAD_NOUNS else {"NT"} if pos[k] == "NT" else None
+        if group is None:
             k += 1
-        elif pos[k] in NOUN_TOKENS:
-            m = k
-            while m < end and pos[m] in NOUN_TOKENS:
-                m += 1
-            found.add(Span(k, m, "NP"))
-            k = m
-        else:
-            k += 1
+            continue
+        m = k
+        while m < end and pos[m] in group:
+            m += 1
+        found.add(Span(k, m, "NP"))
+        k = m
 
 
-def _combine(items: list[Span], tokens: Sequence[str], found: set[Span]) -> None:
+def _combine(items: list[_Item], tokens: Sequence[str], found: set[Span]) -> None:
     """Rewrite the leftmost applicable rule until none applies (nests left to right)."""
     while True:
         for k in range(len(items)):
             new = _rule_at(items, tokens, k)
             if new is not None:
-                span, width = new
-                found.add(span)
-                items[k:k + width] = [span]
+                item, width = new
+                found.add(item.span)
+                items[k:k + width] = [item]
                 break
         else:
             return
 
 
-def _rule_at(items: Sequence[Span], tokens: Sequence[str], k: int) -> tuple[Span, int] | None:
+def _modified_head(items: Sequence[_Item], k: int) -> int | None:
+    """Index of the noun/time NP that the modifiers starting at ``k`` modify, if any.
+
+    Modifiers may still be unbuilt: 很 大 的 (AD VA DEC), X 的 (X DEG)."""
+    m = k
+    while m < len(items):
+        item = items[m]
+        if item.label == "NP":
+            return m if item.kind in ("noun", "time") else None
+        if item.label in NP_MODIFIERS or item.label in ("DEG", "DEC", "AD", "VA"):
+            m += 1
+            continue
+        if item.label in DNP_COMPLEMENTS and m + 1 < len(items) and items[m + 1].label == "DEG":
+            m += 1
+            continue
+        return None
+    return None
+
+
+def _rule_at(items: Sequence[_Item], tokens: Sequence[str], k: int
+             ) -> tuple[_Item, int] | None:
     first = items[k]
     second = items[k + 1] if k + 1 < len(items) else None
     if second is None:
         return None
-    if first.label in DNP_COMPLEMENTS and second.label == "DEG":
-        return Span(first.start, second.end, "DNP"), 2
+    if (first.label in DNP_COMPLEMENTS and second.label == "DEG"
+            and _modified_head(items, k + 2) is not None):  # DNP only before its noun head
+        return _Item(first.start, second.end, "DNP"), 2
     if first.label in ("AD", "VA"):
         m = k
         while m < len(items) and items[m].label == "AD":
             m += 1
-        if (m + 1 < len(items) and items[m].label == "VA"
-                and items[m + 1].label == "DEC"):  # (AD)* VA 的: predicative modifier
-            return Span(first.start, items[m].end, "ADJP"), m - k + 1
+        if (m + 1 < len(items) and items[m].label == "VA" and items[m + 1].label == "DEC"
+                and _modified_head(items, m + 2) is not None):  # (AD)* VA 的 + noun
+            return _Item(first.start, items[m].end, "ADJP"), m - k + 1
     if first.label == "ADJP" and second.label == "DEC":
-        return Span(first.start, second.end, "CP"), 2
+        return _Item(first.start, second.end, "CP"), 2
     if first.label == "NP" and second.label == "LC":
-        return Span(first.start, second.end, "LCP"), 2
+        return _Item(first.start, second.end, "LCP"), 2
     if first.label == "NP" and second.label == "ETC":
-        return Span(first.start, second.end, "NP"), 2
+        return _Item(first.start, second.end, "NP", first.kind), 2
     if first.label in NP_MODIFIERS:
         m = k
         while m < len(items) and items[m].label in NP_MODIFIERS:
             m += 1
-        if m < len(items) and items[m].label == "NP":
-            return Span(first.start, items[m].end, "NP"), m - k + 1
+        if m < len(items) and items[m].label == "NP" and items[m].kind in ("noun", "time"):
+            if all(_counts_things(tokens, it.span) for it in items[k:m]):
+                return _Item(first.start, items[m].end, "NP", "noun"), m - k + 1
     third = items[k + 2] if k + 2 < len(items) else None
     if (first.label == "NP" and third is not None and third.label == "NP"
             and (second.label == "CC" or tokens[second.start] == "、")):
-        return Span(first.start, third.end, "NP"), 3
+        kind = "pronoun" if first.kind == third.kind == "pronoun" else "noun"
+        return _Item(first.start, third.end, "NP", kind), 3
     return None
 
 

@@ -61,8 +61,8 @@ def register(app: typer.Typer) -> None:
         parallel: ParallelOpt = None, zh: ZhOpt = None, en: EnOpt = None,
         train: TrainOpt = None,
         out: Annotated[Optional[Path], typer.Option(
-            "-o", "--out", help="Write Pharaoh links here, one line per input pair "
-                                "(problem pairs: empty line, listed in OUT.rejected.jsonl).")] = None,
+            "-o", "--out", help="Write Pharaoh links here, one line per input pair (problem "
+                                "pairs: empty line, listed in OUT.rejected.jsonl).")] = None,
         gold: Annotated[Optional[Path], typer.Option(
             "--gold", help="Gold alignment (i-j sure; ipj, i?j, i-j-P possible): print "
                            "precision, recall and AER.")] = None,

@@ -42,8 +42,8 @@ def align_files(src: Path, tgt: Path, out: Path, config, *, units: str | None = 
     write_text_atomic(out, format_beads(result.beads))
     report: dict = {"source_units": len(src_units), "target_units": len(tgt_units),
                     "beads": len(result.beads), "anchors": len(result.anchors),
-                    "method": settings.method, "seconds": {k: round(v, 3)
-                                                           for k, v in result.seconds.items()}}
+                    "method": settings.method, "notes": list(result.notes),
+                    "seconds": {k: round(v, 3) for k, v in result.seconds.items()}}
     if gold is not None:
         gold_beads = read_beads(gold)
         for name, one in (("all", False), ("one_to_one", True)):
@@ -100,6 +100,8 @@ def register(app: typer.Typer) -> None:
             print_json(report)
             return
         typer.echo(f"{report['beads']} beads ({report['anchors']} BAM anchors) -> {out}")
+        for note in report["notes"]:
+            typer.echo(f"note: {note}", err=True)
         _print_scores(report)
 
     @app.command("extract-monolingual")

@@ -179,11 +179,15 @@ def _align_stage(run: RunDir, config: Config, section: dict[str, Any]) -> None:
     texts = {doc: frame["text"].to_list()
              for (doc,), frame in units.group_by(["doc_id"], maintain_order=True)}
     encoder = _make_encoder(run, config, settings)
+    notes: list[str] = []
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         rows: list[dict[str, Any]] = []
         for group, doc_a, doc_b in pairs[start:stop]:
             result = align_sentences(texts[doc_a], texts[doc_b], settings, encoder)
+            for note in result.notes:
+                notes.append(f"{doc_a} / {doc_b}: {note}")
+                console().print(f"[yellow]note[/yellow] {doc_a} / {doc_b}: {note}")
             rows += [{"group": group, "doc_src": doc_a, "doc_tgt": doc_b, "bead": k,
                       "src": list(b.src), "tgt": list(b.tgt), "kind": b.kind,
                       "cost": b.cost, "anchor": b.anchor} for k, b in enumerate(result.beads)]
@@ -194,6 +198,7 @@ def _align_stage(run: RunDir, config: Config, section: dict[str, Any]) -> None:
     with run.stage("align") as st, progress_bar(len(pairs), "aligning documents") as advance:
         run.run_chunked(st, BEADS, len(pairs), section["chunk_size"], compute, advance)
         st.note("method", settings.method)
+        st.note("alignment_notes", notes)
 
 
 def word_links(source: list[str], target: list[str]) -> tuple[list[int], list[int]]:

@@ -18,10 +18,11 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.config import Config, load_config
-from cppdb.errors import BadInputError
+from cppdb.errors import BadInputError, ConfigError
 from cppdb.features.models import (FeatureModels, add_model_features, build_feature_table,
                                    load_feature_models)
-from cppdb.features.table import EVIDENCE_FEATURES, FEATURE_DESCRIPTIONS, model_text
+from cppdb.features.table import (EVIDENCE_FEATURES, FEATURE_DESCRIPTIONS, LM_FEATURES,
+                                  model_text)
 from cppdb.rank import filters, tiers, weak_labels
 from cppdb.rank.pairs import (LABEL, join_key, pair_table_paths, read_run_pairs,
                               read_tsv_pairs, text_pairs)
@@ -114,9 +115,21 @@ def _weak_features(features: pl.DataFrame, models: FeatureModels, config: Config
                                workers=config.section("features")["workers"])
 
 
+def portable_features() -> list[str]:
+    """Features defined the same way for any text pair (what the shipped model uses)."""
+    return [f for f in FEATURE_DESCRIPTIONS if f not in EVIDENCE_FEATURES + LM_FEATURES
+            and "_pos_" not in f]
+
+
 def _candidate_features(config: Config) -> list[str]:
-    if config.section("rank")["feature_set"] == "text":
+    feature_set = config.section("rank")["feature_set"]
+    if feature_set == "text":
         return [f for f in FEATURE_DESCRIPTIONS if f not in EVIDENCE_FEATURES]
+    if feature_set == "portable":
+        return portable_features()
+    if feature_set != "all":
+        raise ConfigError(f"unknown rank.feature_set {feature_set!r}",
+                          hint="choose all, text or portable")
     return list(FEATURE_DESCRIPTIONS)
 
 

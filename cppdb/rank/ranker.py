@@ -105,7 +105,8 @@ class Ranker:
 
 def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
                  settings: RankerSettings = RankerSettings(),
-                 summary: dict[str, Any] | None = None) -> Ranker:
+                 summary: dict[str, Any] | None = None,
+                 weights: np.ndarray | None = None) -> Ranker:
     """Fit a LightGBM regressor on ``frame[features]`` → ``labels`` (1–5 scale)."""
     import lightgbm as lgb
 
@@ -128,7 +129,8 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
         "monotone_constraints": [1 if f in settings.increasing else 0 for f in features],
         "min_data_in_bin": 1,
     }
-    data = lgb.Dataset(x, label=labels, feature_name=list(features), free_raw_data=True)
+    data = lgb.Dataset(x, label=labels, weight=weights, feature_name=list(features),
+                       free_raw_data=True)
     booster = lgb.train(params, data, num_boost_round=settings.n_estimators)
     gains = booster.feature_importance(importance_type="gain")
     total = float(gains.sum()) or 1.0

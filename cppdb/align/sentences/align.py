@@ -17,7 +17,7 @@ from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.context import document_contexts
 from cppdb.align.sentences.vecalign import VecalignSettings, vecalign, window_vectors
 from cppdb.embed.encoders import SentenceEncoder
-from cppdb.errors import ConfigError
+from cppdb.errors import BadInputError, ConfigError
 
 Method = Literal["bam", "vecalign", "bam+vecalign"]
 METHODS = ("bam", "vecalign", "bam+vecalign")
@@ -73,6 +73,7 @@ class Alignment:
     beads: list[Bead]
     anchors: list[Anchor]
     seconds: dict[str, float]
+    notes: tuple[str, ...] = ()   # what did not run as configured, and why
 
 
 def beads_from_anchors(src: list[str], tgt: list[str], anchors: list[Anchor]) -> list[Bead]:
@@ -141,11 +142,15 @@ def align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | No
     rng = np.random.default_rng(settings.seed)
     started = time.perf_counter()
     src_ctx = tgt_ctx = None
+    notes: list[str] = []
     if settings.context_weight > 0 and src and tgt:
-        src_ctx, tgt_ctx = document_contexts(
-            src, tgt, source=settings.context_vectors, dim=settings.context_dim,
-            min_count=settings.context_min_count, window=settings.context_window,
-            include_self=settings.context_include_self, rng=rng)
+        try:
+            src_ctx, tgt_ctx = document_contexts(
+                src, tgt, source=settings.context_vectors, dim=settings.context_dim,
+                min_count=settings.context_min_count, window=settings.context_window,
+                include_self=settings.context_include_self, rng=rng)
+        except BadInputError as exc:   # a few-sentence document: no context, said so
+            notes.append(f"context term skipped: {exc.message}")
         seconds["context"] = time.perf_counter() - started
     started = time.perf_counter()
     xw = _window_arrays(src, x, encoder, settings, src_ctx)
@@ -158,7 +163,7 @@ def align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | No
     seconds["dp"] = time.perf_counter() - started
     if settings.max_one_to_one_cost > 0:
         beads = split_costly_one_to_one(beads, settings.max_one_to_one_cost)
-    return Alignment(beads, anchors, seconds)
+    return Alignment(beads, anchors, seconds, tuple(notes))
 
 
 def split_costly_one_to_one(beads: list[Bead], max_cost: float) -> list[Bead]:

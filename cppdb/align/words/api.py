@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
+from cppdb.align.words.base import CHUNK_PAIRS, TokenPair, WordAligner, check_pairs
 from cppdb.align.words.ensemble import EnsembleParams, combine, decode, load_params
 from cppdb.config import Config
 from cppdb.errors import BadInputError, ConfigError, CppdbError
@@ -124,17 +124,48 @@ def screen_pairs(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], max_t
     return kept, rejected
 
 
+def _train_all(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
+               train_pairs: Sequence[TokenPair]) -> int:
+    """Train the statistical aligners on train + input pairs; return where the input starts."""
+    for aligner in aligners.values():
+        if aligner.needs_training:
+            aligner.train(list(train_pairs) + list(pairs))
+    return len(train_pairs)
+
+
+def _chunk_matrices(aligners: dict[str, WordAligner], chunk: Sequence[TokenPair],
+                    lemmas: Sequence[Sequence[str]] | None, trained_start: int
+                    ) -> dict[str, list[np.ndarray]]:
+    """Every aligner's matrices for one chunk; trained aligners reuse training alignments."""
+    return {name: (aligner.align_trained(chunk, trained_start)  # type: ignore[attr-defined]
+                   if aligner.needs_training else aligner.align(chunk, en_lemmas=lemmas))
+            for name, aligner in aligners.items()}
+
+
 def compute_matrices(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
                      train_pairs: Sequence[TokenPair] = (),
                      en_lemmas: Sequence[Sequence[str]] | None = None
                      ) -> dict[str, list[np.ndarray]]:
-    """One matrix per pair from every aligner (statistical ones trained first)."""
-    matrices: dict[str, list[np.ndarray]] = {}
-    for name, aligner in aligners.items():
-        if aligner.needs_training:
-            aligner.train(list(train_pairs) + list(pairs))
-        matrices[name] = aligner.align(pairs, en_lemmas=en_lemmas)
-    return matrices
+    """All matrices of all pairs from every aligner (statistical ones trained first) — for
+    tuning on dev sets; ``align_tokenized`` streams chunks instead."""
+    offset = _train_all(aligners, pairs, train_pairs)
+    return _chunk_matrices(aligners, pairs, en_lemmas, offset)
+
+
+def _stream_links(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
+                  lemmas: Sequence[Sequence[str]] | None, offset: int, params: EnsembleParams,
+                  keep: dict[str, list[np.ndarray]] | None) -> list[list[tuple[int, int]]]:
+    """Matrices → ensemble → links chunk by chunk: memory stays bounded by the chunk."""
+    links: list[list[tuple[int, int]]] = []
+    for start in range(0, len(pairs), CHUNK_PAIRS):
+        chunk = pairs[start:start + CHUNK_PAIRS]
+        chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
+        mats = _chunk_matrices(aligners, chunk, chunk_lemmas, offset + start)
+        links.extend(decode(combine(mats, params), params))
+        if keep is not None:
+            for name, chunk_mats in mats.items():
+                keep.setdefault(name, []).extend(chunk_mats)
+    return links
 
 
 def lexical_frames(aligners: dict[str, WordAligner]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -189,13 +220,15 @@ def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], co
     links: list[list[tuple[int, int]]] = [[] for _ in zh]
     matrices: dict[str, list[np.ndarray]] = {}
     if pairs:
-        matrices = compute_matrices(aligners, pairs, train_pairs, lemmas)
-        for k, pair_links in zip(kept, decode(combine(matrices, params), params)):
-            links[k] = pair_links
+        offset = _train_all(aligners, pairs, train_pairs)
+        pair_links = _stream_links(aligners, pairs, lemmas, offset, params,
+                                   matrices if keep_matrices else None)
+        for k, one in zip(kept, pair_links):
+            links[k] = one
     lex_e_f, lex_f_e = (lexical_frames(aligners) if pairs else
                         (pl.DataFrame(schema=LEX_SCHEMA), pl.DataFrame(schema=LEX_SCHEMA)))
     return WordAlignment(links=links, aligners_used=tuple(aligners), lex_en_given_zh=lex_e_f,
                          lex_zh_given_en=lex_f_e, params=params, rejected=tuple(rejected),
                          skipped_aligners=skipped,
                          signatures=tuple(a.signature() for a in aligners.values()),
-                         matrices=matrices if keep_matrices else {})
+                         matrices=matrices)

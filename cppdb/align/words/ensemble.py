@@ -52,14 +52,15 @@ class EnsembleParams:
 
     def normalised(self) -> "EnsembleParams":
         total = sum(w for _, w in self.weights)
-        return EnsembleParams(tuple((n, w / total) for n, w in self.weights), self.threshold,
-                              self.decode, self.sure_threshold)
+        weights = tuple((n, float(w / total)) for n, w in self.weights)
+        return EnsembleParams(weights, self.threshold, self.decode, self.sure_threshold)
 
     def restricted(self, available: Sequence[str]) -> "EnsembleParams":
         """Keep only the aligners that are present (weights renormalised)."""
         kept = tuple((n, w) for n, w in self.weights if n in available and w > 0)
         if not kept:
-            raise ConfigError(f"no ensemble weight for any available aligner ({', '.join(available)})")
+            raise ConfigError("no ensemble weight for any available aligner "
+                              f"({', '.join(available)})")
         return EnsembleParams(kept, self.threshold, self.decode, self.sure_threshold).normalised()
 
     def to_json(self) -> dict[str, Any]:

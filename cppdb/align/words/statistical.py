@@ -10,7 +10,9 @@ posteriors with a diagonal prior.  Both keep the lexical tables p(e|f) and p(f|e
 
 * ``ThotAligner`` — sil-thot (LGPL): IBM1→HMM(→IBM4), fast_align, or thot's eflomal port.
 * ``EflomalAligner`` — the ``eflomal`` package (GPL-3, optional extra ``cppdb[eflomal]``);
-  eflomal trains and aligns in one run: pairs of the training corpus reuse its links.
+  eflomal trains and aligns in one run.
+Pairs that were part of the training corpus reuse their training alignments (``align_trained``)
+instead of being decoded again — that is how ``align_tokenized`` uses them.
 """
 from __future__ import annotations
 
@@ -64,6 +66,19 @@ class _TwoDirectionAligner(WordAligner):
                           ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Boolean ``|zh| x |en|`` Viterbi links of the zh→en and (transposed) en→zh model."""
         raise NotImplementedError
+
+    def training_links(self, pairs: Sequence[TokenPair], start: int
+                       ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Directional links of training pairs ``start …`` as found while training."""
+        raise NotImplementedError
+
+    def align_trained(self, pairs: Sequence[TokenPair], start: int) -> list[np.ndarray]:
+        """Matrices of ``pairs``, which are the training pairs ``start … start+len-1``:
+        their training alignments are reused, nothing is decoded again."""
+        check_pairs(pairs)
+        self._require_trained()
+        forward, backward = self.training_links(pairs, start)
+        return self._matrices(pairs, list(zip(forward, backward)))
 
     def align(self, pairs: Sequence[TokenPair], *,
               en_lemmas: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
@@ -143,7 +158,7 @@ class ThotAligner(_TwoDirectionAligner):
         self.null_prob = null_prob
         self.threads = max(1, threads)
         self._models: tuple[Any, Any] | None = None
-        self._trained: list[tuple[list[str], list[str]]] = []
+        self._n_trained = 0
 
     def signature(self) -> str:
         return f"{self.name}[{self.version()}|model:{self.model}|seed:{self.seed}]"
@@ -199,30 +214,46 @@ class ThotAligner(_TwoDirectionAligner):
             backward = pool.submit(self._train_direction, en, zh)
             models = (forward.result(), backward.result())
         self._models = models
-        self._trained = norm
+        self._n_trained = len(norm)
         self.lex_en_given_zh = _thot_table(models[0])
         self.lex_zh_given_en = _thot_table(models[1])
 
-    def directional_links(self, pairs: Sequence[TokenPair]
-                          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    def _trained_models(self) -> tuple[Any, Any]:
         if self._models is None:
             raise RunStateError("aligner 'thot' is not trained",
                                 hint="call train(pairs) before align(pairs)")
+        return self._models
+
+    def directional_links(self, pairs: Sequence[TokenPair]
+                          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Viterbi links decoded with the trained models (for pairs outside training)."""
+        forward_model, backward_model = self._trained_models()
         norm = self._norm(pairs)
-        start = len(self._trained) - len(norm)
-        if start >= 0 and self._trained[start:] == norm:
-            # the pairs are the tail of the training corpus (what align_tokenized does)
-            forward = [self._models[0].get_training_alignment(start + k)[1].to_numpy()
-                       for k in range(len(norm))]
-            backward = [self._models[1].get_training_alignment(start + k)[1].to_numpy().T
-                        for k in range(len(norm))]
-        else:
-            zh = [z for z, _ in norm]
-            en = [e for _, e in norm]
-            forward = [m.to_numpy() for _, m in self._models[0].get_best_alignments(zh, en)]
-            backward = [m.to_numpy().T for _, m in self._models[1].get_best_alignments(en, zh)]
+        zh = [z for z, _ in norm]
+        en = [e for _, e in norm]
+        forward = [m.to_numpy() for _, m in forward_model.get_best_alignments(zh, en)]
+        backward = [m.to_numpy().T for _, m in backward_model.get_best_alignments(en, zh)]
         return (_fit_shapes([f.astype(bool) for f in forward], norm),
                 _fit_shapes([b.astype(bool) for b in backward], norm))
+
+    def training_links(self, pairs: Sequence[TokenPair], start: int
+                       ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        forward_model, backward_model = self._trained_models()
+        _check_range(start, len(pairs), self._n_trained)
+        norm = self._norm(pairs)
+        forward = [forward_model.get_training_alignment(start + k)[1].to_numpy()
+                   for k in range(len(norm))]
+        backward = [backward_model.get_training_alignment(start + k)[1].to_numpy().T
+                    for k in range(len(norm))]
+        return (_fit_shapes([f.astype(bool) for f in forward], norm),
+                _fit_shapes([b.astype(bool) for b in backward], norm))
+
+
+def _check_range(start: int, count: int, n_trained: int) -> None:
+    if start < 0 or start + count > n_trained:
+        raise RunStateError(f"training pairs {start}..{start + count - 1} requested but only "
+                            f"{n_trained} pairs were trained",
+                            hint="align_trained takes pairs of the training corpus only")
 
 
 def _fit_shapes(mats: list[np.ndarray], norm: list[tuple[list[str], list[str]]]
@@ -316,13 +347,16 @@ class EflomalAligner(_TwoDirectionAligner):
             raise RunStateError("aligner 'eflomal' is not trained",
                                 hint="call train(pairs) before align(pairs)")
         norm = self._norm(pairs)
-        start = len(self._corpus) - len(norm)
-        if start >= 0 and self._corpus[start:] == norm:
-            # the pairs were part of the training run: its links are final for them
-            return self._links[0][start:], self._links[1][start:]
         forward, backward = self._run(self._corpus + norm)
         skip = len(self._corpus)
         return forward[skip:], backward[skip:]
+
+    def training_links(self, pairs: Sequence[TokenPair], start: int
+                       ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The training run's links (eflomal samples corpus alignments while training)."""
+        _check_range(start, len(pairs), len(self._corpus))
+        stop = start + len(pairs)
+        return self._links[0][start:stop], self._links[1][start:stop]
 
 
 def _read_pharaoh(path: str, norm: list[tuple[list[str], list[str]]], reverse: bool

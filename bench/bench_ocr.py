@@ -162,7 +162,7 @@ def bench_pages() -> dict:
     from cppdb.ocr.render import render_page_images
 
     story = Path(__file__).resolve().parents[1] / "data" / "story"
-    texts = sorted(story.rglob("*.txt"))
+    texts = sorted((story / "version_a").glob("*.txt"))
     paragraphs = ([ln.strip() for ln in texts[0].read_text("utf-8").splitlines() if ln.strip()]
                   if texts else ["那天晚上下着大雨，街上几乎没有行人。老王撑着一把旧伞，沿着河边慢慢地走回家。",
                                  "他想起了小时候的事情：“那时候的河水多清啊！”他自言自语道。"] * 6)

@@ -152,3 +152,129 @@ def test_pretokenized_keeps_tokens(jieba_backend):
 ])
 def test_more_context_rules(tokens, flags, expected):
     assert tag_tokens(tokens, flags) == expected
+
+
+# -- repairs of jieba errors (ctb_map.WORD_TAGS, repair_in_context, split_counted_noun) -----
+@pytest.mark.parametrize("word,flag,expected", [
+    ("可以", "c", "VV"),   # jieba's dictionary flags these wrongly for every context
+    ("总是", "c", "AD"),
+    ("不是", "c", "VC"),
+    ("以为", "c", "VV"),
+    ("您", "zg", "PN"),
+    ("很", "zg", "AD"),
+    ("一起", "m", "AD"),
+    ("无法", "n", "AD"),
+    ("在家", "r", "VV"),
+])
+def test_word_list_fixes(word, flag, expected):
+    assert base_tag(word, flag) == expected
+
+
+@pytest.mark.parametrize("tokens,flags,expected", [
+    # degree adverb + "noun" is a predicate adjective (美丽/ns from jieba's dictionary)
+    (["她", "很", "美丽"], ["r", "zg", "ns"], ["PN", "AD", "VA"]),
+    # a distinguishing word (b) not before a noun is predicative
+    (["汤姆", "高兴", "。"], ["nr", "b", "x"], ["NR", "VA", "PU"]),
+    (["大型", "机场"], ["b", "n"], ["JJ", "NN"]),
+    # an adjectival noun as the predicate after a nominal; as an object it stays NN
+    (["汤姆", "安全", "。"], ["nr", "an", "x"], ["NR", "VA", "PU"]),
+    (["注意", "安全", "。"], ["v", "an", "x"], ["VV", "NN", "PU"]),
+    # a "classifier" before an aspect marker is a verb (种/m 了)
+    (["老人", "种", "了", "树"], ["n", "m", "ul", "n"], ["NN", "VV", "AS", "NN"]),
+    # a "verb" right after a classifier of things, before the clause end, is a noun
+    (["一", "个", "警察", "。"], ["m", "q", "v", "x"], ["CD", "M", "NN", "PU"]),
+    (["一", "天", "会", "来"], ["m", "q", "v", "v"], ["CD", "M", "VV", "VV"]),
+    # 等: ETC in a list or before a noun, else the verb "wait"
+    (["我", "会", "等", "。"], ["r", "v", "u", "x"], ["PN", "VV", "VV", "PU"]),
+    (["苹果", "、", "香蕉", "等", "。"], ["n", "x", "n", "u", "x"], ["NN", "PU", "NN", "ETC", "PU"]),
+    (["北京", "等", "城市"], ["ns", "u", "n"], ["NR", "ETC", "NN"]),
+    (["这儿", "等", "一会儿"], ["r", "u", "m"], ["PN", "VV", "CD"]),
+    # 还是: "or" between nominals, else the adverb "still"
+    (["茶", "还是", "咖啡"], ["n", "c", "n"], ["NN", "CC", "NN"]),
+    (["我", "还是", "学生"], ["r", "c", "n"], ["PN", "AD", "NN"]),
+    (["你", "还是", "我"], ["r", "c", "r"], ["PN", "CC", "PN"]),
+    # 该: modal after a subject, determiner before a noun
+    (["我们", "该", "走", "了"], ["r", "r", "v", "ul"], ["PN", "VV", "VV", "AS"]),
+    (["该", "公司"], ["r", "n"], ["DT", "NN"]),
+    # 什么 before a noun is a determiner, else a pronoun
+    (["什么", "时候"], ["r", "n"], ["DT", "NN"]),
+    (["你", "要", "什么"], ["r", "v", "r"], ["PN", "VV", "PN"]),
+    # 一起: the adverb "together", but "one (accident)" before a noun
+    (["我们", "一起", "去"], ["r", "m", "v"], ["PN", "AD", "VV"]),
+    (["一起", "交通事故"], ["m", "n"], ["CD", "NN"]),
+])
+def test_repair_rules(tokens, flags, expected):
+    assert tag_tokens(tokens, flags) == expected
+
+
+@pytest.mark.parametrize("pairs,expected", [
+    ([("一棵树", "ns")], [("一", "m"), ("棵", "q"), ("树", "n")]),      # jieba: a place name
+    ([("这", "r"), ("本书", "r")], [("这", "r"), ("本", "q"), ("书", "n")]),
+    ([("这辆", "mq")], [("这", "r"), ("辆", "q")]),
+    ([("这里", "r")], [("这里", "r")]),                   # a pronoun, not 这 + 里 (a mile)
+    ([("该", "r"), ("步行", "v")], [("该", "r"), ("步行", "v")]),    # not 步 (a pace) + 行
+    ([("一点钟", "m")], [("一点钟", "m")]),                # time units never split off
+    ([("一次性", "b")], [("一次性", "b")]),
+])
+def test_resegment_glued_counted_nouns(pairs, expected):
+    assert resegment(pairs) == expected
+
+
+# -- CC-CEDICT checks (cppdb.annotate.lexicon), on a hand-made dictionary -------------------
+def _lexicon():
+    from cppdb.annotate.lexicon import CedictEntry, JiebaLexiconCheck
+
+    common, name = CedictEntry(False, True, False, 0.0), CedictEntry(True, False, False, 0.0)
+    verb = CedictEntry(False, True, True, 1.0)
+    entries = {"英雄": common, "长大": verb, "汤姆": name, "作弊": verb,
+               "信任": CedictEntry(False, True, True, 0.5), "打": verb, "网球": common,
+               "颁奖": verb, "典礼": common, "曲": common, "奇": common, "很": common,
+               "漂亮": common, "我": common, "会": verb, "北京": name, "大学": common}
+    flags = {"打": "v", "网球": "n", "颁奖": "v", "典礼": "n", "曲": "n", "奇": "a",
+             "很": "zg", "漂亮": "a", "我": "r", "会": "v", "北京": "ns", "大学": "n"}
+    freq = {"打网球": 3, "颁奖典礼": 3, "曲奇": 3, "很漂亮": 3, "我会": 1196, "北京大学": 2053}
+    return JiebaLexiconCheck(lambda w: freq.get(w, 100), flags.get, entries)
+
+
+@pytest.mark.parametrize("word,flag,expected", [
+    ("英雄", "ns", "n"),    # lowercase pinyin only: a common word, not a place
+    ("长大", "ns", "v"),    # ... whose first gloss is "to grow up"
+    ("汤姆", "nr", "nr"),   # capitalised pinyin: a real name stays
+    ("作弊", "n", "v"),     # all glosses are verbs
+    ("信任", "n", "n"),     # half verb, half noun: jieba's noun stays
+    ("未知词", "nr", "nr"),  # not in the dictionary: unchanged
+])
+def test_lexicon_fix_flag(word, flag, expected):
+    assert _lexicon().fix_flag(word, flag) == expected
+
+
+@pytest.mark.parametrize("word,flag,expected", [
+    ("打网球", "n", [("打", "v"), ("网球", "n")]),    # one-character verb + noun: a VP
+    ("颁奖典礼", "n", None),                          # two-character verb + noun: a compound
+    ("曲奇", "nr", None),                             # single characters: a word of its own
+    ("很漂亮", "n", [("很", "zg"), ("漂亮", "a")]),    # degree adverb + adjective
+    ("我会", "n", [("我", "r"), ("会", "v")]),         # pronoun + verb, whatever its frequency
+    ("北京大学", "nt", None),                          # frequent: a real word
+])
+def test_lexicon_split(word, flag, expected):
+    assert _lexicon().split(word, flag) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("汤姆爱慕玛丽。", [("汤姆", "NR"), ("爱慕", "VV"), ("玛丽", "NR"), ("。", "PU")]),
+    ("我想打网球。", [("我", "PN"), ("想", "VV"), ("打", "VV"), ("网球", "NN"), ("。", "PU")]),
+    ("老人种了一棵树。",
+     [("老人", "NN"), ("种", "VV"), ("了", "AS"), ("一", "CD"), ("棵", "M"), ("树", "NN"),
+      ("。", "PU")]),
+    ("这个女人很漂亮。",
+     [("这", "DT"), ("个", "M"), ("女人", "NN"), ("很", "AD"), ("漂亮", "VA"), ("。", "PU")]),
+])
+def test_jieba_with_dictionary_checks(jieba_backend, text, expected):
+    (sentence,) = jieba_backend.annotate([text])
+    assert list(zip(sentence.tokens, sentence.pos)) == expected
+
+
+def test_pretokenized_gets_flag_fixes_but_no_splits(jieba_backend):
+    (sentence,) = jieba_backend.annotate_pretokenized([["你", "长大", "了", "打网球"]])
+    assert sentence.tokens == ("你", "长大", "了", "打网球")
+    assert sentence.pos[:3] == ("PN", "VV", "AS")

@@ -54,6 +54,59 @@ def test_chinese_grammar_spans(tagged, expected):
     assert len(set(spans)) == len(spans)
 
 
+# One case per error class the v2 grammar fixes (docs/annotation.md, "Measured"): input
+# tokens/tags -> every NP/QP/DNP/ADJP/DP/CP/LCP/CLP span expected.
+ZH_ERROR_CASES = [
+    # a pronoun is its own NP: no "我身体" (topic + subject), no "我什么"
+    ("我/PN 身体/NN 很/AD 好/VA", {("我", "NP"), ("身体", "NP")}),
+    ("我/PN 什么/PN 都/AD 没/AD 看见/VV", {("我", "NP"), ("什么", "NP")}),
+    ("晚饭/NN 我们/PN 吃/VV 什么/PN", {("晚饭", "NP"), ("我们", "NP"), ("什么", "NP")}),
+    ("给/VV 我们/PN 任何/DT 牛奶/NN",          # double object, not NP[我们任何牛奶]
+     {("我们", "NP"), ("任何牛奶", "NP"), ("任何", "DP"), ("牛奶", "NP")}),
+    # ... except a personal pronoun + relational noun, CTB (NP (NP (PN 我)) (NP (NN 妈妈)))
+    ("我/PN 妈妈/NN 很/AD 忙/VA", {("我妈妈", "NP"), ("我", "NP"), ("妈妈", "NP")}),
+    # coordination of pronouns is still an NP
+    ("我/PN 和/CC 你/PN", {("我和你", "NP"), ("我", "NP"), ("你", "NP")}),
+    # time words: an NP of NT words only, never glued to a pronoun or a noun
+    ("明天/NT 晚上/NT 我们/PN 有/VE 一/CD 个/M 派对/NN",
+     {("明天晚上", "NP"), ("我们", "NP"), ("一个派对", "NP"), ("一个", "QP"), ("派对", "NP")}),
+    ("她/PN 从前/NT 会/VV 去/VV", {("她", "NP"), ("从前", "NP")}),
+    ("汤姆/NR 当时/NT 在/P 哭/VV", {("汤姆", "NP"), ("当时", "NP")}),
+    ("现在/NT 他们/PN 走/VV", {("现在", "NP"), ("他们", "NP")}),
+    # ... but a determiner / number may count them: (NP (DP 每 天) (NP 早上))
+    ("每/DT 天/M 早上/NT",
+     {("每天早上", "NP"), ("每天", "DP"), ("天", "CLP"), ("早上", "NP")}),
+    # a verb ends the NP (信任 is VV after the lexicon fix): no NP[他们信任汤姆]
+    ("他们/PN 信任/VV 汤姆/NR", {("他们", "NP"), ("汤姆", "NP")}),
+    # an event classifier's QP counts no noun or pronoun: 亲 你 一 下, 腾 一 下 地方
+    ("亲/VV 你/PN 一/CD 下/M", {("你", "NP"), ("一下", "QP")}),
+    ("腾/VV 一/CD 下/M 地方/NN", {("一下", "QP"), ("地方", "NP")}),
+    # DNP only before its noun head: headless 我的 / 谁的 is no DNP
+    ("拿/VV 我/PN 的/DEG 。/PU", {("我", "NP")}),
+    ("这/DT 辆/M 自行车/NN 是/VC 谁/PN 的/DEG",
+     {("这辆自行车", "NP"), ("这辆", "DP"), ("辆", "CLP"), ("自行车", "NP"), ("谁", "NP")}),
+    ("我/PN 的/DEG 一/CD 个/M 朋友/NN",        # the head may carry its own modifiers
+     {("我的一个朋友", "NP"), ("我的", "DNP"), ("我", "NP"), ("一个朋友", "NP"),
+      ("一个", "QP"), ("朋友", "NP")}),
+    # VA + 的 is an ADJP/CP only as a noun modifier; a lone JJ is no ADJP
+    ("人生/NN 是/VC 有趣/VA 的/DEC 。/PU", {("人生", "NP")}),
+    ("汤姆/NR 高兴/JJ 。/PU", {("汤姆", "NP")}),
+    # 什么 as a determiner (ctb_map makes it DT before a noun): NP "what time"
+    ("什么/DT 时候/NN", {("什么时候", "NP"), ("什么", "DP"), ("时候", "NP")}),
+]
+
+
+@pytest.mark.parametrize("tagged,expected", ZH_ERROR_CASES)
+def test_chinese_grammar_error_classes(tagged, expected):
+    tokens, pos = zip(*(item.split("/") for item in tagged.split()))
+    spans = ChinesePhraseGrammar().spans(tokens, pos)
+    assert _phrases(tokens, spans) == expected
+    # no NP ever contains a verb (the grammar builds no relative clauses)
+    for span in spans:
+        if span.label == "NP":
+            assert not {"VV", "VC", "VE"} & set(pos[span.start:span.end])
+
+
 def test_grammar_is_deterministic():
     tokens = "我 的 朋友 的 三 本 新 书 和 他 的 笔".split()
     pos = "PN DEG NN DEG CD M JJ NN CC PN DEG NN".split()

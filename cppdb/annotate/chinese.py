@@ -103,6 +103,11 @@ class JiebaChinese(Backend):
         # Chinese compounds are head-final: the last piece decides (北京/ns 大学/n -> n).
         return pieces[-1].flag
 
+    def signature(self) -> str:
+        # the tag mapping and dictionary checks are part of the output: runs resumed across
+        # a change of either must not mix annotations
+        return f"{self.name}[{self.version()}]+ctb-map.v2+cedict-check.v1"
+
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "hmm": self.hmm, "user_dict": self.user_dict}
 

@@ -244,7 +244,6 @@ def refine_in_context(tokens: Sequence[str], tags: Sequence[str],
 
 
 _PREDICATE_END = frozenset({"PU", "SP", "AS", ""})
-_NOMINAL_OR_END = NOMINAL_TAGS | {"CD", "DEG", "LC", "PU", ""}
 
 
 def repair_in_context(tokens: Sequence[str], tags: Sequence[str],
@@ -256,9 +255,10 @@ def repair_in_context(tokens: Sequence[str], tags: Sequence[str],
     * classifier directly followed by an aspect marker -> VV (种/m 了);
     * verb right after a classifier of things and before the clause end -> NN (一 个 警察/v);
     * 等 after a nominal is ETC only in a list or before a noun, else the verb VV (我 会 等);
-    * 还是 between two nominals is CC ("or"), else AD ("still");
+    * 还是 between two nouns or two pronouns is CC ("or"), else AD ("still");
     * 该 after a nominal or adverb and not before a noun is the modal VV (我们 该 走);
-    * 什么 / 甚么 directly before a noun is a determiner DT (什么 时候: an NP "what time").
+    * 什么 / 甚么 directly before a noun is a determiner DT (什么 时候: an NP "what time");
+    * 一起 (AD by the word list) before a noun is a number CD (一起 事故: one accident).
     """
     out = list(tags)
     n = len(out)
@@ -279,17 +279,20 @@ def repair_in_context(tokens: Sequence[str], tags: Sequence[str],
               and nxt in ("PU", "", "VC", "VV", "AD", "DEG", "SP", "P")):
             out[i] = "NN"
         elif out[i] == "ETC" and token == "等" and not (
-                prev in NOMINAL_TAGS and (nxt in NOMINAL_TAGS | {"CD", "DEG"} or any(
+                prev in NOMINAL_TAGS and (nxt in NOMINAL_TAGS | {"DEG"} or any(
                     t in ("、", "和", "及", "以及", "与") for t in tokens[:i]))):
             out[i] = "VV"
         elif token == "还是" and out[i] == "CC" and not (
-                prev in NOMINAL_TAGS and nxt in NOMINAL_TAGS):
+                (prev in NOMINAL_TAGS - {"PN"} and nxt in NOMINAL_TAGS)
+                or prev == nxt == "PN"):  # 我 还是 学生: "still"; 茶 还是 咖啡, 你 还是 我: "or"
             out[i] = "AD"
         elif token == "该" and out[i] == "DT" and prev in NOMINAL_TAGS | {"AD"} and (
                 nxt not in NOMINAL_TAGS | {"M", "CD"}):
             out[i] = "VV"
         elif token in INTERROGATIVE_DETERMINERS and out[i] == "PN" and nxt in ("NN", "NR"):
             out[i] = "DT"
+        elif token == "一起" and nxt in ("NN", "NR"):
+            out[i] = "CD"  # 一起 交通事故: "one (classifier)", not the adverb "together"
     return out
 
 

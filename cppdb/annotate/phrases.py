@@ -92,8 +92,7 @@ def _numeral_run(pos: Sequence[str], i: int) -> int:
     return j
 
 
-def _modifier_at(tokens: Sequence[str], pos: Sequence[str], i: int,
-                 found: set[Span]) -> Span | None:
+def _modifier_at(pos: Sequence[str], i: int, found: set[Span]) -> Span | None:
     """A QP, DP or JJ-ADJP starting at ``i`` (spans inside it are added to ``found``)."""
     n = len(pos)
     j = _numeral_run(pos, i)
@@ -138,8 +137,10 @@ def _base_chunks(tokens: Sequence[str], pos: Sequence[str], found: set[Span]) ->
             continue
         j, modifiers = i, []
         while j < n:
-            mod = _modifier_at(tokens, pos, j, found)
+            mod = _modifier_at(pos, j, found)
             if mod is None or not _counts_things(tokens, mod):
+                if mod is not None and not modifiers:  # 一 下: a QP that counts no noun
+                    modifiers.append(mod)
                 break
             modifiers.append(mod)
             j = mod.end

@@ -134,6 +134,12 @@ def test_split_margins_and_paragraphs():
                                 "他想起了小时候的事情和那条河。第二段的最后一行。"]
 
 
+def test_centred_running_head_in_body_size_is_removed():
+    rows = [row("书名", 420, 30, 580, 60)] + body_rows()[1:6]   # as tall as the body text
+    body, removed = split_margins(rows, 1000, 0.08)
+    assert [r.text for r in removed] == ["书名"]
+
+
 def test_body_text_near_the_top_is_kept():
     rows = [row("正文第一行从页顶开始", 60, 40, 900, 70)] + body_rows()[1:6]
     body, removed = split_margins(rows, 1000, 0.08)
@@ -151,10 +157,17 @@ def test_running_heads_repeated_across_pages():
         lines = (row("雨夜", 60, 40, 200, 75), row(f"正文{number}。", 60, 200, 900, 235))
         return ImageText(path=f"p{number}", kind="page", text="雨夜\n正文。", lines=lines,
                          height=1000)
-    pages = [page(i) for i in range(4)]
-    cleaned = remove_running_heads(pages, [1000] * 4, PageSettings())
-    assert [p.text for p in cleaned] == [f"正文{i}。" for i in range(4)]
+    pages = [page(i) for i in range(3)]
+    # on a fourth page the head was already removed by the per-page rules: it still counts
+    pages.append(ImageText(path="p3", kind="page", text="正文3。", height=1000,
+                           lines=(row("正文3。", 60, 200, 900, 235),),
+                           removed=(row("雨夜", 60, 40, 200, 75),)))
+    pages = [pages[3], *pages[:3]]
+    cleaned = remove_running_heads(pages[:1] + pages[1:3], [1000] * 3, PageSettings())
+    assert [p.text for p in cleaned] == ["正文3。", "正文0。", "正文1。"]
     assert all(p.removed[0].text == "雨夜" for p in cleaned)
+    untouched = remove_running_heads(pages[1:3], [1000] * 2, PageSettings())
+    assert [p.text for p in untouched] == ["雨夜\n正文。"] * 2   # too few pages to tell
 
 
 def test_carry_broken_paragraphs():

@@ -258,3 +258,15 @@ def test_score_with_the_shipped_model(tmp_path):
     scores = out["score"].to_list()
     assert scores[0] > scores[1] + 1.0       # paraphrase above an unrelated sentence
     assert scores[0] > scores[2]             # and above swapped roles
+
+
+def test_weak_positives_by_evidence_and_anchor_quality():
+    frame = pl.DataFrame({
+        S.TYPE: ["phrase", "phrase", "phrase", "sentence", "sentence", "sentence", "sentence"],
+        S.N_PIVOTS: [3, 1, 3, 0, 0, 0, 0], S.P_TGT_GIVEN_SRC: [0.3, 0.5, 0.05, None, None, None, None],
+        S.P_SRC_GIVEN_TGT: [0.2, 0.5, 0.5, None, None, None, None],
+        "anchor": [None, None, None, True, False, False, False],
+        "cost": [None, None, None, 0.9, 0.1, 0.5, 0.8]})
+    mask = weak_labels.positive_mask(frame, weak_labels.WeakLabelSettings(sentence_cost_quantile=0.1))
+    # phrase: ≥2 pivots and both probabilities ≥ 0.1; sentence: an anchor or a low bead cost
+    assert mask.to_list() == [True, False, False, True, True, False, False]

@@ -5,6 +5,10 @@ overlap windows, in a re-run of the same chapter); e5 costs tens of milliseconds
 sentence on CPU, so encoding is the dominant cost of sentence alignment.  The cache is
 keyed by the exact string and belongs to one encoder signature: the on-disk file name
 carries a hash of the signature, so vectors of another model or prefix are never reused.
+
+Encoders fitted per job (``char-lsa``) have a ``fit(texts)`` method and a signature that
+includes the fitted state: :meth:`EmbeddingCache.fit` fits the wrapped encoder and, when the
+signature changes, drops the vectors of the old space and switches to the new one.
 """
 from __future__ import annotations
 
@@ -36,18 +40,41 @@ class EmbeddingCache:
 
     def __init__(self, encoder: SentenceEncoder, directory: str | Path | None = None) -> None:
         self.encoder = encoder
-        self._signature = encoder.signature()
-        self.path = None if directory is None else Path(directory) / (
-            "embeddings-" + hashlib.sha256(self._signature.encode()).hexdigest()[:12]
-            + ".parquet")
+        self.directory = None if directory is None else Path(directory)
+        self.hits = 0
+        self.misses = 0
+        self._bind(encoder.signature())
+
+    def _bind(self, signature: str) -> None:
+        """Start an empty cache for ``signature`` (loading its file when there is one)."""
+        self._signature = signature
+        persist = getattr(self.encoder, "persist_vectors", True)
+        self.path = None if self.directory is None or not persist else self.directory / (
+            "embeddings-" + hashlib.sha256(signature.encode()).hexdigest()[:12] + ".parquet")
         self._index: dict[str, int] = {}
         self._blocks: list[np.ndarray] = []
         self._matrix: np.ndarray | None = None
         self._saved_rows = 0
-        self.hits = 0
-        self.misses = 0
         if self.path is not None and self.path.exists():
             self._load_file(self.path)
+
+    @property
+    def needs_fit(self) -> bool:
+        return callable(getattr(self.encoder, "fit", None))
+
+    def fit(self, texts: list[str]) -> None:
+        """Fit the wrapped encoder on ``texts`` if it is fitted per job; else do nothing.
+
+        A changed signature means a new vector space: the old vectors are dropped (saved
+        first, if they belong on disk).
+        """
+        if not self.needs_fit:
+            return
+        self.save()
+        self.encoder.fit(texts)
+        signature = self.encoder.signature()
+        if signature != self._signature:
+            self._bind(signature)
 
     def signature(self) -> str:
         return self._signature

@@ -95,7 +95,7 @@ def _unique_texts(frame: pl.DataFrame) -> pl.DataFrame:
     return texts.with_row_index("text_id")
 
 
-def _lookup(frame: pl.DataFrame, texts: pl.DataFrame, column: str) -> pl.Expr:
+def _lookup(frame: pl.DataFrame, texts: pl.DataFrame, column: str) -> np.ndarray:
     """Index into ``texts`` of each row's side ``column`` (the join key)."""
     return frame.select(model_text(column).alias("text")).join(
         texts, on="text", how="left", maintain_order="left")["text_id"].to_numpy()

@@ -5,7 +5,8 @@
 2. **Header/footer.** A row whose centre lies in the top or bottom ``margin`` of the page is
    a running head/foot if it is a page number (``12``, ``- 12 -``, ``第12页``, ``12/300``), or
    set in a smaller font than the body (height < 85 % of the median row), or cut off from
-   the body by a gap over twice the median line gap. Across the pages of one document, a
+   the body by a gap over twice the median line gap, or centred and much shorter than the
+   text block (a short body line starts at the left margin instead). Across the pages of one document, a
    top/bottom row repeated (digits ignored) on ``repeat_share`` of the pages is removed too
    (:func:`remove_running_heads`).
 3. **Paragraphs.** A row continues the previous paragraph unless it is indented (starts more
@@ -85,10 +86,21 @@ def split_margins(rows: Sequence[OcrLine], page_height: float,
         gap = (neighbour.top - row.bottom if at_top else row.top - neighbour.bottom) \
             if neighbour is not None else float("inf")
         if PAGE_NUMBER.match(row.text) or row.height < 0.85 * typical \
-                or gap > 2 * typical_gap + 0.5 * typical:
+                or gap > 2 * typical_gap + 0.5 * typical \
+                or _centred_and_short(row, rows, typical):
             removed.add(index)
     return ([r for i, r in enumerate(rows) if i not in removed],
             [r for i, r in enumerate(rows) if i in removed])
+
+
+def _centred_and_short(row: OcrLine, rows: Sequence[OcrLine], char: float) -> bool:
+    """A running head is centred and much shorter than the text block; a short body line
+    (the end of a paragraph) starts at the left margin instead."""
+    left = float(np.percentile([r.left for r in rows], 10))
+    right = float(np.percentile([r.right for r in rows], 90))
+    centre = (row.left + row.right) / 2
+    return (row.left > left + 2 * char and row.right < right - 2 * char
+            and abs(centre - (left + right) / 2) < char)
 
 
 def paragraphs(rows: Sequence[OcrLine]) -> list[str]:
@@ -135,7 +147,10 @@ def remove_running_heads(pages: Sequence[ImageText], page_heights: Sequence[floa
         return list(pages)
     counts: dict[str, int] = {}
     for page, height in zip(pages, page_heights):
-        for key in {_key(r.text) for r in _edge_rows(page, height, settings.margin)}:
+        # rows already removed on a page count too: a head is often caught on most pages
+        # by the per-page rules and only missed on a few
+        edge = _edge_rows(page, height, settings.margin) + list(page.removed)
+        for key in {_key(r.text) for r in edge}:
             counts[key] = counts.get(key, 0) + 1
     repeated = {k for k, n in counts.items() if k and n >= settings.repeat_share * len(pages)}
     out: list[ImageText] = []

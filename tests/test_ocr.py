@@ -213,7 +213,7 @@ def test_paddle_engine_errors(monkeypatch):
     engine = PaddleOCREngine(model_dir="")
     with pytest.raises(BackendUnavailableError, match="paddleocr") as info:
         engine.check()
-    assert "cppdb[paddle]" in (info.value.hint or "")
+    assert "pip install paddleocr paddlepaddle" in (info.value.hint or "")
     monkeypatch.setattr(PaddleOCREngine, "requires", ())
     with pytest.raises(ModelNotFoundError, match="none configured"):
         PaddleOCREngine(model_dir="").check()

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cppdb.commands.common import ConfigOpt, JsonOpt, SetOpt, fail, make_config, print_json
@@ -31,7 +32,7 @@ def doctor(config: ConfigOpt = None, overrides: SetOpt = None, as_json: JsonOpt 
         for row in rows:
             table.add_row(row["capability"], row["backend"], "yes" if row["default"] else "",
                           "[green]yes[/green]" if row["usable"] else "[red]no[/red]",
-                          row["version"], row["how_to_enable"])
+                          escape(row["version"]), escape(row["how_to_enable"]))
         Console(width=None if sys.stdout.isatty() else 180).print(table)
     if missing_defaults(rows):
         raise typer.Exit(1)

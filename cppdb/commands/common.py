@@ -35,6 +35,8 @@ def fail(exc: CppdbError) -> None:
     """Print a cppdb error without a traceback and exit with status 2."""
     # errors are printed even under --quiet (quiet silences progress, not failures)
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True).print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+    Console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", markup=True,
+                               highlight=False)
     raise typer.Exit(2)

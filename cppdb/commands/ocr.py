@@ -64,9 +64,13 @@ def register(app: typer.Typer) -> None:
         if json_:
             print_json(summary.to_json())
             return
+        from rich.markup import escape
+
         out = console()
-        out.print(f"{summary.images} images → {output}: {summary.with_text} with text, "
+        out.print(f"{summary.images} images → {escape(str(output))}: "
+                  f"{summary.with_text} with text, "
                   f"{summary.empty} empty, {len(summary.errors)} errors; "
                   f"{summary.seconds / max(summary.images, 1):.2f} s per image")
         for where, reason in summary.errors[:20]:
-            out.print(f"  [yellow]skipped[/yellow] {where}: {reason}", highlight=False)
+            out.print(f"  [yellow]skipped[/yellow] {escape(where)}: {escape(reason)}",
+                      highlight=False)

@@ -203,10 +203,8 @@ def _ocr_source_serial(source: ImageSource, settings: OcrSettings) -> ImageText:
 def _iter_results(sources: Sequence[ImageSource], settings: OcrSettings,
                   workers: int) -> Iterator[ImageText]:
     """Results in input order; at most ``4 * workers`` images in flight."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")  # onnxruntime is not fork-safe
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                             initializer=_engine.cache_clear) as pool:
         pending: list[tuple[ImageSource, Future[ImageText] | ImageText]] = []
         for source in sources:
             data, error = _read_or_error(source)
@@ -218,6 +216,20 @@ def _iter_results(sources: Sequence[ImageSource], settings: OcrSettings,
                 yield _resolve(pending.pop(0)[1])
         for _, item in pending:
             yield _resolve(item)
+
+
+def _pool_context():
+    """``fork`` on Linux, ``spawn`` elsewhere.
+
+    ``spawn`` re-imports the caller's ``__main__``, which breaks for code run from stdin and
+    re-runs scripts without a ``__main__`` guard. Forking is safe here because every worker
+    starts with an empty engine cache (``initializer``) and so builds its own onnxruntime
+    sessions instead of using ones inherited from the parent.
+    """
+    import multiprocessing
+    import sys
+
+    return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
 
 
 def _resolve(item: Future[ImageText] | ImageText) -> ImageText:

@@ -95,7 +95,7 @@ class PaddleOCREngine(OcrEngine):
     name: ClassVar[str] = "paddle"
     requires: ClassVar[tuple[tuple[str, str], ...]] = (
         ("paddleocr", "paddleocr"), ("paddlepaddle", "paddle"))
-    install_hint: ClassVar[str] = "pip install 'cppdb[paddle]' (paddleocr + paddlepaddle)"
+    install_hint: ClassVar[str] = "pip install paddleocr paddlepaddle (the cppdb 'paddle' extra)"
     description: ClassVar[str] = "PaddleOCR (the paper's engine) with local inference models"
 
     def __init__(self, model_dir: str | Path = "", **_ignored: Any) -> None:

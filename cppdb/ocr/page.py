@@ -2,13 +2,13 @@
 
 1. **Rows.** The engine returns text boxes; boxes whose vertical extents overlap by more
    than half the smaller height are one row, read left to right (single-column layout).
-2. **Header/footer.** A row whose centre lies in the top or bottom ``margin`` of the page is
-   a running head/foot if it is a page number (``12``, ``- 12 -``, ``第12页``, ``12/300``), or
-   set in a smaller font than the body (height < 85 % of the median row), or cut off from
-   the body by a gap over twice the median line gap, or centred and much shorter than the
-   text block (a short body line starts at the left margin instead). Across the pages of one document, a
-   top/bottom row repeated (digits ignored) on ``repeat_share`` of the pages is removed too
-   (:func:`remove_running_heads`).
+2. **Header/footer.** A row whose centre lies in the top or bottom ``margin`` of the page
+   is a running head/foot if it is a page number (``12``, ``- 12 -``, ``第12页``,
+   ``12/300``), or set in a smaller font than the body (height < 85 % of the median row),
+   or cut off from the body by a gap over twice the median line gap, or centred and much
+   shorter than the text block (a short body line starts at the left margin instead).
+   Across the pages of one document, a top/bottom row repeated (digits ignored) on
+   ``repeat_share`` of the pages is removed too (:func:`remove_running_heads`).
 3. **Paragraphs.** A row continues the previous paragraph unless it is indented (starts more
    than 0.8 character right of the left margin), the previous row stops short of the right
    margin (by more than 1.5 characters), or the vertical gap is unusually large. Rows are

@@ -47,6 +47,9 @@ STORY_LABEL = 4.5
 #: more similar never scores lower: embedding cosine and the character-overlap similarities
 INCREASING = ("f_cosine", "f_char_jaccard", "f_bigram_jaccard", "f_lcs_ratio")
 SEED = 13
+#: human label files under data/labels (phrases/patterns/sentences; graded sentence pairs)
+LABEL_FILES = ("paraphrase_labels.tsv", "sentence_labels.tsv")
+LABEL_FILE = "label_file"
 
 
 def story_pairs(data_dir: Path) -> list[tuple[str, str]]:
@@ -79,6 +82,13 @@ def corpus_sentences(data_dir: Path) -> list[str]:
     return [t for t in dict.fromkeys(texts) if len(t) >= 4]
 
 
+def human_labels(data_dir: Path) -> pl.DataFrame:
+    """The human label files (source, target, label, label_file), in LABEL_FILES order."""
+    frames = [read_tsv_pairs(data_dir / "labels" / name, with_score=True)
+              .with_columns(pl.lit(name).alias(LABEL_FILE)) for name in LABEL_FILES]
+    return pl.concat(frames)
+
+
 def _labelled(frame: pl.DataFrame, label: float | pl.Series, kind: str) -> pl.DataFrame:
     value = label if isinstance(label, pl.Series) else pl.lit(float(label))
     return frame.with_columns(pl.lit("sentence").alias(S.TYPE), value.alias(LABEL),
@@ -88,13 +98,14 @@ def _labelled(frame: pl.DataFrame, label: float | pl.Series, kind: str) -> pl.Da
 def training_pairs(data_dir: Path, config: Config) -> pl.DataFrame:
     """Every labelled training pair (PAIR_COLUMNS + label + label_kind)."""
     annotate = config.section("annotate")
-    human = read_tsv_pairs(data_dir / "labels" / "paraphrase_labels.tsv", with_score=True)
+    human = human_labels(data_dir)
     story = story_pairs(data_dir)
     if not story:
         raise BadInputError(f"no 1-1 gold beads under {data_dir / 'story' / 'gold'}")
     sentences = corpus_sentences(data_dir)
     human_pairs = _labelled(text_pairs(human["source"].to_list(), human["target"].to_list(),
-                                       annotate), human[LABEL], "human")
+                                       annotate), human[LABEL], "human").with_columns(
+        human[LABEL_FILE])
     story_frame = _labelled(text_pairs([a for a, _ in story], [b for _, b in story], annotate),
                             STORY_LABEL, "story_aligned")
     selves = _labelled(text_pairs(sentences, sentences, annotate), 5.0, "self")

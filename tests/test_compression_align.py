@@ -95,10 +95,10 @@ def test_paraphrase_table_is_symmetric_and_prefers_longer_spans(tmp_path):
 
 def test_paraphrase_table_from_run_dir_uses_ranked_scores(tmp_path):
     run = tmp_path / "run"
-    run.mkdir()
+    (run / "ranking").mkdir(parents=True)
     pl.DataFrame({"source": ["留守", "逝世", "抵京"], "target": ["剩余", "去世", "抵达 北京"],
                   "type": ["phrase"] * 3, "score": [0.9, 0.2, 0.6]}) \
-        .write_parquet(run / "ranked.parquet")
+        .write_parquet(run / "ranking" / "ranked_pairs.parquet")   # where `cppdb rank` writes
     scored = load_paraphrase_table(run, min_score=0.5)
     assert scored.scored and scored.lookup("留守") == (("剩余", 0.9),)
     assert scored.lookup("逝世") == ()                          # below the threshold

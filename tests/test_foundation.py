@@ -133,7 +133,15 @@ def test_models_fetch_fails_clearly_offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     result = runner.invoke(app, ["models", "fetch", "opus-mt-zh-en"])
     assert result.exit_code == 2
-    assert "E320" in result.output and "align_words.attention_model" in result.output
+    assert "E320" in result.output and "align_words.attention.model_dir" in result.output
+
+
+def test_models_fetch_hints_name_real_settings():
+    from cppdb.models import MODELS
+
+    config = load_config()
+    for model in MODELS.values():
+        config.get(model.config_key)   # raises ConfigError if the hint names a wrong setting
 
 
 def test_config_show_round_trips_through_toml(tmp_path):

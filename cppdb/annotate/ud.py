@@ -222,9 +222,9 @@ class StanzaUDParser(Backend):
             raise ModelNotFoundError(
                 f"Stanza Chinese models not found: expected {root}/resources.json and "
                 f"{lang}/{{pos,lemma,depparse}}",
-                hint=("on a machine with internet run python -c \"import stanza; "
-                      f"stanza.download('zh-hans', model_dir='{root}')\" and copy the directory "
-                      "here, or point compression.stanza_dir / $STANZA_RESOURCES_DIR at it"))
+                hint=("on a machine with internet run `cppdb models fetch stanza-zh --target DIR` "
+                      "(Stanza's own download), copy DIR here and point compression.stanza_dir "
+                      "or $STANZA_RESOURCES_DIR at it"))
 
     def _load(self) -> Any:
         if self._pipeline is None:

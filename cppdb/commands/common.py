@@ -10,7 +10,7 @@ import typer
 
 from cppdb.config import Config, load_config
 from cppdb.errors import CppdbError
-from cppdb.progress import console, set_quiet
+from cppdb.progress import set_quiet
 
 ConfigOpt = Annotated[Optional[Path], typer.Option(
     "--config", "-c", help="TOML config file (see `cppdb config show`).")]

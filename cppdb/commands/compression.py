@@ -26,7 +26,7 @@ def build_compression_command(
                               "line headline<TAB>sentence.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output (run) directory.")],
     paraphrases: Annotated[Optional[Path], typer.Option(
-        "--paraphrases", "-p", help="Paraphrase table: a run directory (ranked.parquet or "
+        "--paraphrases", "-p", help="Paraphrase table: a run directory (ranking/ranked_pairs.parquet or "
                                     "phrase/pattern_pairs.parquet) or a .parquet/.tsv table "
                                     "(source, target[, score]).")] = None,
     methods: Annotated[Optional[str], typer.Option(

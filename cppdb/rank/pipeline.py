@@ -18,7 +18,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.config import Config, load_config
-from cppdb.errors import BadInputError, ConfigError
+from cppdb.errors import ConfigError
 from cppdb.features.models import (FeatureModels, build_feature_table,
                                    load_feature_models)
 from cppdb.features.table import (EVIDENCE_FEATURES, FEATURE_DESCRIPTIONS, LM_FEATURES,
@@ -260,7 +260,7 @@ def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = N
     if out is None:
         suffix = {"ppdb": "ppdb", "jsonl": "jsonl", "tsv": "tsv", "parquet": "parquet"}
         if format not in suffix:
-            raise BadInputError(f"unknown export format {format!r}",
+            raise ConfigError(f"unknown export format {format!r}",
                                 hint="choose ppdb, jsonl, tsv or parquet")
         out = Path(run_dir) / f"export-{type or 'all'}-top{round(share * 100)}.{suffix[format]}"
     keep = [c for c in list(S.PAIR_COLUMNS) + [tiers.SCORE, tiers.TIER] if c in selected.columns]

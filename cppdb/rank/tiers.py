@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.errors import BadInputError
+from cppdb.errors import BadInputError, ConfigError
 
 RANK, PERCENTILE, TIER, SCORE = "rank", "percentile", "tier", "score"
 
@@ -34,7 +34,7 @@ def tiers_from_config(section: dict) -> tuple[Tier, ...]:
     tiers = tuple(Tier(name, float(share)) for name, share in section["tiers"].items())
     shares = [t.share for t in tiers]
     if not tiers or shares != sorted(shares) or not 0 < shares[0] or shares[-1] != 1.0:
-        raise BadInputError(f"rank.tiers must grow strictly up to 1.0, got {section['tiers']}",
+        raise ConfigError(f"rank.tiers must grow strictly up to 1.0, got {section['tiers']}",
                             hint='e.g. tiers = {S = 0.2, M = 0.4, L = 0.6, XL = 1.0}')
     return tiers
 

@@ -104,8 +104,7 @@ def training_pairs(data_dir: Path, config: Config) -> pl.DataFrame:
         raise BadInputError(f"no 1-1 gold beads under {data_dir / 'story' / 'gold'}")
     sentences = corpus_sentences(data_dir)
     human_pairs = _labelled(text_pairs(human["source"].to_list(), human["target"].to_list(),
-                                       annotate), human[LABEL], "human").with_columns(
-        human[LABEL_FILE])
+                                       annotate), human[LABEL], "human")
     story_frame = _labelled(text_pairs([a for a, _ in story], [b for _, b in story], annotate),
                             STORY_LABEL, "story_aligned")
     selves = _labelled(text_pairs(sentences, sentences, annotate), 5.0, "self")
@@ -116,7 +115,8 @@ def training_pairs(data_dir: Path, config: Config) -> pl.DataFrame:
     hard = W.hard_negatives(seeds.drop(LABEL, W.LABEL_KIND), settings, rng, names)
     sentences_pool = pl.concat([story_frame, selves]).drop(LABEL, W.LABEL_KIND)
     easy = W.easy_negatives(sentences_pool, sentences_pool, settings, rng)
-    return pl.concat([human_pairs, story_frame, hard, easy], how="diagonal_relaxed")
+    return pl.concat([human_pairs.with_columns(human[LABEL_FILE]), story_frame, hard, easy],
+                     how="diagonal_relaxed")
 
 
 def train_default(data_dir: Path, out: Path, config: Config | None = None,

@@ -124,7 +124,7 @@ def build_compression(input_path: str | Path, out_dir: str | Path, config: Confi
                       fresh: bool = False) -> CompressionResult:
     """Build a (sentence, compression) corpus from headline + first-sentence pairs.
 
-    ``paraphrases`` is a run directory (``ranked.parquet`` or ``phrase_pairs.parquet`` /
+    ``paraphrases`` is a run directory (``ranking/ranked_pairs.parquet`` or ``phrase_pairs.parquet`` /
     ``pattern_pairs.parquet``) or a table file (.parquet / .tsv); ``methods``, ``dtt``,
     ``parser`` and ``bert_dir`` override the ``[compression]`` settings.
     """

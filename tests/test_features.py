@@ -77,10 +77,56 @@ def test_containment_both_ways():
     (["３", "个"], ["3", "个"], 1),                     # full width = half width (NFKC)
     (["三", "个", "人"], ["两", "个", "人"], 0),
     (["2", "和", "5"], ["5", "和", "2"], 1),            # a multiset: order does not matter
+    # the article 一 and words containing 一 are not numbers (cppdb.features.numbers)
+    (["一", "个", "男人", "在", "弹", "吉他"], ["一", "个", "女人", "在", "弹", "吉他"], 1),
+    (["一", "个", "男人"], ["男人"], 1),                  # 一 vs nothing
+    (["一", "个", "男人"], ["两", "个", "男人"], 0),       # ∅ vs {2}
+    (["他们", "一起", "走"], ["他们", "一直", "走"], 1),
+    (["统一", "标准"], ["唯一", "标准"], 1),
+    (["一些", "人"], ["三", "个", "人"], 0),              # ∅ vs {3}
+    # values, not strings
+    (["三", "个", "人"], ["3", "个", "人"], 1),
+    (["十一", "个", "人"], ["11", "个", "人"], 1),
+    (["三万五千", "人"], ["3.5万", "人"], 1),             # 35000 both
+    (["3.50", "元"], ["3.5", "元"], 1),
+    (["二〇二三", "年"], ["2023", "年"], 1),
+    (["一百五"], ["150"], 1),                            # short form 一百五 = 150
+    (["百分之五"], ["5%"], 1),
+    (["十分之一"], ["1/10"], 1),
+    (["十分之一"], ["十", "分"], 0),                      # 1/10 vs {10}
+    # ordinals keep their mark; 十分 "very" is no number, 三十分钟 is 30
+    (["第一", "名"], ["第1", "名"], 1),
+    (["第一", "名"], ["第二", "名"], 0),
+    (["第三"], ["三"], 0),                               # 第3 vs 3
+    (["十分", "开心"], ["非常", "开心"], 1),
+    (["三十", "分钟"], ["半", "小时"], 0),                 # {30} vs ∅
+    (["吃", "三明治"], ["吃", "面包"], 1),
+    (["3", "千克"], ["3", "公斤"], 1),                    # 千 of 千克 after digits is a unit
+    (["1", "个", "人"], ["一", "个", "人"], 0),            # documented: 1 counts, article 一 not
 ])
 def test_numbers_identical(source, target, identical):
     assert features_of(source_tokens=source, target_tokens=target)["f_numbers_identical"] \
         == identical
+
+
+@pytest.mark.parametrize("text, values", [
+    ("一个男人在弹吉他", []),
+    ("两只猫和一只狗", ["2"]),
+    ("第一名有3.5万人", ["35000", "第1"]),
+    ("他们一起吃三明治，十分开心", []),
+    ("三十分钟后", ["30"]),
+    ("一亿两千万", ["120000000"]),
+    ("三万一", ["31000"]),
+    ("三万零一", ["30001"]),
+    ("一百零五", ["105"]),
+    ("万一下雨，一一通知", []),
+    ("十分之一", ["1/10"]),
+])
+def test_number_values(text, values):
+    from cppdb.features.numbers import number_candidates, number_values
+
+    frame = pl.DataFrame({"chars": [text]}).with_columns(number_candidates("chars").alias("n"))
+    assert frame.select(number_values(frame, "n"))["n"][0].to_list() == values
 
 
 def test_pattern_features():

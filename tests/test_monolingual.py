@@ -140,7 +140,8 @@ def test_word_links_are_monotone_identical_tokens() -> None:
 def test_extract_monolingual_end_to_end_and_resume(tmp_path: Path,
                                                    tiny_sentence_transformer_dir: Path) -> None:
     a, b = _versions(tmp_path, {"第一章.txt": "第一章.txt", "第二章.txt": "第二章.txt"})
-    config = load_config(overrides={"embed.backend": "sentence-transformers",
+    config = load_config(overrides={"align_sentences.sentence_encoder": "embed",
+                                    "embed.backend": "sentence-transformers",
                                     "embed.model_path": str(tiny_sentence_transformer_dir),
                                     "monolingual.chunk_size": 1})
     out = tmp_path / "run"

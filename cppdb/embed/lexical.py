@@ -1,8 +1,9 @@
 """``char-lsa``: a fast offline lexical sentence encoder, fitted per alignment job.
 
 Two Chinese translations of one text share many characters (names, places, numbers,
-content words), so character 1..n-gram TF-IDF vectors already separate matching sentences
-from random ones.  Sparse TF-IDF is reduced by a randomized truncated SVD (latent semantic
+content words), so character TF-IDF vectors already separate matching sentences from random
+ones.  Single characters (``ngram_max = 1``) beat 1-2-grams on every benchmark set (bigrams
+fragment the overlap of reworded sentences; the SVD then merges co-occurring characters).  Sparse TF-IDF is reduced by a randomized truncated SVD (latent semantic
 analysis) to a few hundred dimensions, so the Vecalign DP can use dense dot products like
 with e5 vectors, and rows are L2-normalised.  Encoding 10,000 sentences takes about a
 second on one core, instead of minutes with e5.
@@ -32,18 +33,18 @@ class CharLsaEncoder(Backend):
     requires: ClassVar[tuple[tuple[str, str], ...]] = (
         ("scikit-learn", "sklearn"), ("scipy", "scipy"), ("threadpoolctl", "threadpoolctl"))
     install_hint: ClassVar[str] = "pip install scikit-learn"
-    description: ClassVar[str] = ("character 1-2-gram TF-IDF + SVD, fitted per alignment job "
+    description: ClassVar[str] = ("character TF-IDF + SVD, fitted per alignment job "
                                   "(fast, lexical)")
     #: vectors belong to one job's fit and cost ~0.1 ms each: not worth a file per job
     persist_vectors: ClassVar[bool] = False
 
-    def __init__(self, *, dim: int = 256, ngram_max: int = 2, seed: int = 0,
+    def __init__(self, *, dim: int = 256, ngram_max: int = 1, seed: int = 0,
                  svd_iterations: int = 5) -> None:
         if dim < 2:
             raise ConfigError(f"embed.lsa_dim must be >= 2, not {dim}")
         if not 1 <= ngram_max <= 4:
             raise ConfigError(f"embed.lsa_ngram_max must be in 1..4, not {ngram_max}",
-                              hint="2 (characters and character bigrams) is the default")
+                              hint="1 (single characters) is the default; 2 adds character bigrams")
         if svd_iterations < 1:
             raise ConfigError(f"svd_iterations must be >= 1, not {svd_iterations}")
         self.dim = int(dim)

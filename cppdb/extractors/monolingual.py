@@ -163,13 +163,12 @@ _BEAD_SCHEMA = {"group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String,
 def _make_encoder(run: RunDir, config: Config, settings: AlignSettings) -> Any:
     if settings.method == "bam":
         return None
-    from cppdb.embed.cache import EmbeddingCache
-    from cppdb.embed.encoders import encoder_from_config
+    from cppdb.align.sentences.align import load_alignment_encoder
 
-    embed = config.section("embed")
-    encoder = encoder_from_config(embed)
-    run.record_backend("sentence_encoder", encoder.describe())
-    return EmbeddingCache(encoder, run.root if embed["cache"] else None)
+    encoder, backend = load_alignment_encoder(config.section("align_sentences"),
+                                              config.section("embed"), run.root)
+    run.record_backend("sentence_encoder", backend.describe())
+    return encoder
 
 
 def _align_stage(run: RunDir, config: Config, section: dict[str, Any]) -> None:

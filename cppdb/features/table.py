@@ -18,15 +18,16 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.features.numbers import number_candidates, number_values
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
 SLOT_PATTERN = r"^\[[A-Z$]+\d*\]$"
 _SLOT_IN_TEXT = r"\[[A-Z$]+(\d*)\]"
-#: Arabic (half/full width, after NFKC) or Chinese numerals
-NUMBER_PATTERN = r"[0-9]+(?:\.[0-9]+)?|[零〇一二两三四五六七八九十百千万亿]+"
 
 SOURCE_CHARS = "_source_chars"
 TARGET_CHARS = "_target_chars"
+SOURCE_NUMBERS = "_source_numbers"
+TARGET_NUMBERS = "_target_numbers"
 
 #: feature name -> what it is (the SPEC §3 number in brackets); the order is the model order.
 FEATURE_DESCRIPTIONS: dict[str, str] = {
@@ -41,7 +42,8 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
     "f_shared_words": "[8] number of distinct words in both",
     "f_source_unaligned": "[9] words of s without an alignment link (null: no alignment)",
     "f_source_has_unaligned": "[9] s has a word not aligned to t",
-    "f_numbers_identical": "[10] the multisets of numbers in s and t are identical",
+    "f_numbers_identical": "[10] the multisets of number values in s and t are identical "
+                           "(the article 一 is not a number; cppdb.features.numbers)",
     "f_pos_identical": "[11] POS sequences identical",
     "f_pos_first_letters_identical": "[11] sequences of POS first letters identical",
     "f_first_pos_identical": "[11] first POS tags identical",
@@ -107,10 +109,6 @@ def _unaligned(tokens: str, links: str) -> pl.Expr:
             .otherwise(indices.list.set_difference(pl.col(links)).list.len()))
 
 
-def _numbers(chars: str) -> pl.Expr:
-    return pl.col(chars).str.extract_all(NUMBER_PATTERN).list.sort()
-
-
 def _adjacent_terminals(tokens: str) -> pl.Expr:
     terminal = pl.col(tokens).list.eval(~pl.element().str.contains(SLOT_PATTERN))
     return terminal.list.eval(pl.element() & pl.element().shift(-1)).list.any()
@@ -136,7 +134,7 @@ def _surface_features() -> list[pl.Expr]:
         pl.col(S.SOURCE_TOKENS).list.len().alias("f_source_words"),
         pl.col(S.TARGET_TOKENS).list.len().alias("f_target_words"),
         src_set.list.set_intersection(tgt_set).list.len().alias("f_shared_words"),
-        (_numbers(SOURCE_CHARS) == _numbers(TARGET_CHARS)).cast(pl.Int8)
+        (pl.col(SOURCE_NUMBERS) == pl.col(TARGET_NUMBERS)).cast(pl.Int8)
         .alias("f_numbers_identical"),
         (tgt_len - src_len).alias("f_char_difference"),
         (tgt_len / src_len.clip(lower_bound=1)).alias("f_char_ratio"),
@@ -228,10 +226,14 @@ def lexical_feature_table(pairs: pl.DataFrame, *, workers: int = -1) -> pl.DataF
     """``pairs`` plus every lexical/structural/evidence ``f_*`` column (no model features)."""
     frame = ensure_pair_columns(pairs).with_columns(
         char_text(S.SOURCE).alias(SOURCE_CHARS), char_text(S.TARGET).alias(TARGET_CHARS))
+    frame = frame.with_columns(number_candidates(SOURCE_CHARS).alias(SOURCE_NUMBERS),
+                               number_candidates(TARGET_CHARS).alias(TARGET_NUMBERS))
+    frame = frame.with_columns(number_values(frame, SOURCE_NUMBERS),
+                               number_values(frame, TARGET_NUMBERS))
     frame = frame.with_columns(*_surface_features(), *_structure_features(),
                                *_evidence_features())
     frame = _string_distances(frame, workers)
-    return frame.drop(SOURCE_CHARS, TARGET_CHARS)
+    return frame.drop(SOURCE_CHARS, TARGET_CHARS, SOURCE_NUMBERS, TARGET_NUMBERS)
 
 
 def feature_columns(frame: pl.DataFrame) -> list[str]:

@@ -200,7 +200,7 @@ def train_default(data_dir: Path, out: Path, config: Config | None = None,
                             hint="enable features.embedding (the [embed] encoder)")
     settings = replace(settings_from_config(config.section("rank")), increasing=INCREASING)
     weight, table = cross_validate_weight(frame, names, settings)
-    kinds = {str(k): int(v) for k, v in frame[W.LABEL_KIND].value_counts().rows()}
+    kinds = {str(k): int(v) for k, v in sorted(frame[W.LABEL_KIND].value_counts().rows())}
     summary = {"source": "shipped default model (cppdb.rank.train_default)",
                "data": [*(f"data/labels/{name}" for name in LABEL_FILES), "data/story/gold",
                         "data/parallel/sample.zh", "random sentence pairs (easy negatives)"],

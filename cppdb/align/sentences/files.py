@@ -26,11 +26,9 @@ def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str |
     tgt_units = read_units(tgt, units, config=config)
     encoder = None
     if settings.method != "bam":
-        from cppdb.embed.cache import EmbeddingCache
-        from cppdb.embed.encoders import encoder_from_config
+        from cppdb.align.sentences.align import load_alignment_encoder
 
-        embed = config.section("embed")
-        encoder = EmbeddingCache(encoder_from_config(embed), cache_dir)
+        encoder, _backend = load_alignment_encoder(section, config.section("embed"), cache_dir)
     result = align_sentences([u.text for u in src_units], [u.text for u in tgt_units],
                              settings, encoder)
     if encoder is not None:

@@ -1,0 +1,144 @@
+"""The numbers of a text as normalised values (SPEC §3 feature 10, "numbers identical").
+
+A number is
+
+* a run of Arabic digits with an optional decimal part and an optional Chinese magnitude
+  suffix: ``3`` ``3.50`` ``3.5万`` (full-width digits are unified by NFKC before this step);
+* a run of Chinese numeral characters ``零〇一二两三四五六七八九十百千万亿``: ``十一`` ``两``
+  ``三千五百`` ``二〇二三``;
+* either of them after ``第`` is an ordinal and keeps the mark: ``第一`` → ``第1``;
+* a fraction ``十分之一`` or ``1/10`` → ``1/10``.
+
+Values are normalised, so ``3`` = ``３`` = ``三`` = ``3.0``, ``3.5万`` = ``三万五千`` = ``35000``,
+``百分之五`` = ``5%`` = ``5`` (``百分之`` is dropped; ``%`` is not part of a number), and the
+short forms ``一百五`` = 150, ``三万一`` = 31000.  Not handled (documented limits): decimals
+written in characters (``三点五`` gives 3 and 5), ranges (``三四个`` reads as 34).
+
+**What is not a number** — the reason for these rules: machine-translated and everyday
+Chinese uses ``一`` as the indefinite article (``一个男人`` "a man", ``一只猫``, ``一些``) and
+inside words (``一起``, ``一直``, ``一样``, ``统一``, ``唯一``).  Counting it made "numbers
+differ" fire on most pairs that merely had an article on one side only.  So
+
+* a **lone** ``一`` (not next to another numeral character and not after ``第``) is never a
+  number.  Consequence, accepted for simplicity: ``一个人`` and ``1个人`` differ (``1`` is
+  a number), ``一年`` vs ``两年`` still differ (∅ vs {2}); ``一`` vs nothing does not;
+* a few lexicalised words whose characters are numerals are removed first: ``十分`` and
+  ``万分`` ("very", unless a numeral precedes or ``钟``/``之`` follows: ``三十分钟`` stays
+  30), ``十足``, ``万一`` (in case), ``一一`` (one by one), ``三明治``, ``万岁``, ``万物``,
+  ``百姓``, ``百货``, ``零售``, ``零件``, ``零食``, ``零钱``; and ``千`` of ``千克/千米/千瓦``
+  after Arabic digits (``3千克`` is 3, not 3000).
+
+The rule is lexical, on the character text, so it is the same for phrases, patterns,
+sentences and raw ``cppdb score`` pairs.  The pair table's POS tags were not used: jieba's
+tagger splits ``十分`` into ``十/CD 分/M`` and ``3.5万`` into ``3.5/CD 万/M``, so they are
+not more reliable here.  Python runs only over the distinct number strings of a table (to
+normalise them); extraction and comparison are polars expressions.
+"""
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+import polars as pl
+
+ZH_DIGITS = "零〇一二两三四五六七八九"
+ZH_UNITS = "十百千万亿"
+_NUMERAL = ZH_DIGITS + ZH_UNITS
+#: a number candidate (see the module docstring)
+CANDIDATE_PATTERN = (rf"[{_NUMERAL}]+分之[{_NUMERAL}]+|[0-9]+/[0-9]+|"
+                     rf"第?(?:[0-9]+(?:\.[0-9]+)?[{ZH_UNITS}]*|[{_NUMERAL}]+)")
+#: words made of numeral characters that are not numbers; removed before extraction
+_ALWAYS_WORDS = ("三明治", "万岁", "万物", "百姓", "百货", "百分之",
+                 "零售", "零件", "零食", "零钱")
+#: adverbs/words removed unless a numeral precedes (三十分钟) or 钟/之 follows (十分之一)
+_GUARDED_WORDS = ("十分", "万分", "十足", "万一", "一一")
+_DIGIT_VALUE = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+_UNIT_VALUE = {"十": 10, "百": 100, "千": 1000}
+_BIG_UNIT_VALUE = {"万": 10**4, "亿": 10**8}
+
+
+def _strip_non_numbers(chars: pl.Expr) -> pl.Expr:
+    guarded = "|".join(_GUARDED_WORDS)
+    return (chars.str.replace_all("|".join(_ALWAYS_WORDS), " ")
+            .str.replace_all(rf"(^|[^{_NUMERAL}0-9.])(?:{guarded})([^钟之]|$)", "$1 $2")
+            .str.replace_all(r"([0-9])千([克米瓦])", "$1 $2"))
+
+
+def number_candidates(chars: str) -> pl.Expr:
+    """The number strings of the character-text column ``chars``, lone ``一`` dropped."""
+    return (_strip_non_numbers(pl.col(chars)).str.extract_all(CANDIDATE_PATTERN)
+            .list.eval(pl.element().filter(pl.element() != "一")))
+
+
+def _zh_section(text: str) -> int | None:
+    """Value of a numeral below 万 (``三千零五``, ``十二``; the short form ``一百五`` is 150);
+    None when malformed."""
+    total, digit, last_unit = 0, None, 0
+    for char in text:
+        if char in _DIGIT_VALUE:
+            digit = _DIGIT_VALUE[char]
+            last_unit = 0 if char in "零〇" else last_unit
+        elif char in _UNIT_VALUE:
+            last_unit = _UNIT_VALUE[char]
+            total += (1 if digit is None else digit) * last_unit
+            digit = None
+        else:
+            return None
+    if digit and last_unit >= 100 and text[-2] in _UNIT_VALUE:  # 一百五 = 150, 两千三 = 2300
+        return total + digit * last_unit // 10
+    return total + (digit or 0)
+
+
+def zh_numeral_value(text: str) -> int | None:
+    """Value of a Chinese numeral (``十一`` 11, ``三万五千`` 35000, ``二〇二三`` 2023)."""
+    if not text:
+        return None
+    if all(c in _DIGIT_VALUE for c in text):  # digit by digit: years, codes, 一二
+        return int("".join(str(_DIGIT_VALUE[c]) for c in text))
+    total, rest, unit_before = 0, text, 1
+    for unit in ("亿", "万"):
+        if unit in rest:
+            head, rest = rest.split(unit, 1)
+            value = zh_numeral_value(head) if head else 1
+            if value is None:
+                return None
+            total += value * _BIG_UNIT_VALUE[unit]
+            unit_before = _BIG_UNIT_VALUE[unit]
+    if len(rest) == 1 and rest in _DIGIT_VALUE and unit_before > 1:  # 三万一 = 31000
+        return total + _DIGIT_VALUE[rest] * unit_before // 10
+    section = _zh_section(rest) if rest else 0
+    return None if section is None else total + section
+
+
+def _arabic_value(text: str) -> Decimal | None:
+    digits = text.rstrip(ZH_UNITS)
+    try:
+        value = Decimal(digits)
+    except InvalidOperation:
+        return None
+    for unit in text[len(digits):]:
+        value *= _UNIT_VALUE.get(unit) or _BIG_UNIT_VALUE[unit]
+    return value
+
+
+def normalise_number(text: str) -> str:
+    """The canonical value string of a number candidate (unparseable: the text itself)."""
+    for mark in ("分之", "/"):  # fractions: 十分之一 = 1/10
+        if mark in text:
+            parts = text.split(mark, 1)
+            den, num = parts if mark == "分之" else parts[::-1]
+            return f"{normalise_number(num)}/{normalise_number(den)}"
+    ordinal = text.startswith("第")
+    body = text[1:] if ordinal else text
+    value = _arabic_value(body) if body[:1].isdigit() else zh_numeral_value(body)
+    if value is None:
+        return text
+    canonical = format(Decimal(value).normalize(), "f")
+    return ("第" if ordinal else "") + canonical
+
+
+def number_values(frame: pl.DataFrame, candidates: str) -> pl.Expr:
+    """Sorted normalised values of the list column ``candidates`` of ``frame``."""
+    distinct = frame[candidates].explode().drop_nulls().unique().to_list()
+    mapping = {text: normalise_number(text) for text in distinct}
+    return (pl.col(candidates).list.eval(
+        pl.element().replace(mapping)).list.sort())

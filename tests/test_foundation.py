@@ -149,3 +149,17 @@ def test_config_show_round_trips_through_toml(tmp_path):
     path = tmp_path / "effective.toml"
     path.write_text(config.to_toml(), encoding="utf-8")
     assert load_config(path).data == config.data
+
+
+def test_missing_optional_package_is_reported_with_the_install_command(monkeypatch):
+    import importlib.util
+
+    from cppdb.errors import BackendUnavailableError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "eflomal" else real(name, *a))
+    cls = backend_class("word_aligner", "eflomal")
+    with pytest.raises(BackendUnavailableError, match="eflomal") as info:
+        cls().check()
+    assert "cppdb[eflomal]" in info.value.hint

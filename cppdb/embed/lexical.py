@@ -62,7 +62,7 @@ class CharLsaEncoder(Backend):
     def _settings(self) -> str:
         return f"dim:{self.dim}|ngrams:1-{self.ngram_max}|seed:{self.seed}|iter:{self.svd_iterations}"
 
-    def fit(self, texts: list[str]) -> "CharLsaEncoder":
+    def fit(self, texts: list[str]) -> CharLsaEncoder:
         """Learn the vocabulary, IDF weights and SVD basis from ``texts`` (both sides)."""
         texts = _check_texts(texts, "CharLsaEncoder.fit")
         if not any(t.strip() for t in texts):
@@ -77,7 +77,7 @@ class CharLsaEncoder(Backend):
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(texts)
 
-    def _fit(self, texts: list[str]) -> "CharLsaEncoder":
+    def _fit(self, texts: list[str]) -> CharLsaEncoder:
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
 

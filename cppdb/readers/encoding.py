@@ -84,9 +84,12 @@ def _looks_like_utf16(data: bytes) -> str | None:
         return None
     even_nuls = sample[0::2].count(0) / len(sample[0::2])
     odd_nuls = sample[1::2].count(0) / len(sample[1::2])
-    if odd_nuls > 0.2 and even_nuls < 0.05:
+    # GBK/Big5/UTF-8 text has no NUL bytes at all; all-CJK UTF-16 has them only in the
+    # few ASCII code units (line ends, digits), so a lopsided NUL count is enough.
+    # (a CJK code unit such as U+4E00 may put a NUL on the other side now and then).
+    if odd_nuls > 0.2 and even_nuls < 0.05 or odd_nuls > 0 and odd_nuls >= 2 * even_nuls:
         return "utf-16-le"
-    if even_nuls > 0.2 and odd_nuls < 0.05:
+    if even_nuls > 0.2 and odd_nuls < 0.05 or even_nuls > 0 and even_nuls >= 2 * odd_nuls:
         return "utf-16-be"
     return None
 

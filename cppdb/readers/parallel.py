@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cppdb.errors import BadInputError
+from cppdb.readers.encoding import decode_bytes
 
 #: encodings charset-normalizer may choose among (Chinese text and its usual companions)
 CANDIDATE_ENCODINGS = ("gb18030", "big5", "utf_16", "utf_8", "cp1252")
@@ -71,32 +72,8 @@ class ParallelText:
 
 # -- decoding -------------------------------------------------------------------------------
 def detect_encoding(data: bytes, path: Path | str = "<bytes>") -> str:
-    """BOM, else strict UTF-8, else BOM-less UTF-16 from NUL bytes, else charset-normalizer."""
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            return name
-    try:
-        data.decode("utf-8")
-        return "utf-8"
-    except UnicodeDecodeError:
-        pass
-    if b"\x00" in data:  # GBK/Big5/UTF-8 text never has NUL bytes; BOM-less UTF-16 may
-        even, odd = data[0::2].count(0), data[1::2].count(0)
-        guess = "utf-16-le" if odd > even else "utf-16-be"
-        try:
-            data.decode(guess)
-        except UnicodeDecodeError:
-            raise BadInputError(f"{path} looks binary, not text (NUL bytes, and it is not "
-                                "UTF-16)", hint="pass a plain-text file, one sentence per line"
-                                ) from None
-        return guess
-    from charset_normalizer import from_bytes
-
-    best = from_bytes(data, cp_isolation=list(CANDIDATE_ENCODINGS)).best()
-    if best is None:
-        raise BadInputError(f"cannot determine the text encoding of {path}",
-                            hint="convert it to UTF-8, e.g. iconv -f GB18030 -t UTF-8")
-    return "gb18030" if best.encoding in ("gb2312", "gbk") else best.encoding
+    """The encoding :func:`cppdb.readers.encoding.decode_bytes` detects for ``data``."""
+    return decode_bytes(data, where=str(path)).encoding
 
 
 def read_lines(path: str | Path, *, what: str = "input") -> list[str]:
@@ -110,13 +87,8 @@ def read_lines(path: str | Path, *, what: str = "input") -> list[str]:
     if not data.strip():
         raise BadInputError(f"{what} file {path} is empty",
                             hint="pass a file with one sentence per line")
-    encoding = detect_encoding(data, path)
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise BadInputError(f"{what} file {path} is not valid {encoding}: {exc}",
-                            hint="convert it to UTF-8") from exc
-    text = text.removeprefix("\ufeff")
+    decoded = decode_bytes(data, where=f"{what} file {path}")
+    encoding, text = decoded.encoding, decoded.text.removeprefix("\ufeff")
     if _looks_binary(text):
         raise BadInputError(f"{what} file {path} looks binary, not text "
                             f"(many control characters after decoding as {encoding})",

@@ -23,7 +23,7 @@ def is_quiet() -> bool:
 
 def console() -> Console:
     """Console for human-readable messages (stderr, so stdout stays machine-readable)."""
-    return Console(stderr=True, quiet=_QUIET)
+    return Console(stderr=True, quiet=_QUIET, soft_wrap=True)
 
 
 @contextmanager

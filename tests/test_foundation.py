@@ -163,3 +163,11 @@ def test_missing_optional_package_is_reported_with_the_install_command(monkeypat
     with pytest.raises(BackendUnavailableError, match="eflomal") as info:
         cls().check()
     assert "cppdb[eflomal]" in info.value.hint
+
+
+def test_error_messages_are_not_wrapped_at_the_terminal_width(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    deep = tmp_path / ("a-very-long-directory-name-" * 4) / "config.toml"
+    result = runner.invoke(app, ["config", "show", "--config", str(deep)])
+    assert result.exit_code == 2
+    assert f"config file {deep} does not exist" in result.output

@@ -37,6 +37,7 @@ def fail(exc: CppdbError) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", markup=True,
-                               highlight=False)
+    # soft_wrap: never break a message (or a path in it) at the terminal width
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}",
+                                               markup=True, highlight=False)
     raise typer.Exit(2)

@@ -9,7 +9,8 @@ plus numeric feature/score columns); ``read_pairs(path, format)`` reads it back.
 * ``jsonl`` — one object per pair in the Chinese-PPDB release layout: ``type`` (``phrase``,
   ``template`` for patterns, ``sentence``), ``source``, ``target``, ``from`` (origin),
   ``anchor`` (pivots), ``features`` (object), ``alignment`` (Pharaoh ``"i-j"`` strings),
-  ``entailment`` (``""`` = unknown); plus ``lhs`` (cppdb extension).
+  ``entailment`` (Forward/ReverseEntailment when one side's words all occur in the other,
+  longer side; ``""`` = unknown); plus ``lhs`` (cppdb extension).
 * ``tsv`` — every column; list columns as JSON arrays.
 * ``parquet`` — every column, unchanged.
 
@@ -67,9 +68,26 @@ def _with_defaults(lf: pl.LazyFrame) -> pl.LazyFrame:
     defaults = {S.TYPE: pl.lit("phrase"), S.LHS: pl.lit("X"), S.ORIGIN: pl.lit(""),
                 S.ANCHORS: pl.lit([], dtype=pl.List(pl.String)),
                 S.ALIGN_SRC: pl.lit([], dtype=pl.List(pl.Int32)),
-                S.ALIGN_TGT: pl.lit([], dtype=pl.List(pl.Int32)), "entailment": pl.lit("")}
+                S.ALIGN_TGT: pl.lit([], dtype=pl.List(pl.Int32)), "entailment": _entailment()}
     return lf.with_columns([expr.alias(name) for name, expr in defaults.items()
                             if name not in names])
+
+
+def _entailment() -> pl.Expr:
+    """PPDB 2.0's label where word containment decides it, else "" (unknown).
+
+    A side whose words all occur in the other, longer side is more general: 这 座 城市 →
+    城市 is ForwardEntailment (the source entails the target), 城市 → 这 座 城市
+    ReverseEntailment.  Equivalence or Exclusion need a model (PPDB 2.0 used a classifier),
+    so they are not guessed.
+    """
+    src = pl.col(S.SOURCE).str.split(" ")
+    tgt = pl.col(S.TARGET).str.split(" ")
+    src_only = src.list.set_difference(tgt).list.len()
+    tgt_only = tgt.list.set_difference(src).list.len()
+    return (pl.when((tgt_only == 0) & (src_only > 0)).then(pl.lit("ForwardEntailment"))
+            .when((src_only == 0) & (tgt_only > 0)).then(pl.lit("ReverseEntailment"))
+            .otherwise(pl.lit("")))
 
 
 def _pharaoh(values: pl.Series) -> pl.Series:

@@ -101,3 +101,17 @@ def test_unknown_format_and_missing_columns(tmp_path):
         write_pairs(pair_table(), tmp_path / "x.out")
     with pytest.raises(BadInputError, match="target"):
         write_pairs(pl.DataFrame({"source": ["a"]}), tmp_path / "x.jsonl")
+
+
+@pytest.mark.parametrize("source, target, label", [
+    ("这 座 城市", "城市", "ForwardEntailment"),
+    ("城市", "这 座 城市", "ReverseEntailment"),
+    ("列车", "火车", ""),
+    ("[NP1] 的 母亲", "[NP1] 母亲", "ForwardEntailment"),
+])
+def test_jsonl_entailment_from_word_containment(tmp_path, source, target, label):
+    from cppdb.export import read_pairs, write_pairs
+
+    path = tmp_path / "pairs.jsonl"
+    write_pairs(pl.DataFrame({"source": [source], "target": [target]}), path, "jsonl")
+    assert read_pairs(path, "jsonl")["entailment"].to_list() == [label]

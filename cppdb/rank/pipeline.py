@@ -19,14 +19,33 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import ConfigError
-from cppdb.features.models import (FeatureModels, build_feature_table,
-                                   load_feature_models)
-from cppdb.features.table import (EVIDENCE_FEATURES, FEATURE_DESCRIPTIONS, LM_FEATURES,
-                                  model_text)
+from cppdb.features.models import (
+    FeatureModels,
+    build_feature_table,
+    load_feature_models,
+)
+from cppdb.features.table import (
+    EVIDENCE_FEATURES,
+    FEATURE_DESCRIPTIONS,
+    LM_FEATURES,
+    model_text,
+)
+from cppdb.progress import progress_bar
 from cppdb.rank import filters, tiers, weak_labels
-from cppdb.rank.pairs import (LABEL, join_key, pair_table_paths, read_run_pairs,
-                              read_tsv_pairs, text_pairs)
-from cppdb.rank.ranker import Ranker, settings_from_config, train_ranker, usable_features
+from cppdb.rank.pairs import (
+    LABEL,
+    join_key,
+    pair_table_paths,
+    read_run_pairs,
+    read_tsv_pairs,
+    text_pairs,
+)
+from cppdb.rank.ranker import (
+    Ranker,
+    settings_from_config,
+    train_ranker,
+    usable_features,
+)
 from cppdb.run import RunDir
 
 RANK_DIR = "ranking"
@@ -192,14 +211,16 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     inputs = pair_table_paths(run_dir) + ([Path(labels)] if labels else [])
     run = RunDir(run_dir / RANK_DIR, config, command="rank", inputs=inputs, fresh=fresh)
     models = _models(config, run_dir)
-    if not run.is_done("filter"):
-        _filter_stage(run, run_dir, config)
-    if not run.is_done("features"):
-        _features_stage(run, models, config)
-    if not run.is_done("train"):
-        _train_stage(run, models, config, Path(labels) if labels else None)
-    if not run.is_done("score"):
-        _score_stage(run, config)
+    stages = [("filter", lambda: _filter_stage(run, run_dir, config)),
+              ("features", lambda: _features_stage(run, models, config)),
+              ("train", lambda: _train_stage(run, models, config,
+                                             Path(labels) if labels else None)),
+              ("score", lambda: _score_stage(run, config))]
+    with progress_bar(len(stages), "ranking (filter, features, train, score)") as advance:
+        for name, body in stages:
+            if not run.is_done(name):
+                body()
+            advance(1)
     run.finish()
     return RankSummary(run.root, run.stage_info("filter")["rows"][CANDIDATES]
                        + run.stage_info("filter")["rows"][REJECTED],

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from cppdb.annotate.ud import TaggedText
-from cppdb.errors import BackendUnavailableError, ConfigError
+from cppdb.errors import ConfigError
+from cppdb.text.convert import default_converter
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z\uff21-\uff3a\uff41-\uff5a]")
@@ -60,21 +60,11 @@ def han_count(text: str) -> int:
     return len(_HAN.findall(text))
 
 
-@lru_cache(maxsize=1)
-def _t2s() -> Any:
-    try:
-        import opencc
-    except ImportError as exc:
-        raise BackendUnavailableError("the 'simplified' filter needs OpenCC",
-                                      hint="pip install opencc") from exc
-    return opencc.OpenCC("t2s")
-
-
 # -- text rules: (headline, sentence, settings) -> None if the pair passes, else a detail -----
 def rule_simplified(headline: str, sentence: str, settings: FilterSettings) -> str | None:
-    converter = _t2s()
+    converter = default_converter("t2s")   # the shared `converter` backend
     for name, text in (("headline", headline), ("sentence", sentence)):
-        simplified = converter.convert(text)
+        simplified = converter.convert_one(text)
         if simplified != text:
             changed = "".join(sorted({a for a, b in zip(text, simplified) if a != b}))
             return f"{name} has traditional characters: {changed[:10]}"

@@ -6,7 +6,7 @@ A pair is rejected, with the first reason that applies, when its two sides are
     equal after normalisation: NFKC (full/half-width forms unified), lower case, whitespace
     removed, and every transliteration variant of a name mapped to its canonical form
     (科诺夫尼岑/柯诺夫尼岑, ``cppdb.text.entities``) — taken from the ``source_norm`` /
-    ``target_norm`` columns monolingual runs write, or from a ``normalise`` function;
+    ``target_norm`` columns monolingual runs write;
 ``trivial``
     equal once, in addition, the particles 的/了/地/得 (configurable), punctuation and symbols
     are removed (北京到上海的高铁 / 北京到上海高铁);
@@ -20,7 +20,6 @@ Nothing is lost: :func:`filter_pairs` returns the kept pairs and the rejected on
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -64,17 +63,14 @@ def _entity_masked_text(frame: pl.DataFrame, tokens: str, pos: str,
     return full.join(masked, on="_row", how="left", maintain_order="left")["tok"]
 
 
-def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSettings(),
-                   normalise: Callable[[str], str] | None = None) -> pl.Series:
+def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSettings()
+                   ) -> pl.Series:
     """The first applicable rejection reason of every row (null: keep)."""
     source, target = pl.col(S.SOURCE), pl.col(S.TARGET)
     if "source_norm" in frame.columns and "target_norm" in frame.columns:
         # monolingual runs carry entity-normalised text (cppdb.text.entities)
         source = pl.coalesce(pl.col("source_norm"), source)
         target = pl.coalesce(pl.col("target_norm"), target)
-    if normalise is not None:
-        source = source.map_elements(normalise, return_dtype=pl.String)
-        target = target.map_elements(normalise, return_dtype=pl.String)
     checks: list[tuple[str, pl.Expr]] = [
         ("identical", _base_key(source) == _base_key(target)),
         ("trivial", _trivial_key(source, settings.particles)
@@ -101,11 +97,10 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
     return work.select(reason.alias(FILTER_REASON))[FILTER_REASON]
 
 
-def filter_pairs(frame: pl.DataFrame, settings: FilterSettings = FilterSettings(),
-                 normalise: Callable[[str], str] | None = None
+def filter_pairs(frame: pl.DataFrame, settings: FilterSettings = FilterSettings()
                  ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Split ``frame`` into (kept, rejected); ``rejected`` has a ``filter_reason`` column."""
-    reasons = filter_reasons(frame, settings, normalise)
+    reasons = filter_reasons(frame, settings)
     tagged = frame.with_columns(reasons)
     kept = tagged.filter(pl.col(FILTER_REASON).is_null()).drop(FILTER_REASON)
     rejected = tagged.filter(pl.col(FILTER_REASON).is_not_null())

@@ -128,9 +128,9 @@ def _jsonl_records(lf: pl.LazyFrame, features: list[str]) -> pl.LazyFrame:
 def _tsv_frame(lf: pl.LazyFrame) -> pl.LazyFrame:
     schema = lf.collect_schema()
     lists = [name for name, dtype in schema.items() if isinstance(dtype, pl.List)]
-    encode = [pl.col(c).map_batches(
-        lambda s: pl.Series([json.dumps(v, ensure_ascii=False) for v in s.to_list()],
-                            dtype=pl.String), return_dtype=pl.String) for c in lists]
+    # JSON arrays via polars' struct encoder: {"v":[...]} with the wrapper stripped
+    encode = [pl.struct(pl.col(c).alias("v")).struct.json_encode()
+              .str.strip_prefix('{"v":').str.strip_suffix("}").alias(c) for c in lists]
     return lf.with_columns(encode)
 
 

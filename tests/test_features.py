@@ -129,6 +129,49 @@ def test_number_values(text, values):
     assert frame.select(number_values(frame, "n"))["n"][0].to_list() == values
 
 
+@pytest.mark.parametrize("source, target, flip", [
+    # tokens and tags as jieba gives them; 不是 is one negation word, 不是不想 two (no negation)
+    ((["他", "是", "医生"], ["PN", "VC", "NN"]), (["他", "不是", "医生"], ["PN", "VC", "NN"]), 1),
+    ((["我", "没有", "钱"], ["PN", "VE", "NN"]), (["我", "有钱"], ["PN", "VE"]), 1),
+    ((["他", "不", "来"], ["PN", "AD", "VV"]), (["他", "不会", "来"], ["PN", "VV", "VV"]), 0),
+    ((["我", "不想", "去"], ["PN", "VV", "VV"]), (["我", "不想", "去", "了"], ["PN", "VV", "VV", "AS"]), 0),
+    ((["我", "不是", "不想", "去"], ["PN", "VC", "VV", "VV"]), (["我", "想", "去"], ["PN", "VV", "VV"]), 0),
+    ((["他", "非常", "喜欢"], ["PN", "AD", "VV"]), (["他", "常", "喜欢"], ["PN", "AD", "VV"]), 0),
+    # a negation in a different sentence is not a flip
+    ((["我", "不", "喜欢", "猫"], ["PN", "AD", "VV", "NN"]), (["我", "喜欢", "狗"], ["PN", "VV", "NN"]), 0),
+])
+def test_negation_flip(source, target, flip):
+    row = features_of(source_tokens=source[0], source_pos=source[1],
+                      target_tokens=target[0], target_pos=target[1])
+    assert row["f_negation_flip"] == flip
+
+
+@pytest.mark.parametrize("source, target, swap", [
+    ((["张三", "打败", "了", "李四"], ["NR", "VV", "AS", "NR"]),
+     (["李四", "打败", "了", "张三"], ["NR", "VV", "AS", "NR"]), 1),
+    ((["他", "怕", "狗"], ["PN", "VV", "NN"]), (["狗", "怕", "他"], ["NN", "VV", "PN"]), 1),
+    # multi-word spans: 那个老头 ⇄ 我们
+    ((["那", "个", "老头", "给", "我们", "讲", "了", "故事"],
+      ["DT", "M", "NN", "P", "PN", "VV", "AS", "NN"]),
+     (["我们", "给", "那", "个", "老头", "讲", "了", "故事"],
+      ["PN", "P", "DT", "M", "NN", "VV", "AS", "NN"]), 1),
+    ((["[NP1]", "击败", "了", "[NP2]"], ["", "", "", ""]),
+     (["[NP2]", "击败", "了", "[NP1]"], ["", "", "", ""]), 1),
+    # a time word or a prepositional phrase moved: a paraphrase, not a swap
+    ((["我", "昨天", "去", "了", "北京"], ["PN", "NT", "VV", "AS", "NR"]),
+     (["昨天", "我", "去", "了", "北京"], ["NT", "PN", "VV", "AS", "NR"]), 0),
+    ((["在", "北京", "我", "见", "了", "他"], ["P", "NR", "PN", "VV", "AS", "PN"]),
+     (["我", "在", "北京", "见", "了", "他"], ["PN", "P", "NR", "VV", "AS", "PN"]), 0),
+    # other words, not a reordering
+    ((["张三", "打败", "了", "李四"], ["NR", "VV", "AS", "NR"]),
+     (["李四", "输给", "了", "张三"], ["NR", "VV", "AS", "NR"]), 0),
+])
+def test_argument_swap(source, target, swap):
+    row = features_of(source_tokens=source[0], source_pos=source[1],
+                      target_tokens=target[0], target_pos=target[1])
+    assert row["f_argument_swap"] == swap
+
+
 def test_pattern_features():
     row = features_of(source_tokens=["[NP1]", "出生", "于", "[NP2]"],
                       target_tokens=["[NP2]", "是", "[NP1]", "的", "出生地"])

@@ -13,7 +13,7 @@ from cppdb.config import load_config
 from cppdb.errors import BadInputError, RunStateError
 from cppdb.rank import filters, tiers, weak_labels
 from cppdb.rank.pairs import read_tsv_pairs, text_pairs
-from cppdb.rank.ranker import Ranker, train_ranker
+from cppdb.rank.ranker import Ranker, RankerSettings, train_ranker
 
 NO_EMBEDDING = ["features.embedding=false"]
 
@@ -307,7 +307,6 @@ def test_fit_anchor_never_decreases_in_the_anchor():
 
 
 def test_residual_weight_by_grouped_cross_validation():
-    from cppdb.rank.ranker import RankerSettings
     from cppdb.rank.train_default import WEIGHT_GRID, cross_validate_weight
 
     rng = np.random.default_rng(3)
@@ -332,7 +331,12 @@ def test_residual_weight_by_grouped_cross_validation():
 
 def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(data_dir):
     from cppdb.rank.pipeline import load_ranker
-    from cppdb.rank.train_default import LABEL_FILES, human_labels
+    from cppdb.rank.train_default import (
+        LABEL_FILES,
+        SHIPPED_FEATURES,
+        SYNTHETIC_KINDS,
+        human_labels,
+    )
 
     labels = human_labels(data_dir)
     assert set(labels["label_file"].unique()) == set(LABEL_FILES)
@@ -342,4 +346,47 @@ def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(
     assert ranker.anchor is not None and ranker.anchor.feature == "f_cosine"
     assert ranker.anchor.slope > 0 and 0.0 <= ranker.anchor.residual_weight <= 1.0
     assert all(f"data/labels/{name}" in ranker.training["data"] for name in LABEL_FILES)
-    assert not any(kind.startswith("hard") for kind in ranker.training["label_kinds"])
+    synthetic = {k for k in ranker.training["label_kinds"] if k.startswith("hard")}
+    assert synthetic and synthetic <= set(SYNTHETIC_KINDS)   # never hard_number
+    assert ranker.features == SHIPPED_FEATURES
+    assert set(ranker.training["decreasing"]) == {"f_negation_flip", "f_argument_swap"}
+
+
+def test_shipped_model_lowers_detected_meaning_changes_at_the_same_cosine():
+    from cppdb.rank.pipeline import load_ranker
+
+    ranker = load_ranker(None)
+    base = {"f_cosine": [0.95] * 4, "f_numbers_identical": [1, 0, 1, 1],
+            "f_negation_flip": [0, 0, 1, 0], "f_argument_swap": [0, 0, 0, 1]}
+    scores = ranker.predict(pl.DataFrame(base))
+    assert scores[0] > scores[2] + 1.0 and scores[0] > scores[3] + 1.0
+    assert scores[0] > scores[1]                   # changed numbers: a milder penalty
+    higher = ranker.predict(pl.DataFrame({**base, "f_cosine": [0.97] * 4}))
+    assert (higher >= scores).all()                # monotone in the cosine
+
+
+def test_only_synthetic_pairs_a_detector_sees_are_kept_for_training():
+    from cppdb.rank.train_default import detectable_synthetics
+
+    frame = pl.DataFrame({
+        weak_labels.LABEL_KIND: ["human", "hard_negation", "hard_negation", "hard_swap_words",
+                                 "hard_number", "easy_random"],
+        "f_negation_flip": [0, 1, 0, 0, 0, 0], "f_argument_swap": [0, 0, 0, 1, 0, 0]})
+    kept = detectable_synthetics(frame)[weak_labels.LABEL_KIND].to_list()
+    assert kept == ["human", "hard_negation", "hard_swap_words", "easy_random"]
+
+
+def test_decreasing_features_are_monotone():
+    rng = np.random.default_rng(4)
+    n = 400
+    flag = rng.integers(0, 2, n)
+    cosine = rng.uniform(0.8, 1.0, n)
+    # the labels reward the flag, but the constraint says it may never raise the score
+    frame = pl.DataFrame({"f_cosine": cosine, "f_flag": flag})
+    labels = 1 + 10 * (cosine - 0.8) + 1.5 * flag
+    settings = RankerSettings(n_estimators=50, increasing=("f_cosine",), decreasing=("f_flag",))
+    ranker = train_ranker(frame, labels, ["f_cosine", "f_flag"], settings)
+    on = ranker.predict(frame.with_columns(pl.lit(1).alias("f_flag")))
+    off = ranker.predict(frame.with_columns(pl.lit(0).alias("f_flag")))
+    assert (on <= off + 1e-9).all()
+    assert ranker.training["decreasing"] == ["f_flag"]

@@ -70,7 +70,7 @@ class CharNgramLM(Backend):
     def signature(self) -> str:
         return f"char-ngram[order={self.order},text={self._fingerprint}]"
 
-    def fit(self, texts: list[str]) -> "CharNgramLM":
+    def fit(self, texts: list[str]) -> CharNgramLM:
         rows = _char_rows(list(texts), self.order)
         self._unigrams = rows.group_by("w").agg(pl.len().alias("c0"))
         self._total = rows.height
@@ -134,7 +134,7 @@ class MaskedLM(Backend):
     def signature(self) -> str:
         return f"bert[{self.version()},model={self.model_path}]"
 
-    def fit(self, texts: list[str]) -> "MaskedLM":
+    def fit(self, texts: list[str]) -> MaskedLM:
         """Pretrained: nothing to fit (kept for the common language-model protocol)."""
         return self
 

@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.features.detectors import argument_swap, negation_flip
 from cppdb.features.numbers import number_candidates, number_values
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
@@ -59,6 +60,10 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
     "f_alignments": "[17] number of word alignment links between s and t",
     "f_target_unaligned": "[18] words of t without an alignment link (null: no alignment)",
     "f_target_has_unaligned": "[18] t has a word not aligned to s",
+    "f_negation_flip": "extra: one side negates the other and the rest is identical "
+                       "(cppdb.features.detectors)",
+    "f_argument_swap": "extra: the sides exchange two nominal spans, e.g. 张三打败了李四 / "
+                       "李四打败了张三 (cppdb.features.detectors)",
     "f_char_jaccard": "extra: Jaccard similarity of character sets",
     "f_bigram_jaccard": "extra: Jaccard similarity of character-bigram sets",
     "f_lcs_ratio": "extra: 1 - Indel distance / (len(s)+len(t)) (LCS based)",
@@ -136,6 +141,7 @@ def _surface_features() -> list[pl.Expr]:
         src_set.list.set_intersection(tgt_set).list.len().alias("f_shared_words"),
         (pl.col(SOURCE_NUMBERS) == pl.col(TARGET_NUMBERS)).cast(pl.Int8)
         .alias("f_numbers_identical"),
+        negation_flip(SOURCE_CHARS, TARGET_CHARS),
         (tgt_len - src_len).alias("f_char_difference"),
         (tgt_len / src_len.clip(lower_bound=1)).alias("f_char_ratio"),
         (tgt_len.clip(lower_bound=1) / src_len.clip(lower_bound=1)).log()
@@ -149,7 +155,7 @@ def _surface_features() -> list[pl.Expr]:
 def _structure_features() -> list[pl.Expr]:
     src_pos, tgt_pos = pl.col(S.SOURCE_POS), pl.col(S.TARGET_POS)
     has_pos = (src_pos.list.len() > 0) & (tgt_pos.list.len() > 0)
-    first_letters = lambda pos: pos.list.eval(pl.element().str.slice(0, 1))  # noqa: E731
+    first_letters = lambda pos: pos.list.eval(pl.element().str.slice(0, 1))
     only_slots = _is_slot(S.SOURCE_TOKENS).list.all() | _is_slot(S.TARGET_TOKENS).list.all()
     src_slots, tgt_slots = _slot_order(S.SOURCE_TOKENS), _slot_order(S.TARGET_TOKENS)
     return [
@@ -232,7 +238,7 @@ def lexical_feature_table(pairs: pl.DataFrame, *, workers: int = -1) -> pl.DataF
                                number_values(frame, TARGET_NUMBERS))
     frame = frame.with_columns(*_surface_features(), *_structure_features(),
                                *_evidence_features())
-    frame = _string_distances(frame, workers)
+    frame = _string_distances(frame, workers).with_columns(argument_swap(frame))
     return frame.drop(SOURCE_CHARS, TARGET_CHARS, SOURCE_NUMBERS, TARGET_NUMBERS)
 
 

@@ -44,12 +44,15 @@ class RankerSettings:
     seed: int = 13
     #: features whose effect must not decrease (cosine: more similar is never worse)
     increasing: tuple[str, ...] = ("f_cosine",)
+    #: features whose effect must not increase (a detected meaning change is never better)
+    decreasing: tuple[str, ...] = ()
 
 
 def settings_from_config(section: dict[str, Any]) -> RankerSettings:
     values = {k: section[k] for k in RankerSettings.__dataclass_fields__ if k in section}
-    if "increasing" in values:
-        values["increasing"] = tuple(values["increasing"])
+    for key in ("increasing", "decreasing"):
+        if key in values:
+            values[key] = tuple(values[key])
     return RankerSettings(**values)
 
 
@@ -184,7 +187,8 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
         "bagging_fraction": settings.bagging_fraction, "bagging_freq": 1,
         "lambda_l2": settings.lambda_l2, "seed": settings.seed, "deterministic": True,
         "verbosity": -1, "num_threads": settings.threads,
-        "monotone_constraints": [1 if f in settings.increasing else 0 for f in features],
+        "monotone_constraints": [1 if f in settings.increasing
+                                 else -1 if f in settings.decreasing else 0 for f in features],
         "min_data_in_bin": 1,
     }
     init_score = None
@@ -203,6 +207,7 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
                                  zip(*np.unique(labels, return_counts=True))},
                 "params": {k: v for k, v in params.items() if k != "monotone_constraints"},
                 "increasing": [f for f in features if f in settings.increasing],
+                "decreasing": [f for f in features if f in settings.decreasing],
                 **(summary or {})}
     return Ranker(tuple(features), booster.model_to_string(), training, importance, anchor)
 

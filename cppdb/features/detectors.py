@@ -28,8 +28,9 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.text.negation import packaged_negation_words
 
-#: one-character negators deleted before the "otherwise identical" comparison
-_NEGATOR_CHARS = "不没未无非别莫勿毋否甭"
+#: the one-character words of the negation list, deleted (with the particles, punctuation
+#: and spaces) before the "otherwise identical" comparison
+_NEGATOR_CHARS = "".join(sorted(w for w in packaged_negation_words() if len(w) == 1))
 _IGNORED = rf"[{_NEGATOR_CHARS}的了地得\s\p{{P}}\p{{S}}]"
 #: CTB tags that make a span nominal / that a nominal span may not contain
 NOMINAL_TAGS = frozenset({"NN", "NR", "PN"})
@@ -40,9 +41,8 @@ MAX_SWAP_WINDOW = 24
 
 
 def _negation_parity(tokens: str) -> pl.Expr:
-    words = pl.lit(sorted(packaged_negation_words()), dtype=pl.List(pl.String))
-    return (pl.col(tokens).list.eval(pl.element().str.strip_chars().is_in(words.first()))
-            .list.sum() % 2)
+    words = sorted(packaged_negation_words())
+    return pl.col(tokens).list.eval(pl.element().is_in(words)).list.sum() % 2
 
 
 def negation_flip(source_chars: str, target_chars: str) -> pl.Expr:

@@ -224,7 +224,12 @@ def train_default(data_dir: Path, out: Path, config: Config | None = None,
                   cache_dir: Path | None = None) -> Ranker:
     config = config or load_config()
     pairs = training_pairs(data_dir, config, hard=True)
-    models = load_feature_models(config.section("features"), config.section("embed"), cache_dir)
+    # other synthetic kinds are never kept: do not featurise (embed) them
+    kind = pl.col(W.LABEL_KIND)
+    pairs = pairs.filter(~kind.str.starts_with("hard") | kind.is_in(list(SYNTHETIC_KINDS)))
+    # the shipped model uses no language-model feature: do not fit one
+    features = {**config.section("features"), "language_model": "none"}
+    models = load_feature_models(features, config.section("embed"), cache_dir)
     frame = detectable_synthetics(
         build_feature_table(pairs, models, workers=config.section("features")["workers"]))
     names = usable_features(frame, list(SHIPPED_FEATURES))

@@ -106,7 +106,7 @@ class JiebaChinese(Backend):
     def signature(self) -> str:
         # the tag mapping and dictionary checks are part of the output: runs resumed across
         # a change of either must not mix annotations
-        return f"{self.name}[{self.version()}]+ctb-map.v2+cedict-check.v1"
+        return f"{self.name}[{self.version()}]+ctb-map.v3+cedict-check.v1"
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "hmm": self.hmm, "user_dict": self.user_dict}

@@ -59,6 +59,7 @@ WORD_TAGS: dict[str, str] = {
     "可以": "VV", "以为": "VV", "在家": "VV", "有事": "VV", "不是": "VC", "而是": "VC",
     "总是": "AD", "只是": "AD", "一起": "AD", "无法": "AD", "有点": "AD", "有些": "AD",
     "并": "AD", "很": "AD", "您": "PN", "当": "P", "那时": "NT", "这时": "NT", "年纪": "NN",
+    "起码": "AD", "最起码": "AD", "毕业": "VV",
 }
 INTERROGATIVE_DETERMINERS = frozenset({"什么", "甚么", "啥"})
 #: degree adverbs: the word after one is a predicate (很 美丽/VA), never a noun
@@ -302,16 +303,26 @@ def tag_tokens(tokens: Sequence[str], flags: Sequence[str]) -> list[str]:
     return refine_in_context(tokens, base, flags)
 
 
+#: jieba cuts that CTB draws elsewhere: 出/v 生于/v -> 出生/VV 于/P (出生于 X shares the
+#: verb and the preposition with 出生在 X / 死于 X)
+RECUT: dict[tuple[str, str], tuple[tuple[str, str], tuple[str, str]]] = {
+    ("出", "生于"): (("出生", "v"), ("于", "p")),
+}
+
+
 def resegment(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     """Adjust jieba's segmentation to CTB conventions (raw-text path only).
 
     Splits numeral+classifier (一个 -> 一/m 个/q) and demonstrative+classifier (这个 -> 这/r
     个/q) tokens; merges a number and a following date unit (2019 年 -> 2019年, tagged NT).
-    Whitespace tokens are dropped.
+    Whitespace tokens are dropped; the cuts in :data:`RECUT` are redrawn.
     """
     out: list[tuple[str, str]] = []
     for word, flag in pairs:
         if not word.strip():
+            continue
+        if out and (out[-1][0], word) in RECUT:
+            out[-1:] = RECUT[(out[-1][0], word)]
             continue
         if word in ("%", "％") and out and out[-1][1] == "m" and is_numeral(out[-1][0]):
             out[-1] = (out[-1][0] + word, "m")  # CTB: 3.5% is one CD token

@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from cppdb.annotate.ctb_map import DETERMINERS
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.registry import Backend
 
@@ -28,6 +29,13 @@ NP_MODIFIERS = frozenset({"DNP", "CP", "QP", "DP", "ADJP"})
 DNP_COMPLEMENTS = frozenset({"NP", "QP", "DP", "ADJP", "LCP", "PP"})
 #: event classifiers: 看 一 下, 瞪 了 一 眼 — their QP does not count a following noun
 EVENT_CLASSIFIERS = frozenset({"下", "眼", "遍", "趟", "顿", "番"})
+#: items after which an NP is no subject (IP rule).  After a verb, an NP + 的 closes a relative
+#: clause (CP), not a DNP: 画 [这 幅画] 的 时候 is (NP (CP 画这幅画的) 时候)
+CLAUSE_OPENERS = frozenset({"VV", "VC", "VE", "VA", "P", "VP", "BA", "LB", "SB"})
+#: word tags a verb phrase is built on (CTB VP heads)
+VERB_TAGS = frozenset({"VV", "VC", "VE", "VA"})
+#: what a verb or preposition takes as its object
+OBJECT_LABELS = frozenset({"NP", "QP", "DP", "LCP"})
 PERSONAL_PRONOUNS = frozenset({"我", "你", "您", "他", "她", "它", "我们", "你们", "他们", "她们",
                                "咱们", "咱"})
 #: nouns a bare personal pronoun possesses without 的 (我 妈妈, 我们 学校: CTB NP (PN NN))
@@ -138,6 +146,8 @@ def _base_chunks(tokens: Sequence[str], pos: Sequence[str], found: set[Span]) ->
         j, modifiers = i, []
         while j < n:
             mod = _modifier_at(pos, j, found)
+            if mod is not None and mod.label == "DP" and any(m.label == "QP" for m in modifiers):
+                break  # CTB order is DP QP NP (这 一 个 人): 一 次 | 这 个 药
             if mod is None or not _counts_things(tokens, mod):
                 if mod is not None and not modifiers:  # 一 下: a QP that counts no noun
                     modifiers.append(mod)
@@ -195,16 +205,26 @@ def _add_noun_runs(pos: Sequence[str], start: int, end: int, found: set[Span]) -
         k = m
 
 
-def _combine(items: list[_Item], tokens: Sequence[str], found: set[Span]) -> None:
-    """Rewrite the leftmost applicable rule until none applies (nests left to right)."""
+def _combine(items: list[_Item], tokens: Sequence[str], found: set[Span],
+             verbal: bool = True) -> None:
+    """Rewrite the leftmost applicable rule until none applies (nests left to right).
+
+    Nominal rules run first; a verbal rule (PP, VP, CP, IP) applies only when no nominal one
+    does, so objects and subjects are complete NPs before a verb takes them."""
+    rule_sets = (_rule_at, _verbal_rule_at) if verbal else (_rule_at,)
     while True:
-        for k in range(len(items)):
-            new = _rule_at(items, tokens, k)
-            if new is not None:
-                item, width = new
-                found.add(item.span)
-                items[k:k + width] = [item]
-                break
+        for rule in rule_sets:
+            for k in range(len(items)):
+                new = rule(items, tokens, k)
+                if new is not None:
+                    item, width = new
+                    if item.end - item.start > 1:  # a unary VP (bare verb) is no new phrase
+                        found.add(item.span)
+                    items[k:k + width] = [item]
+                    break
+            else:
+                continue
+            break
         else:
             return
 
@@ -235,6 +255,7 @@ def _rule_at(items: Sequence[_Item], tokens: Sequence[str], k: int
     if second is None:
         return None
     if (first.label in DNP_COMPLEMENTS and second.label == "DEG"
+            and not (k > 0 and items[k - 1].label in VERB_TAGS | {"VP"})
             and _modified_head(items, k + 2) is not None):  # DNP only before its noun head
         return _Item(first.start, second.end, "DNP"), 2
     if first.label in ("AD", "VA"):
@@ -255,7 +276,9 @@ def _rule_at(items: Sequence[_Item], tokens: Sequence[str], k: int
         while m < len(items) and items[m].label in NP_MODIFIERS:
             m += 1
         if m < len(items) and items[m].label == "NP" and items[m].kind in ("noun", "time"):
-            if all(_counts_things(tokens, it.span) for it in items[k:m]):
+            if all(_counts_things(tokens, it.span) for it in items[k:m]) and not (
+                    tokens[items[m].start] in DETERMINERS
+                    and any(it.label == "QP" for it in items[k:m])):  # 一 次 | 这 个 药
                 return _Item(first.start, items[m].end, "NP", "noun"), m - k + 1
     third = items[k + 2] if k + 2 < len(items) else None
     if (first.label == "NP" and third is not None and third.label == "NP"
@@ -263,6 +286,52 @@ def _rule_at(items: Sequence[_Item], tokens: Sequence[str], k: int
         kind = "pronoun" if first.kind == third.kind == "pronoun" else "noun"
         return _Item(first.start, third.end, "NP", kind), 3
     return None
+
+
+def _verbal_rule_at(items: Sequence[_Item], tokens: Sequence[str], k: int
+                    ) -> tuple[_Item, int] | None:
+    """PP, VP, CP (relative clause) and IP rules of the chunk grammar (docs/annotation.md).
+
+    A verb takes its aspect marker and its object or post-verbal PP when it becomes a VP
+    (出生 于 上海, 死 于 一场车祸), so a VP never grows to the right afterwards; a VP then takes
+    preverbal PPs and adverbs (在 一场车祸 中 丧生, 不 喜欢 苹果), and a subject NP makes it an
+    IP when the clause ends there.  A bare verb becomes a unary VP, which is no new phrase."""
+    first = items[k]
+    nxt = items[k + 1] if k + 1 < len(items) else None
+    if first.label == "P" and nxt is not None and nxt.label in OBJECT_LABELS:
+        return _Item(first.start, nxt.end, "PP"), 2
+    if first.label in VERB_TAGS:
+        return _verb_phrase(items, k)
+    if first.label in ("PP", "AD", "ADVP") and nxt is not None and nxt.label == "VP":
+        return _Item(first.start, nxt.end, "VP"), 2
+    if (first.label == "VP" and nxt is not None and nxt.label in ("DEC", "DEG")
+            and _modified_head(items, k + 2) is not None):  # 画 这幅画 的 | 时候
+        return _Item(first.start, nxt.end, "CP"), 2
+    if (first.label == "NP" and first.kind in ("noun", "pronoun", "time") and nxt is not None
+            and nxt.label == "VP" and not (k > 0 and items[k - 1].label in CLAUSE_OPENERS)
+            and (k + 2 == len(items) or items[k + 2].label in CLAUSE_ENDS)):
+        return _Item(first.start, nxt.end, "IP"), 2
+    return None
+
+
+def _verb_phrase(items: Sequence[_Item], k: int) -> tuple[_Item, int] | None:
+    """The VP headed by the verb at ``k`` (None while a following PP is still unbuilt)."""
+    m = k + 1
+    if m < len(items) and items[m].label == "AS":
+        m += 1
+    if m < len(items):
+        item = items[m]
+        later = items[m + 1] if m + 1 < len(items) else None
+        if item.label == "P" and later is not None and later.label in OBJECT_LABELS:
+            return None  # 死 于 一场车祸: take the PP once it is built
+        # 是 takes a nominal predicate only: in 是 在 X 出生 的 the PP belongs to 出生
+        if item.label in OBJECT_LABELS or (item.label == "PP" and items[k].label != "VC"):
+            m += 1
+    return _Item(items[k].start, items[m - 1].end, "VP"), m - k
+
+
+#: items that may follow a complete clause
+CLAUSE_ENDS = frozenset({"PU", "SP", "CS", "CC"})
 
 
 # -- English -----------------------------------------------------------------------------
@@ -291,7 +360,7 @@ class EnglishDependencyPhrases(Backend):
     description: ClassVar[str] = "English phrases from contiguous dependency subtrees (offline)"
 
     def signature(self) -> str:
-        return "dependency.en.v1[builtin]"
+        return "dependency.en.v2[builtin]"
 
     def add_spans(self, sentences: Sequence[AnnotatedSentence]) -> list[AnnotatedSentence]:
         return with_spans(sentences, [self.spans(s.pos, s.heads, s.deprels) for s in sentences])
@@ -307,14 +376,63 @@ class EnglishDependencyPhrases(Backend):
             if 0 <= head < n and head != i:
                 children[head].append(i)
         for i in range(n):
-            members = _subtree(i, children)
-            start, end = min(members), max(members) + 1
-            if end - start != len(members):
+            members = _trim_punctuation(_subtree(i, children), pos)
+            span = _contiguous(members)
+            if span is None:
                 continue  # not contiguous (non-projective): no phrase
+            start, end = span
             label = _en_label(i, pos, deprels, children, end - start)
             if label:
                 found.add(Span(start, end, label))
+            found.update(_projections(i, label, members, pos, deprels, children))
         return sort_spans(found)
+
+
+_PUNCTUATION_TAGS = frozenset({".", ",", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", "$",
+                               "#"})
+
+
+def _trim_punctuation(members: list[int], pos: Sequence[str]) -> list[int]:
+    """Drop punctuation at either edge of a phrase (a sentence's final period is no part of
+    its S or VP)."""
+    members = sorted(members)
+    while len(members) > 1 and pos[members[-1]] in _PUNCTUATION_TAGS:
+        members.pop()
+    while len(members) > 1 and pos[members[0]] in _PUNCTUATION_TAGS:
+        members.pop(0)
+    return members
+
+
+def _contiguous(members: Sequence[int]) -> tuple[int, int] | None:
+    if not members:
+        return None
+    start, end = min(members), max(members) + 1
+    return (start, end) if end - start == len(members) else None
+
+
+def _projections(head: int, label: str | None, members: list[int], pos: Sequence[str],
+                 deprels: Sequence[str], children: Sequence[Sequence[int]]) -> set[Span]:
+    """Phrases a constituency parse has inside a dependency subtree (SPEC §1.3):
+
+    * a clause's VP — the subtree without its subject (she [was born in Shanghai]);
+    * a noun's base NP — the head with its left dependents only, when the subtree goes on
+      to the right ([the red crowned cranes] in the park)."""
+    out: set[Span] = set()
+    if label == "S":
+        subject = {m for c in children[head] if c < len(deprels) and _subject_deps(deprels[c])
+                   for m in _subtree(c, children)}
+        rest = [m for m in members if m not in subject]
+        while rest and (pos[rest[0]] in _PUNCTUATION_TAGS or deprels[rest[0]] in ("cc", "mark")):
+            rest.pop(0)
+        span = _contiguous(rest)
+        if span is not None and span[1] - span[0] > 1 and rest != members:
+            out.add(Span(span[0], span[1], "VP"))
+    elif label == "NP" and members[-1] > head and members[0] < head:
+        left = [m for m in members if m <= head]
+        span = _contiguous(left)
+        if span is not None:
+            out.add(Span(span[0], span[1], "NP"))
+    return out
 
 
 def _subtree(root: int, children: Sequence[Sequence[int]]) -> list[int]:

@@ -21,7 +21,8 @@ from cppdb import schema as S
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.extractors.consistency import ConsistencyRule, rule_from_settings
 from cppdb.extractors.patterns import Pattern, PatternSettings, patterns_of
-from cppdb.extractors.phrase_pairs import AlignedPhrase, PhraseSettings, phrase_alignment
+from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, phrase_alignment,
+                                           phrase_labels)
 
 LINK_ZH = "link_zh"
 LINK_EN = "link_en"
@@ -59,8 +60,9 @@ class ExtractionSettings:
                   rule_from_settings("relaxed", report_tol, zh_pos, en_pos))
         return cls(
             rule=rule,
-            phrases=PhraseSettings(zh_labels=frozenset(section["zh_phrase_labels"]),
-                                   en_labels=frozenset(section["en_phrase_labels"]),
+            phrases=PhraseSettings(*phrase_labels(section["phrase_labels"],
+                                                  section["zh_phrase_labels"],
+                                                  section["en_phrase_labels"]),
                                    max_len=int(section["max_phrase_len"])),
             patterns=PatternSettings(max_slots=int(section["max_slots"]),
                                      max_len=int(section["max_pattern_len"]),

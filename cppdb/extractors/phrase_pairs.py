@@ -16,10 +16,32 @@ import numpy as np
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.extractors.consistency import ConsistencyRule, SpanLinks
 
-#: SPEC §1.3 phrase labels.
-EN_PHRASE_LABELS = ("CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$",
-                    "ADJP", "NP")
-ZH_PHRASE_LABELS = ("CD", "JJ", "NN", "NR", "NT", "OD", "PN", "ADJP", "DNP", "NP")
+#: SPEC §1.3 phrase labels: the paper's nominal lists (``bilingual.phrase_labels = "paper"``).
+PAPER_EN_LABELS = ("CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$",
+                   "ADJP", "NP")
+PAPER_ZH_LABELS = ("CD", "JJ", "NN", "NR", "NT", "OD", "PN", "ADJP", "DNP", "NP")
+#: The default (``"verbal"``): the paper's lists plus verb phrases and clauses, whose pairs are
+#: the paper's own showcase (死于一场车祸 / 在一场车祸中丧生, [NP1] 出生于 [NP2]); without the
+#: Chinese DNP, whose every span ends in a dangling 的 (山东 的).
+EN_PHRASE_LABELS = PAPER_EN_LABELS + ("VP", "S")
+ZH_PHRASE_LABELS = tuple(x for x in PAPER_ZH_LABELS if x != "DNP") + ("VP", "IP")
+LABEL_SETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "verbal": (ZH_PHRASE_LABELS, EN_PHRASE_LABELS),
+    "paper": (PAPER_ZH_LABELS, PAPER_EN_LABELS),
+}
+
+
+def phrase_labels(label_set: str, zh_custom: Sequence[str], en_custom: Sequence[str]
+                  ) -> tuple[frozenset[str], frozenset[str]]:
+    """(zh, en) phrase labels of a named set; ``custom`` takes the two lists as given."""
+    if label_set == "custom":
+        return frozenset(zh_custom), frozenset(en_custom)
+    if label_set not in LABEL_SETS:
+        from cppdb.errors import ConfigError
+        raise ConfigError(f"unknown bilingual.phrase_labels {label_set!r}",
+                          hint=f"use one of {', '.join([*LABEL_SETS, 'custom'])}")
+    zh, en = LABEL_SETS[label_set]
+    return frozenset(zh), frozenset(en)
 
 
 @dataclass(frozen=True)

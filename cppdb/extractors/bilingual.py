@@ -233,16 +233,30 @@ def pivot_stage(run: Any, section: dict[str, Any]) -> None:
     """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet."""
     if run.is_done("pivot"):
         return
-    settings = PivotSettings(max_per_pivot=int(section["max_per_pivot"]),
-                             max_anchors=int(section["max_anchors"]),
-                             partition_rows=int(section["partition_rows"]))
+    settings = pivot_settings(section)
     occurrences = run.scan(OCCURRENCES)
     with run.stage("pivot") as st:
         for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
             work = run.path(f".pivot-{kind}.work")
-            parts = pivot(occurrences.filter(pl.col("kind") == kind), kind, work, settings)
+            pruned: dict[str, int] = {}
+            parts = pivot(occurrences.filter(pl.col("kind") == kind), kind, work, settings,
+                          pruned)
+            for rule, count in pruned.items():
+                st.count(f"pruned_{kind}_units_{rule}", count)
             st.write_parquet(artifact, pl.scan_parquet(parts) if parts else empty_pair_table())
             shutil.rmtree(work, ignore_errors=True)
+
+
+def pivot_settings(section: dict[str, Any]) -> PivotSettings:
+    """The pivot and its PPDB-style pruning from the ``[bilingual]`` settings."""
+    return PivotSettings(max_per_pivot=int(section["max_per_pivot"]),
+                         max_anchors=int(section["max_anchors"]),
+                         partition_rows=int(section["partition_rows"]),
+                         skip_function_pivots=bool(section["prune_function_pivots"]),
+                         min_p_e_given_f=float(section["prune_min_p_e_given_f"]),
+                         min_p_f_given_e=float(section["prune_min_p_f_given_e"]),
+                         min_count=int(section["prune_min_count"]),
+                         max_pivots_per_phrase=int(section["prune_max_pivots_per_phrase"]))
 
 
 # -- the API --------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.text.function_words import ENGLISH_FUNCTION_WORDS, SLOT
 
 SEED = 20240611
 # unit columns (internal to the pivot)
@@ -40,6 +41,36 @@ class PivotSettings:
     max_per_pivot: int = 100
     max_anchors: int = 10
     partition_rows: int = 2_000_000
+    # PPDB-style pruning of pivots (0 / False = off; docs/benchmarks/bilingual.md)
+    skip_function_pivots: bool = False   # English sides of only function words and slots
+    min_p_e_given_f: float = 0.0         # p(e|z) of the Chinese side's translation
+    min_p_f_given_e: float = 0.0         # p(z|e)
+    min_count: int = 1                   # c(z, e)
+    max_pivots_per_phrase: int = 0       # the most frequent English sides of each Chinese one
+
+
+#: the pruning rules in the order they apply, with the unit column that fails each
+PRUNING_RULES = ("function_pivot", "min_p_e_given_f", "min_p_f_given_e", "min_count",
+                 "max_pivots_per_phrase")
+
+
+def pruning_masks(units: pl.DataFrame, settings: PivotSettings) -> dict[str, pl.Expr]:
+    """One boolean expression per active rule: True where a unit (z, e) is pruned."""
+    masks: dict[str, pl.Expr] = {}
+    if settings.skip_function_pivots:
+        words = sorted(ENGLISH_FUNCTION_WORDS)
+        masks["function_pivot"] = pl.col("en").str.split(" ").list.eval(
+            pl.element().str.to_lowercase().is_in(words)
+            | pl.element().str.contains(SLOT.pattern)).list.all()
+    if settings.min_p_e_given_f > 0:
+        masks["min_p_e_given_f"] = pl.col("p_e_given_z") < settings.min_p_e_given_f
+    if settings.min_p_f_given_e > 0:
+        masks["min_p_f_given_e"] = pl.col("p_z_given_e") < settings.min_p_f_given_e
+    if settings.min_count > 1:
+        masks["min_count"] = pl.col("c_ze") < settings.min_count
+    if settings.max_pivots_per_phrase > 0:
+        masks["max_pivots_per_phrase"] = pl.col("rank_in_z") > settings.max_pivots_per_phrase
+    return masks
 
 
 def _partition_sink(lf: pl.LazyFrame, base: Path, key: pl.Expr, n_parts: int) -> None:
@@ -79,8 +110,27 @@ def _units_from_occurrences(occ: pl.LazyFrame) -> pl.DataFrame:
 
 
 def _add_p_e_given_z(units: pl.DataFrame) -> pl.DataFrame:
+    """c(z), p(e|z) and the rank of e among z's English sides (1 = most frequent)."""
     c_z = pl.col("c_ze").sum().over(["lhs", "zh"])
-    return units.with_columns(c_z=c_z, p_e_given_z=pl.col("c_ze") / c_z)
+    units = units.sort(["c_ze", "en", "slot_sig", "swapped"], descending=[True, False, False, False])
+    return units.with_columns(c_z=c_z, p_e_given_z=pl.col("c_ze") / c_z,
+                              rank_in_z=(pl.int_range(pl.len()).over(["lhs", "zh"]) + 1)
+                              .cast(pl.Int64))
+
+
+def prune_units(units: pl.DataFrame, settings: PivotSettings) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Drop pruned units; count the units each rule removes first (rules in
+    :data:`PRUNING_RULES` order, so every pruned unit is counted once)."""
+    masks = pruning_masks(units, settings)
+    if not masks:
+        return units, {}
+    flags = units.select(**{name: mask.fill_null(False) for name, mask in masks.items()})
+    counts, taken = {}, pl.lit(False)
+    for name in masks:
+        counts[name] = int(flags.select((pl.col(name) & ~taken).sum()).item())
+        taken = taken | pl.col(name)
+    keep = ~flags.select(pl.any_horizontal(list(masks)).alias("p")).to_series()
+    return units.filter(keep), counts
 
 
 def _swap_slot_indices(expr: pl.Expr) -> pl.Expr:
@@ -182,18 +232,22 @@ def _finalise(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
-          settings: PivotSettings = PivotSettings()) -> list[Path]:
+          settings: PivotSettings = PivotSettings(),
+          pruned_units: dict[str, int] | None = None) -> list[Path]:
     """Pivot one kind of occurrence (``phrase`` or ``pattern``); return the part files.
 
     ``occurrences`` needs the columns lhs, slot_sig, en, zh, swapped, zh_pos (space-joined
     tags) and align (list of :func:`link_code` ints, zh position first).  The result files have the pair-table columns
     (:func:`pair_table_columns`); ``work_dir`` holds the intermediate partitions.
+    ``pruned_units``, if given, receives the number of (z, e) units each pruning rule removed.
     """
     work = Path(work_dir)
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
     n_occ = occurrences.select(pl.len()).collect().item()
+    if pruned_units is None:
+        pruned_units = {}
     if n_occ == 0:
         return []
     n_parts = max(1, math.ceil(n_occ / settings.partition_rows))
@@ -207,7 +261,9 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
     for k in range(n_parts):
         files = _part_files(work / "units_e", k)
         if files:
-            units = _add_p_e_given_z(pl.read_parquet(files))
+            units, pruned = prune_units(_add_p_e_given_z(pl.read_parquet(files)), settings)
+            for name, count in pruned.items():
+                pruned_units[name] = pruned_units.get(name, 0) + count
             _partition_sink(units.lazy(), work / "units_z" / f"z{k}", pl.col("en"), n_parts)
     n_contrib = sum(_estimate_contributions(_part_files(work / "units_z", k),
                                             settings.max_per_pivot) for k in range(n_parts))

@@ -1,4 +1,6 @@
-"""Minimal-edit meaning-change detectors: a negation flip and an argument swap.
+"""Minimal-edit meaning-change detectors: a negation flip, an argument swap, and closed-class
+changes (determiners/classifiers only, deixis/person/number flips, classifier clashes, head
+changes; see the functions at the end of this module).
 
 Both fire only when the two sides are otherwise the same text, so they stay silent on the
 loosely related pairs of natural data (where a negation word on one side is incidental) and
@@ -26,6 +28,9 @@ import re
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.annotate.classifiers import compatible_pairs, known_classifiers
+from cppdb.annotate.ctb_map import CLASSIFIERS, DETERMINERS
+from cppdb.text.function_words import ZH_CONTRAST_SETS
 from cppdb.text.negation import packaged_negation_words
 
 #: the one-character words of the negation list, deleted (with the particles, punctuation
@@ -98,3 +103,80 @@ def argument_swap(frame: pl.DataFrame) -> pl.Series:
     for i, src, src_pos, tgt, tgt_pos in rows.iter_rows():
         values[i] = int(is_argument_swap(src, src_pos, tgt, tgt_pos))
     return pl.Series("f_argument_swap", values, dtype=pl.Int8)
+
+
+# -- closed-class changes (issue 11): determiners, classifiers, deixis, person, heads ----------
+#: words whose change alone turns a pattern into another pattern of the same slot content:
+#: demonstratives/determiners, classifiers and the bare numerals that count with them
+DETERMINER_WORDS = sorted(DETERMINERS | CLASSIFIERS | {"一", "两", "几", "些", "一些"})
+_CONTRAST_ID = {word: k for k, words in enumerate(ZH_CONTRAST_SETS) for word in words}
+#: tags that make the extra words of a longer side a new head (X 的 时候 / X)
+HEAD_TAGS = ["NN", "NT", "NR", "LC"]
+
+
+def _only(side: str, other: str) -> pl.Expr:
+    return pl.col(side).list.set_difference(pl.col(other))
+
+
+def _all_in(expr: pl.Expr, words: list[str]) -> pl.Expr:
+    return expr.list.eval(pl.element().is_in(words)).list.all()
+
+
+def determiner_only() -> pl.Expr:
+    """``f_determiner_only``: the sides differ, and only in determiners, classifiers and the
+    numerals that count with them (这个[NP1] / 那张[NP1], 一朵[NP1] / 一辆[NP1])."""
+    src, tgt = _only(S.SOURCE_TOKENS, S.TARGET_TOKENS), _only(S.TARGET_TOKENS, S.SOURCE_TOKENS)
+    differs = (src.list.len() + tgt.list.len()) > 0
+    return (differs & _all_in(src, DETERMINER_WORDS) & _all_in(tgt, DETERMINER_WORDS)
+            ).fill_null(False).cast(pl.Int8).alias("f_determiner_only")
+
+
+def deixis_flip() -> pl.Expr:
+    """``f_deixis_flip``: the sides differ only in closed-class words, and one of the
+    contrast sets of :mod:`cppdb.text.function_words` has a different member on each side
+    (我们班 / 你们班, 这 / 那, 他 / 她, 一只 / 所有, 每天晚上 / 夜里)."""
+    src, tgt = _only(S.SOURCE_TOKENS, S.TARGET_TOKENS), _only(S.TARGET_TOKENS, S.SOURCE_TOKENS)
+    closed = DETERMINER_WORDS + sorted(_CONTRAST_ID)
+
+    def ids(expr: pl.Expr) -> pl.Expr:
+        return expr.list.eval(pl.element().replace_strict(_CONTRAST_ID, default=None,
+                                                          return_dtype=pl.Int32)).list.drop_nulls()
+
+    shared_set = ids(src).list.set_intersection(ids(tgt)).list.len() > 0
+    return (_all_in(src, closed) & _all_in(tgt, closed) & shared_set
+            ).fill_null(False).cast(pl.Int8).alias("f_deixis_flip")
+
+
+def classifier_clash() -> pl.Expr:
+    """``f_classifier_clash``: each side has a classifier the other lacks, and CC-CEDICT
+    lists no noun that takes both (:mod:`cppdb.annotate.classifiers`): 一位[ADJP1]的[NP2] /
+    一条[ADJP1]的[NP2] → 1; 一位老师 / 一名老师 → 0."""
+    known = sorted(known_classifiers())
+    src = _only(S.SOURCE_TOKENS, S.TARGET_TOKENS).list.eval(
+        pl.element().filter(pl.element().is_in(known))).list.first()
+    tgt = _only(S.TARGET_TOKENS, S.SOURCE_TOKENS).list.eval(
+        pl.element().filter(pl.element().is_in(known))).list.first()
+    clash = ~pl.concat_str([src, pl.lit("|"), tgt]).is_in(sorted(compatible_pairs()))
+    return clash.fill_null(False).cast(pl.Int8).alias("f_classifier_clash")
+
+
+def _extends(short: str, long: str, long_pos: str) -> pl.Expr:
+    n = pl.col(short).list.len()
+    tail_tags = pl.col(long_pos).list.slice(n)
+    return ((pl.col(long).list.len() > n) & (n > 0)
+            & (pl.col(long).list.head(n) == pl.col(short))
+            & tail_tags.list.last().is_in(HEAD_TAGS))
+
+
+def head_change() -> pl.Expr:
+    """``f_head_change``: one side is the other plus words that end in a new head noun, time
+    word or localiser (画画 的 时候 / 画画, 城市 的 中心 / 城市): Chinese phrases are
+    head-final, so the longer side names something else.  A modifier added in front keeps
+    the head (旧 城市 / 城市 → 0)."""
+    return (_extends(S.SOURCE_TOKENS, S.TARGET_TOKENS, S.TARGET_POS)
+            | _extends(S.TARGET_TOKENS, S.SOURCE_TOKENS, S.SOURCE_POS)
+            ).fill_null(False).cast(pl.Int8).alias("f_head_change")
+
+
+def closed_class_detectors() -> list[pl.Expr]:
+    return [determiner_only(), deixis_flip(), classifier_clash(), head_change()]

@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.detectors import argument_swap, negation_flip
+from cppdb.features.detectors import argument_swap, closed_class_detectors, negation_flip
 from cppdb.features.numbers import number_candidates, number_values
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
@@ -64,6 +64,13 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
                        "(cppdb.features.detectors)",
     "f_argument_swap": "extra: the sides exchange two nominal spans, e.g. 张三打败了李四 / "
                        "李四打败了张三 (cppdb.features.detectors)",
+    "f_determiner_only": "extra: the sides differ only in determiners/classifiers, e.g. "
+                         "这个[NP1] / 那张[NP1] (cppdb.features.detectors)",
+    "f_deixis_flip": "extra: the sides differ only in person/deixis/quantity words, e.g. "
+                     "我们班 / 你们班, 这 / 那 (cppdb.features.detectors)",
+    "f_classifier_clash": "extra: the sides use classifiers that count no common noun "
+                          "(CC-CEDICT CL:), e.g. 一朵[NP1] / 一辆[NP1]",
+    "f_head_change": "extra: one side is the other plus a new head noun, e.g. X的时候 / X",
     "f_char_jaccard": "extra: Jaccard similarity of character sets",
     "f_bigram_jaccard": "extra: Jaccard similarity of character-bigram sets",
     "f_lcs_ratio": "extra: 1 - Indel distance / (len(s)+len(t)) (LCS based)",
@@ -142,6 +149,7 @@ def _surface_features() -> list[pl.Expr]:
         (pl.col(SOURCE_NUMBERS) == pl.col(TARGET_NUMBERS)).cast(pl.Int8)
         .alias("f_numbers_identical"),
         negation_flip(SOURCE_CHARS, TARGET_CHARS),
+        *closed_class_detectors(),
         (tgt_len - src_len).alias("f_char_difference"),
         (tgt_len / src_len.clip(lower_bound=1)).alias("f_char_ratio"),
         (tgt_len.clip(lower_bound=1) / src_len.clip(lower_bound=1)).log()

@@ -15,6 +15,12 @@ A pair is rejected, with the first reason that applies, when its two sides are
     placeholder, while the sides differ: 张三出生于北京 / 李四出生于北京 says nothing about
     paraphrase.  This needs POS columns; pairs without POS are never rejected for it.
 
+``deixis_flip``, ``determiner_only``, ``head_change``
+    differ only in closed-class words (:mod:`cppdb.features.detectors`): 我们班 / 你们班, 这 /
+    那, 他 / 她, 一只 / 所有; 这个[NP1] / 那张[NP1] (patterns), 一朵花 / 一辆花 (classifiers that
+    count no common noun); 画画的时候 / 画画 (a new head).  Phrases whose classifiers are
+    compatible are kept: 一位老师 / 一名老师.
+
 Nothing is lost: :func:`filter_pairs` returns the kept pairs and the rejected ones with a
 ``filter_reason`` column.
 """
@@ -25,9 +31,11 @@ from dataclasses import dataclass
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.features.detectors import classifier_clash, deixis_flip, determiner_only, head_change
 
 FILTER_REASON = "filter_reason"
-REASONS = ("identical", "trivial", "entity_only")
+REASONS = ("identical", "trivial", "entity_only", "deixis_flip", "determiner_only",
+           "head_change")
 _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 
@@ -90,11 +98,27 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
             == _trivial_key(pl.col("_tgt_ent"), settings.particles))))
     else:
         work = frame
+    if S.SOURCE_TOKENS in columns and S.TARGET_TOKENS in columns:
+        checks.extend(_closed_class_checks(columns))
     reason: pl.Expr = pl.lit(None, dtype=pl.String)
     for name, condition in reversed(checks):
         if name in settings.enabled:
             reason = pl.when(condition.fill_null(False)).then(pl.lit(name)).otherwise(reason)
     return work.select(reason.alias(FILTER_REASON))[FILTER_REASON]
+
+
+def _closed_class_checks(columns: list[str]) -> list[tuple[str, pl.Expr]]:
+    """Pairs that differ only in closed-class words (cppdb.features.detectors): a deixis,
+    person or number flip; a determiner/classifier change in a pattern, or in a phrase when
+    the classifiers count no common noun; a new head noun on one side."""
+    checks = [("deixis_flip", deixis_flip() == 1)]
+    determiner = determiner_only() == 1
+    if S.TYPE in columns:
+        determiner = determiner & ((pl.col(S.TYPE) == "pattern") | (classifier_clash() == 1))
+    checks.append(("determiner_only", determiner))
+    if S.SOURCE_POS in columns and S.TARGET_POS in columns:
+        checks.append(("head_change", head_change() == 1))
+    return checks
 
 
 def filter_pairs(frame: pl.DataFrame, settings: FilterSettings = FilterSettings()

@@ -1,0 +1,65 @@
+"""Closed-class change detectors and their filters (issue 11, item 4).
+
+Each row: source, target (space-joined tokens), their CTB tags, type, the four detector values
+(determiner_only, deixis_flip, classifier_clash, head_change) and the filter reason (or None).
+"""
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from cppdb.annotate.classifiers import compatible_pairs, noun_classifiers
+from cppdb.features.detectors import closed_class_detectors
+from cppdb.rank.filters import filter_reasons
+
+CASES = [
+    # patterns that differ only in a determiner/classifier
+    ("这 个 [NP1]", "那 张 [NP1]", "DT M -", "DT M -", "pattern", (1, 1, 0, 0), "deixis_flip"),
+    ("一 朵 [NP1]", "一 辆 [NP1]", "CD M -", "CD M -", "pattern", (1, 0, 1, 0), "determiner_only"),
+    ("一 位 [ADJP1] 的 [NP2]", "一 条 [ADJP1] 的 [NP2]", "CD M - DEG -", "CD M - DEG -",
+     "pattern", (1, 0, 1, 0), "determiner_only"),
+    ("一 个 [NP1]", "一 位 [NP1]", "CD M -", "CD M -", "pattern", (1, 0, 0, 0), "determiner_only"),
+    # person, deixis and quantity flips
+    ("我们 班", "你们 班", "PN NN", "PN NN", "phrase", (0, 1, 0, 0), "deixis_flip"),
+    ("他 很 高", "她 很 高", "PN AD VA", "PN AD VA", "phrase", (0, 1, 0, 0), "deixis_flip"),
+    ("一 只 猫", "所有 猫", "CD M NN", "DT NN", "phrase", (0, 1, 0, 0), "deixis_flip"),
+    ("每天 晚上", "夜里", "NT NT", "NT", "phrase", (0, 1, 0, 0), "deixis_flip"),
+    # head changes
+    ("画 画 的 时候", "画 画", "VV NN DEG NN", "VV NN", "phrase", (0, 0, 0, 1), "head_change"),
+    ("城市 的 中心", "城市", "NN DEG NN", "NN", "phrase", (0, 0, 0, 1), "head_change"),
+    # must not fire: compatible classifiers of a phrase with its noun, a modifier in front,
+    # a content-word paraphrase, a flip plus other changes
+    ("一 位 老师", "一 名 老师", "CD M NN", "CD M NN", "phrase", (1, 0, 0, 0), None),
+    ("这 本 书", "这 部 书", "DT M NN", "DT M NN", "phrase", (1, 0, 0, 0), None),
+    ("城市", "旧 城市", "NN", "JJ NN", "phrase", (0, 0, 0, 0), None),
+    ("汽车", "轿车", "NN", "NN", "phrase", (0, 0, 0, 0), None),
+    ("他 死 于 车祸", "她 在 车祸 中 丧生", "PN VV P NN", "PN P NN LC VV", "phrase",
+     (0, 0, 0, 0), None),
+    ("[NP1] 出生 于 [NP2]", "[NP1] 生于 [NP2]", "- VV P -", "- VV -", "pattern",
+     (0, 0, 0, 0), None),
+]
+
+
+def _frame(rows) -> pl.DataFrame:
+    def split(x: str) -> list[str]:
+        return ["" if t == "-" else t for t in x.split(" ")]
+    return pl.DataFrame({
+        "source": [r[0] for r in rows], "target": [r[1] for r in rows],
+        "source_tokens": [r[0].split(" ") for r in rows],
+        "target_tokens": [r[1].split(" ") for r in rows],
+        "source_pos": [split(r[2]) for r in rows], "target_pos": [split(r[3]) for r in rows],
+        "type": [r[4] for r in rows]})
+
+
+@pytest.mark.parametrize("row", CASES, ids=[f"{c[0]}|{c[1]}" for c in CASES])
+def test_detectors_and_filters(row):
+    frame = _frame([row])
+    got = frame.select(closed_class_detectors()).row(0)
+    assert got == row[5]
+    assert filter_reasons(frame).item() == row[6]
+
+
+def test_classifier_knowledge_comes_from_cedict():
+    assert {"条", "只"} <= noun_classifiers()["狗"]
+    pairs = compatible_pairs()
+    assert "位|名" in pairs and "名|位" in pairs and "朵|辆" not in pairs

@@ -1,0 +1,110 @@
+"""Verb phrases, clauses and constituent repairs of the phrase grammars (issue 11, items 1–2).
+
+Each row: tagged tokens → spans that must exist, spans that must not exist.
+"""
+from __future__ import annotations
+
+import pytest
+
+from cppdb.annotate.ctb_map import resegment
+from cppdb.annotate.phrases import ChinesePhraseGrammar, EnglishDependencyPhrases
+from cppdb.errors import ConfigError
+from cppdb.extractors.phrase_pairs import (LABEL_SETS, PAPER_EN_LABELS, PAPER_ZH_LABELS,
+                                           phrase_labels)
+
+
+def _zh(tagged: str) -> set[tuple[str, str]]:
+    tokens, pos = zip(*(item.split("/") for item in tagged.split()))
+    return {("".join(tokens[s.start:s.end]), s.label)
+            for s in ChinesePhraseGrammar().spans(tokens, pos) if s.end - s.start > 1}
+
+
+ZH_VERBAL = [
+    # the paper's Fig. 5 pair: a verb + post-verbal PP, and a preverbal PP + verb
+    ("他/PN 死/VV 于/P 一/CD 场/M 车祸/NN 。/PU",
+     {("死于一场车祸", "VP"), ("于一场车祸", "PP"), ("他死于一场车祸", "IP")}, set()),
+    ("他/PN 在/P 一/CD 场/M 车祸/NN 中/LC 丧生/VV 。/PU",
+     {("在一场车祸中丧生", "VP"), ("在一场车祸中", "PP"), ("他在一场车祸中丧生", "IP")}, set()),
+    ("她/PN 出生/VV 于/P 上海/NR 。/PU",
+     {("出生于上海", "VP"), ("她出生于上海", "IP")}, set()),
+    # aspect marker and object; an adverb joins the VP
+    ("他/PN 不/AD 喜欢/VV 苹果/NN", {("喜欢苹果", "VP"), ("不喜欢苹果", "VP"),
+                                  ("他不喜欢苹果", "IP")}, set()),
+    ("我/PN 吃/VV 了/AS 三/CD 个/M 苹果/NN", {("吃了三个苹果", "VP")}, set()),
+    # relative clause: 的 after a verb's object closes a CP, not a DNP
+    ("我/PN 画/VV 这/DT 幅画/NN 的/DEG 时候/NN",
+     {("画这幅画", "VP"), ("画这幅画的", "CP"), ("画这幅画的时候", "NP")},
+     {("这幅画的", "DNP"), ("这幅画的时候", "NP")}),
+    # ... but after a preposition the NP + 的 is still a DNP
+    ("在/P 山东/NR 的/DEG 小镇/NN 上/LC 出生/VV",
+     {("山东的", "DNP"), ("山东的小镇上", "LCP"), ("在山东的小镇上出生", "VP")}, set()),
+    # 是 takes no PP: the PP belongs to the verb after it; no clause 我是
+    ("我/PN 是/VC 在/P 北京/NR 出生/VV 的/DEC",
+     {("在北京出生", "VP")}, {("是在北京", "VP"), ("我是", "IP")}),
+    # an IP only where the clause ends
+    ("我/PN 觉得/VV 他/PN 很/AD 好/VA", {("很好", "VP")}, {("我觉得他", "IP")}),
+    # numeral-classifier before a demonstrative: two phrases, no NP over both
+    ("吃/VV 一/CD 次/M 这/DT 个/M 药/NN", {("这个药", "NP"), ("一次", "QP")},
+     {("一次这个药", "NP")}),
+    # a bare verb is no multi-word phrase of its own
+    ("他/PN 来/VV 了/SP", set(), {("来了", "VP")}),
+]
+
+
+@pytest.mark.parametrize("tagged,present,absent", ZH_VERBAL)
+def test_chinese_verbal_layer(tagged, present, absent):
+    spans = _zh(tagged)
+    assert present <= spans
+    assert not absent & spans
+
+
+@pytest.mark.parametrize("pairs,expected", [
+    ([("她", "r"), ("出", "v"), ("生于", "v"), ("上海", "ns")],
+     [("她", "r"), ("出生", "v"), ("于", "p"), ("上海", "ns")]),
+    ([("他", "r"), ("生于", "v"), ("上海", "ns")],          # 生于 alone stays one word
+     [("他", "r"), ("生于", "v"), ("上海", "ns")]),
+])
+def test_recut(pairs, expected):
+    assert resegment(pairs) == expected
+
+
+def _en(words: str, tags: str, heads: list[int], deprels: str) -> set[tuple[str, str]]:
+    tokens = words.split()
+    spans = EnglishDependencyPhrases().spans(tags.split(), heads, deprels.split())
+    return {(" ".join(tokens[s.start:s.end]), s.label) for s in spans if s.end - s.start > 1}
+
+
+EN_PROJECTIONS = [
+    # the VP of a clause is its subtree without the subject; the period is in neither
+    ("She was born in Shanghai .", "PRP VBD VBN IN NNP .", [2, 2, -1, 2, 3, 2],
+     "nsubjpass auxpass ROOT prep pobj punct",
+     {("She was born in Shanghai", "S"), ("was born in Shanghai", "VP")},
+     {("She was born in Shanghai .", "S")}),
+    # base NP: the head with its left dependents, when a PP follows
+    ("The red crowned cranes in the park are beautiful .",
+     "DT JJ VBN NNS IN DT NN VBP JJ .", [3, 2, 3, 7, 3, 6, 4, -1, 7, 7],
+     "det advmod amod nsubj prep det pobj ROOT acomp punct",
+     {("The red crowned cranes", "NP"), ("The red crowned cranes in the park", "NP"),
+      ("are beautiful", "VP")}, set()),
+    # no base NP when nothing follows the head (the subtree is the NP already)
+    ("I saw the old man", "PRP VBD DT JJ NN", [1, -1, 4, 4, 1], "nsubj ROOT det amod dobj",
+     {("the old man", "NP"), ("saw the old man", "VP")}, {("the old", "NP")}),
+]
+
+
+@pytest.mark.parametrize("words,tags,heads,deprels,present,absent", EN_PROJECTIONS)
+def test_english_projections(words, tags, heads, deprels, present, absent):
+    spans = _en(words, tags, heads, deprels)
+    assert present <= spans
+    assert not absent & spans
+
+
+def test_label_sets():
+    zh, en = phrase_labels("verbal", [], [])
+    assert {"VP", "IP"} <= zh and {"VP", "S"} <= en and "DNP" not in zh
+    assert phrase_labels("paper", [], []) == (frozenset(PAPER_ZH_LABELS),
+                                               frozenset(PAPER_EN_LABELS))
+    assert phrase_labels("custom", ["NP"], ["NP"]) == (frozenset({"NP"}), frozenset({"NP"}))
+    with pytest.raises(ConfigError, match="phrase_labels"):
+        phrase_labels("nominal", [], [])
+    assert set(LABEL_SETS) == {"verbal", "paper"}

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from cppdb.annotate.classifiers import compatible_pairs, noun_classifiers
-from cppdb.features.detectors import closed_class_detectors
+from cppdb.features.detectors import closed_class_detectors, no_content
 from cppdb.rank.filters import filter_reasons
 
 CASES = [
@@ -38,6 +38,21 @@ CASES = [
     ("[NP1] 出生 于 [NP2]", "[NP1] 生于 [NP2]", "- VV P -", "- VV -", "pattern",
      (0, 0, 0, 0), None),
 ]
+
+NO_CONTENT = [
+    ("他 [VP1]", "他 越来越 [VP1]", "PN -", "PN AD -", 1),
+    ("[NP1] 的 [NP2]", "[NP1] 之 [NP2]", "- DEG -", "- DEG -", 1),
+    ("[NP1] 是 [NP2]", "[NP1] 就 是 [NP2]", "- VC -", "- AD VC -", 1),
+    ("[NP1] 死 于 [NP2]", "[NP1] 在 [NP2] 中 丧生", "- VV P -", "- P - LC VV", 0),
+    ("死 于 车祸", "在 车祸 中 丧生", "VV P NN", "P NN LC VV", 0),     # phrases: never
+]
+
+
+@pytest.mark.parametrize("row", NO_CONTENT, ids=[f"{c[0]}|{c[1]}" for c in NO_CONTENT])
+def test_no_content_pattern_sides(row):
+    frame = _frame([(*row[:4], "pattern" if "[" in row[0] else "phrase", None, None)])
+    assert frame.select(no_content()).item() == row[4]
+    assert (filter_reasons(frame).item() == "no_content") is bool(row[4])
 
 
 def _frame(rows) -> pl.DataFrame:

@@ -178,5 +178,19 @@ def head_change() -> pl.Expr:
             ).fill_null(False).cast(pl.Int8).alias("f_head_change")
 
 
+#: CTB tags of content words: a pattern side needs one outside its slots
+CONTENT_TAGS = ["NN", "NR", "NT", "VV", "VA", "VE", "JJ", "AD", "FW", "OD"]
+
+
+def no_content() -> pl.Expr:
+    """``f_no_content``: a side of a pattern has no content word outside its slots, so the
+    slots carry all the meaning (他 [VP1], 这 [NP1], [NP1] 的 [NP2], [NP1] 是 [NP2])."""
+    def bare(pos: str) -> pl.Expr:
+        return ~pl.col(pos).list.eval(pl.element().is_in(CONTENT_TAGS)).list.any()
+    is_pattern = pl.col(S.SOURCE).str.contains(r"\[[A-Z$]+\d\]")
+    return (is_pattern & (bare(S.SOURCE_POS) | bare(S.TARGET_POS))
+            ).fill_null(False).cast(pl.Int8).alias("f_no_content")
+
+
 def closed_class_detectors() -> list[pl.Expr]:
     return [determiner_only(), deixis_flip(), classifier_clash(), head_change()]

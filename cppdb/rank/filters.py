@@ -20,6 +20,9 @@ A pair is rejected, with the first reason that applies, when its two sides are
     那, 他 / 她, 一只 / 所有; 这个[NP1] / 那张[NP1] (patterns), 一朵花 / 一辆花 (classifiers that
     count no common noun); 画画的时候 / 画画 (a new head).  Phrases whose classifiers are
     compatible are kept: 一位老师 / 一名老师.
+``no_content``
+    a pattern side whose words outside the slots are all function words (他 [VP1],
+    [NP1] 的 [NP2]): the slots carry all its meaning.
 
 Nothing is lost: :func:`filter_pairs` returns the kept pairs and the rejected ones with a
 ``filter_reason`` column.
@@ -31,11 +34,12 @@ from dataclasses import dataclass
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.detectors import classifier_clash, deixis_flip, determiner_only, head_change
+from cppdb.features.detectors import (classifier_clash, deixis_flip, determiner_only,
+                                     head_change, no_content)
 
 FILTER_REASON = "filter_reason"
 REASONS = ("identical", "trivial", "entity_only", "deixis_flip", "determiner_only",
-           "head_change")
+           "head_change", "no_content")
 _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 
@@ -118,6 +122,7 @@ def _closed_class_checks(columns: list[str]) -> list[tuple[str, pl.Expr]]:
     checks.append(("determiner_only", determiner))
     if S.SOURCE_POS in columns and S.TARGET_POS in columns:
         checks.append(("head_change", head_change() == 1))
+        checks.append(("no_content", no_content() == 1))
     return checks
 
 

@@ -78,7 +78,7 @@ class ChinesePhraseGrammar(Backend):
     description: ClassVar[str] = "CTB chunk grammar over POS: nested NP/QP/DNP/ADJP (offline)"
 
     def signature(self) -> str:
-        return "grammar.zh.v2[builtin]"
+        return "grammar.zh.v3[builtin]"
 
     def add_spans(self, sentences: Sequence[AnnotatedSentence]) -> list[AnnotatedSentence]:
         return with_spans(sentences, [self.spans(s.tokens, s.pos) for s in sentences])

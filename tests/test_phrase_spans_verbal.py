@@ -108,3 +108,15 @@ def test_label_sets():
     with pytest.raises(ConfigError, match="phrase_labels"):
         phrase_labels("nominal", [], [])
     assert set(LABEL_SETS) == {"verbal", "paper"}
+
+
+@pytest.mark.parametrize("zh_label,en_label,agree", [
+    ("VP", "VP", True), ("IP", "S", True), ("VP", "S", True),
+    ("NP", "NP", True), ("PN", "PRP", True), ("ADJP", "JJ", True),
+    ("VP", "PRP", False),          # 到 他 / "him": an alignment error, not a phrase pair
+    ("VP", "NP", False), ("NP", "S", False), ("IP", "NP", False),
+])
+def test_label_agreement(zh_label, en_label, agree):
+    from cppdb.annotate.types import Span
+    from cppdb.extractors.phrase_pairs import _label_agreement
+    assert bool(_label_agreement([Span(0, 2, zh_label)], [Span(0, 2, en_label)])[0, 0]) is agree

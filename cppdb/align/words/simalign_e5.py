@@ -1,7 +1,8 @@
 """SimAlign over the bundled multilingual-e5-small (``e5-tokens``): offline, numpy only.
 
 Each side is rebuilt as text from its words (Chinese words joined without spaces — the model
-saw unsegmented Chinese — English words joined by spaces), run once through the encoder, and a
+saw unsegmented Chinese; a space only between two Latin/digit words — English words joined by
+spaces), run once through the encoder, and a
 word's vector is the mean of the sub-word tokens whose character range overlaps the word
 (a token straddling two segmentation words counts for both; a token of only ``▁`` for none).
 Similarities become links exactly as in :mod:`cppdb.align.words.simalign_backend`.
@@ -23,15 +24,29 @@ from cppdb.embed.e5_tokens import E5TokenEncoder, TokenStates
 from cppdb.errors import ConfigError
 
 
-def join_words(words: Sequence[str], separator: str) -> tuple[str, list[tuple[int, int]]]:
-    """Text of the words and each word's character range in it."""
-    spans, position = [], 0
+def _needs_space(left: str, right: str) -> bool:
+    """Between two Chinese-side words: a space only where two Latin/digit runs would fuse."""
+    return bool(left) and bool(right) and left[-1].isascii() and left[-1].isalnum() \
+        and right[0].isascii() and right[0].isalnum()
+
+
+def join_words(words: Sequence[str], separator: str | None) -> tuple[str, list[tuple[int, int]]]:
+    """Text of the words and each word's character range in it.
+
+    ``separator=None`` is the Chinese rule: no space, except between two Latin/digit words
+    (``NBA 球星 New York`` → ``NBA球星New York``).
+    """
+    spans, parts, position = [], [], 0
     for k, word in enumerate(words):
         if k:
-            position += len(separator)
+            gap = separator if separator is not None else \
+                (" " if _needs_space(words[k - 1], word) else "")
+            parts.append(gap)
+            position += len(gap)
+        parts.append(word)
         spans.append((position, position + len(word)))
         position += len(word)
-    return separator.join(words), spans
+    return "".join(parts), spans
 
 
 def word_vectors(states: TokenStates, spans: Sequence[tuple[int, int]],
@@ -49,7 +64,7 @@ def word_vectors(states: TokenStates, spans: Sequence[tuple[int, int]],
 
 
 def sentence_word_vectors(encoder: E5TokenEncoder, sentences: Sequence[Sequence[str]],
-                          separator: str, layers: Sequence[int]) -> list[np.ndarray]:
+                          separator: str | None, layers: Sequence[int]) -> list[np.ndarray]:
     """Word vectors ``[len(layers), n_words, H]`` of tokenised sentences, one encoder pass."""
     joined = [join_words(list(words), separator) for words in sentences]
     states = encoder.encode_tokens([text for text, _ in joined], layers=tuple(layers))
@@ -87,7 +102,7 @@ class E5SimAlignAligner(WordAligner):
     def word_vectors(self, pairs: Sequence[TokenPair], layers: Sequence[int]
                      ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """zh and en word vectors (``[len(layers), n, H]`` each) of every pair."""
-        zh = sentence_word_vectors(self.encoder, [z for z, _ in pairs], "", layers)
+        zh = sentence_word_vectors(self.encoder, [z for z, _ in pairs], None, layers)
         en = sentence_word_vectors(self.encoder, [e for _, e in pairs], " ", layers)
         return zh, en
 

@@ -7,6 +7,8 @@ Run: ``.venv/bin/python -m bench.bench_compression [--pairs 3000] [--workers 1,2
   content-overlap filter for reference.  The paraphrase table is PARAPHRASES below — written by
   hand for these headlines (no bilingual run over data/parallel existed when this was written),
   so the paraphrase rows show what the method does *given* a table with those entries.
+* BERT-align (Zhao et al. 2022) over the bundled e5-small token vectors (``e5-tokens``),
+  after the other methods, as the paper's fallback for words none of them aligns.
 * Throughput: the bundled pairs repeated (ids made unique) to ``--pairs`` pairs, methods
   word+abbrev+paraphrase with DTT, offline backends (jieba + udchinese), per worker count.
 """
@@ -58,6 +60,18 @@ ABLATION = [
     ("word+abbrev+paraphrase", ["word", "abbrev", "paraphrase"], True),
     ("word+abbrev+paraphrase", ["word", "abbrev", "paraphrase"], False),
 ]
+# BERT-align over the bundled e5-small token vectors (layer 7 unless named), after the others
+E5_BERT = {"compression.bert_encoder": "e5-tokens"}
+BERT_ABLATION = [
+    ("bert(e5, layer 7) alone", ["bert"], True, {}),
+    ("word+bert(e5)", ["word", "bert"], True, {}),
+    ("word+abbrev+bert(e5)", ["word", "abbrev", "bert"], True, {}),
+    ("word+abbrev+paraphrase+bert(e5)", ["word", "abbrev", "paraphrase", "bert"], True, {}),
+    ("word+abbrev+paraphrase+bert(e5, min cosine 0.6)", ["word", "abbrev", "paraphrase", "bert"],
+     True, {"compression.bert_min_cosine": 0.6}),
+    ("word+abbrev+paraphrase+bert(e5, layer 12)", ["word", "abbrev", "paraphrase", "bert"], True,
+     {"compression.bert_layer": 12}),
+]
 
 
 def bundled_pairs(path: Path) -> int:
@@ -98,7 +112,7 @@ ALIGNMENT_AWARE = {"compression.overlap_denominator": "headline_content",
                    "compression.overlap_source": "alignment"}
 
 
-def ablation(work: Path) -> None:
+def ablation(work: Path, only: str = "") -> None:
     pairs = work / "bundled.jsonl"
     bundled_pairs(pairs)
     table = work / "paraphrases.tsv"
@@ -106,6 +120,9 @@ def ablation(work: Path) -> None:
     variants = [(n, m, d, dict(ALIGNMENT_AWARE)) for n, m, d in ABLATION]
     variants.append(("word (paper filter: R over S tokens, word match; the default)",
                      ["word"], True, {}))
+    variants += [(n, m, d, {**ALIGNMENT_AWARE, **E5_BERT, **extra})
+                 for n, m, d, extra in BERT_ABLATION]
+    variants = [v for v in variants if only in v[0]]
     for index, (name, methods, dtt, overrides) in enumerate(variants):
         out = work / f"ablation-{index}"
         config = load_config(overrides=overrides)
@@ -149,12 +166,15 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3000)
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--skip-ablation", action="store_true")
+    parser.add_argument("--only", default="", help="run only ablation rows whose name has this")
+    parser.add_argument("--skip-throughput", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-compression-") as tmp:
         work = Path(tmp)
         if not args.skip_ablation:
-            ablation(work)
-        throughput(work, args.pairs, [int(w) for w in args.workers.split(",")])
+            ablation(work, args.only)
+        if not args.skip_throughput:
+            throughput(work, args.pairs, [int(w) for w in args.workers.split(",")])
 
 
 if __name__ == "__main__":

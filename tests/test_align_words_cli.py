@@ -23,7 +23,7 @@ def test_align_words_writes_pharaoh_and_scores_gold(tmp_path, data_dir, sample_a
                                  str(data_dir / "wordalign" / "sample.gold"), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert summary["aligners_used"] == ["thot", "dictionary"]
+    assert summary["aligners_used"] == ["thot", "dictionary", "simalign-e5"]
     assert summary["gold"]["aer"] < 0.3
     lines = out.read_text().splitlines()
     assert len(lines) == 30
@@ -58,8 +58,8 @@ def test_tune_then_use_the_tuned_file(tmp_path, data_dir, sample_args):
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     saved = json.loads(tuned.read_text())
-    assert set(saved["ensemble"]["weights"]) == {"thot", "dictionary"}
-    assert set(summary["single_aligner_dev"]) == {"thot", "dictionary"}
+    assert set(saved["ensemble"]["weights"]) == {"thot", "dictionary", "simalign-e5"}
+    assert set(summary["single_aligner_dev"]) == {"thot", "dictionary", "simalign-e5"}
     best_single = min(s["aer"] for s in summary["single_aligner_dev"].values())
     assert summary["dev"]["aer"] <= best_single
     again = runner.invoke(app, ["align-words", *sample_args, "--gold", gold, "--json",

@@ -78,5 +78,5 @@ def test_ensemble_with_all_four_aligners(tiny_bert_dir, tiny_marian_dir):
     result = align_tokenized(zh, en, config, train=(zh * 5, en * 5), keep_matrices=True)
     assert result.aligners_used == ("thot", "dictionary", "simalign", "attention")
     assert set(result.matrices) == set(result.aligners_used)
-    assert dict(result.params.weights)["simalign"] == pytest.approx(0.3 / 1.6)
+    assert dict(result.params.weights)["simalign"] == pytest.approx(0.3 / 1.3)
     assert len(result.signatures) == 4

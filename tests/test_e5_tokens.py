@@ -135,3 +135,10 @@ def test_gelu_kernel_matches_the_exact_erf_form():
     x = np.linspace(-8, 8, 4001, dtype=np.float32).reshape(1, -1)
     exact = 0.5 * x.astype(np.float64) * (1 + erf(x.astype(np.float64) / np.sqrt(2)))
     assert np.abs(gelu_inplace(x.copy()) - exact).max() < 2e-6
+
+
+def test_missing_model_file_says_what_to_do(tmp_path: Path):
+    from cppdb.errors import ModelNotFoundError
+
+    with pytest.raises(ModelNotFoundError, match="does not exist"):
+        E5TokenEncoder(model_file=str(tmp_path / "none.bin")).check()

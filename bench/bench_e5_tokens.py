@@ -143,11 +143,7 @@ def _simalign_matrices(dev, layers, matchings):
 
 def aer(gold_dir: Path, tatoeba: Path,
         systems: tuple[str, ...] = ("baseline", "itermax", "none")) -> None:
-    from bench.bench_align_words import _combine
-    from cppdb.align.words.dictionary import DictionaryAligner
-    from cppdb.align.words.ensemble import decode, tune
     from cppdb.align.words.gold import read_gold, score_counts, sentence_counts
-    from cppdb.align.words.statistical import ThotAligner
 
     dev = [(z.split(), e.split()) for z, e in zip(
         (gold_dir / "train.zh").read_text("utf-8").splitlines(),
@@ -172,6 +168,18 @@ def aer(gold_dir: Path, tatoeba: Path,
                   "encode_seconds_all_layers_300_sentences": round(seconds, 1)})
 
     best_layer = min(layers, key=lambda layer: _aer(sim[(layer, "itermax")], gold, everything))
+    _ensembles(dev, gold, tatoeba, sim, chosen, folds, best_layer, systems)
+
+
+def _ensembles(dev, gold, tatoeba: Path, sim, chosen, folds, best_layer: int,
+               systems: tuple[str, ...]) -> None:
+    """thot + dictionary (+ simalign-e5) tuned per fold (layer chosen on the training folds)."""
+    from bench.bench_align_words import _combine
+    from cppdb.align.words.dictionary import DictionaryAligner
+    from cppdb.align.words.ensemble import decode, tune
+    from cppdb.align.words.gold import score_counts, sentence_counts
+    from cppdb.align.words.statistical import ThotAligner
+
     train = _tatoeba_pairs(tatoeba)
     thot = ThotAligner(model="eflomal", eflomal_iterations=(3, 3, 6))
     thot.train(train + dev)

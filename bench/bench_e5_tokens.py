@@ -22,14 +22,21 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import record
+from bench.common import record, shared_data
 
 AREA = "e5_tokens"
+REPO = Path(__file__).resolve().parents[1]
 
 
-def tatoeba_sentences(path: Path, n: int) -> list[str]:
-    """First n/2 zh and n/2 en sentences of Tatoeba cmn.txt (en<TAB>zh<TAB>...)."""
+def tatoeba_sentences(path: Path | None, n: int) -> list[str]:
+    """n/2 zh and n/2 en sentences of Tatoeba cmn.txt (en<TAB>zh<TAB>...); without it, the
+    bundled data/parallel sample (repeated: fine for speed, the reproduction check too)."""
     zh, en = [], []
+    if path is None:
+        zh = (REPO / "data" / "parallel" / "sample.zh").read_text("utf-8").splitlines()
+        en = (REPO / "data" / "parallel" / "sample.en").read_text("utf-8").splitlines()
+        zh, en = (zh * (n // max(1, 2 * len(zh)) + 1)), (en * (n // max(1, 2 * len(en)) + 1))
+        return zh[:n // 2] + en[:n - n // 2]
     for line in path.read_text(encoding="utf-8-sig").splitlines():
         fields = line.split("\t")
         if len(fields) >= 2:
@@ -71,7 +78,8 @@ def speed(path: Path, n: int, batch_tokens: int) -> None:
     cpu0, start = time.process_time(), time.perf_counter()
     encoder.encode_tokens(texts, layers=(-1,))
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu0
-    row = {"benchmark": "speed", "n": len(texts), "tokens": tokens,
+    row = {"benchmark": "speed", "data": str(path or "data/parallel sample"), "n": len(texts),
+           "tokens": tokens,
            "batch_tokens": batch_tokens, "load_seconds": round(load, 2),
            "loadavg_1min": round((load_before + os.getloadavg()[0]) / 2, 2)}
     record(AREA, {**row, "system": "e5-tokens (numpy, all layers)", "wall_s": round(wall, 2),
@@ -216,8 +224,12 @@ def _ensembles(dev, gold, tatoeba: Path, sim, chosen, folds, best_layer: int,
                       "params_per_fold": params})
 
 
-def _tatoeba_pairs(path: Path) -> list[tuple[list[str], list[str]]]:
-    """Tatoeba pairs tokenised as bench_align_words does (jieba / its regex)."""
+def _tatoeba_pairs(path: Path | None) -> list[tuple[list[str], list[str]]]:
+    """Tatoeba pairs tokenised as bench_align_words does (jieba / its regex); without it the
+    bundled pre-tokenised data/parallel sample."""
+    if path is None:
+        lines = (REPO / "data" / "parallel" / "sample.tok.txt").read_text("utf-8").splitlines()
+        return [(z.split(), e.split()) for z, e in (line.split(" ||| ") for line in lines)]
     import jieba
 
     from bench.bench_align_words import _EN_TOKEN
@@ -237,22 +249,27 @@ def _tatoeba_pairs(path: Path) -> list[tuple[list[str], list[str]]]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("repro", "speed", "aer"))
-    parser.add_argument("--tatoeba", type=Path, required=True, help="tatoeba-cmn/cmn.txt")
-    parser.add_argument("--gold-dir", type=Path, help="wordalign-nist02 directory")
+    parser.add_argument("what", nargs="?", default="all",
+                        choices=("repro", "speed", "aer", "all"))
+    parser.add_argument("--tatoeba", type=Path, default=shared_data("tatoeba-cmn", "cmn.txt"),
+                        help="tatoeba-cmn/cmn.txt (default: ../shared/data if present, else "
+                             "the bundled data/parallel sample for repro/speed)")
+    parser.add_argument("--gold-dir", type=Path, default=shared_data("wordalign-nist02"),
+                        help="wordalign-nist02 directory")
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--batch-tokens", type=int, default=4096)
     parser.add_argument("--systems", default="baseline,itermax,none",
                         help="aer: ensembles to tune (baseline = thot+dictionary; itermax / "
                              "none = + simalign-e5 with that matching)")
     args = parser.parse_args(argv)
-    if args.what == "repro":
+    if args.what in ("repro", "all"):
         repro(args.tatoeba, args.n)
-    elif args.what == "speed":
+    if args.what in ("speed", "all"):
         speed(args.tatoeba, args.n, args.batch_tokens)
-    else:
-        if args.gold_dir is None:
-            parser.error("aer needs --gold-dir")
+    if args.what in ("aer", "all"):
+        if args.gold_dir is None or args.tatoeba is None:
+            print("aer: needs --gold-dir (wordalign-nist02) and --tatoeba; skipped")
+            return
         aer(args.gold_dir, args.tatoeba, tuple(args.systems.split(",")))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -132,7 +133,8 @@ def ablation(work: Path, only: str = "") -> None:
                                **_summary(out, result.report)})
 
 
-def throughput(work: Path, n_pairs: int, workers: list[int]) -> None:
+def throughput(work: Path, n_pairs: int, workers: list[int],
+               methods: tuple[str, ...] = ("word", "abbrev", "paraphrase")) -> None:
     base = work / "bundled.jsonl"
     if not base.exists():
         bundled_pairs(base)
@@ -146,10 +148,11 @@ def throughput(work: Path, n_pairs: int, workers: list[int]) -> None:
     table.write_text(PARAPHRASES, "utf-8")
     for count in workers:
         out = work / f"throughput-{count}"
-        config = load_config(overrides={**ALIGNMENT_AWARE, "compression.workers": count})
+        config = load_config(overrides={**ALIGNMENT_AWARE, **E5_BERT,
+                                        "compression.workers": count})
         with timer() as clock:
             result = build_compression(big, out, config, paraphrases=table,
-                                       methods=["word", "abbrev", "paraphrase"])
+                                       methods=list(methods))
         manifest = json.loads((out / "manifest.json").read_text("utf-8"))
         stage = manifest["stages"]["compress"]["seconds"]
         record("compression", {
@@ -158,6 +161,7 @@ def throughput(work: Path, n_pairs: int, workers: list[int]) -> None:
             "seconds_compress_stage": stage,
             "pairs_per_s_total": round(n_pairs / clock["seconds"], 1),
             "pairs_per_s_stage": round(n_pairs / stage, 1),
+            "methods": "+".join(methods), "loadavg_1min": round(os.getloadavg()[0], 2),
             "backends": "jieba + udchinese(tagger=jieba)"})
 
 
@@ -168,13 +172,16 @@ def main() -> None:
     parser.add_argument("--skip-ablation", action="store_true")
     parser.add_argument("--only", default="", help="run only ablation rows whose name has this")
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--with-bert", action="store_true",
+                        help="throughput with BERT-align(e5) added to the methods")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-compression-") as tmp:
         work = Path(tmp)
         if not args.skip_ablation:
             ablation(work, args.only)
         if not args.skip_throughput:
-            throughput(work, args.pairs, [int(w) for w in args.workers.split(",")])
+            methods = ("word", "abbrev", "paraphrase") + (("bert",) if args.with_bert else ())
+            throughput(work, args.pairs, [int(w) for w in args.workers.split(",")], methods)
 
 
 if __name__ == "__main__":

@@ -110,3 +110,18 @@ def test_ensemble_end_to_end_uses_simalign_e5():
     fast = align_tokenized(zh, en, load_config(overrides={
         "align_words.tuned_file": "builtin:fast"}))
     assert "simalign-e5" not in fast.aligners_used
+
+
+def test_repeated_sentences_are_encoded_once_and_align_alike(aligner, monkeypatch):
+    seen: list[int] = []
+    original = aligner.encoder.encode_tokens
+
+    def counting(texts, layers=(-1,)):
+        seen.append(len(texts))
+        return original(texts, layers)
+
+    monkeypatch.setattr(aligner.encoder, "encode_tokens", counting)
+    mats = aligner.align(PAIRS + PAIRS)
+    assert seen == [len(PAIRS), len(PAIRS)]              # zh side, en side: unique texts only
+    for a, b in zip(mats[:len(PAIRS)], mats[len(PAIRS):]):
+        assert np.array_equal(a, b)

@@ -67,8 +67,9 @@ def sentence_word_vectors(encoder: E5TokenEncoder, sentences: Sequence[Sequence[
                           separator: str | None, layers: Sequence[int]) -> list[np.ndarray]:
     """Word vectors ``[len(layers), n_words, H]`` of tokenised sentences, one encoder pass."""
     joined = [join_words(list(words), separator) for words in sentences]
-    states = encoder.encode_tokens([text for text, _ in joined], layers=tuple(layers))
-    return [word_vectors(s, spans, layers) for s, (_, spans) in zip(states, joined)]
+    unique = sorted({text for text, _ in joined})     # corpora repeat sentences: encode once
+    states = dict(zip(unique, encoder.encode_tokens(unique, layers=tuple(layers))))
+    return [word_vectors(states[text], spans, layers) for text, spans in joined]
 
 
 class E5SimAlignAligner(WordAligner):

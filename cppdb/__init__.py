@@ -1,2 +1,9 @@
 """cppdb: a PPDB-style Chinese paraphrase database builder."""
 __version__ = "0.1.0"
+
+
+def open_database(path, index=None, rebuild=False):  # noqa: ANN001, ANN201 - see the target
+    """Open a paraphrase database (run directory or export): ``cppdb.lookup.open_database``."""
+    from cppdb.lookup import open_database as _open
+
+    return _open(path, index=index, rebuild=rebuild)

@@ -45,6 +45,10 @@ _EXPORTS: dict[str, str] = {
     "evaluate_run": "cppdb.evaluate.api",
     "write_sheet": "cppdb.evaluate.api",
     "sheet_table": "cppdb.evaluate.api",
+    # using a database (cppdb lookup, report, export --format hf)
+    "open_database": "cppdb.lookup",
+    "write_report": "cppdb.report",
+    "write_hf_dataset": "cppdb.export_hf",
     # compression corpus (cppdb build-compression)
     "build_compression": "cppdb.extractors.compression.builder",
 }

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "cppdb.commands.monolingual",  # align-sentences, extract-monolingual
     "cppdb.commands.ranking",      # rank, score, export, evaluate
     "cppdb.commands.compression",  # build-compression
+    "cppdb.commands.lookup",       # lookup, report
 )
 
 for _name in COMMAND_MODULES:

@@ -1,0 +1,175 @@
+"""``open_database(path)``: query a paraphrase database from Python (and ``cppdb lookup``).
+
+>>> db = open_database("demo-run/bilingual")                        # doctest: +SKIP
+>>> db.paraphrases("出生于", top=10)      # polars DataFrame, best first  # doctest: +SKIP
+>>> db.patterns("[NP1] 出生于 [NP2]")     # or db.patterns("出生于")       # doctest: +SKIP
+>>> db.sample(tier="S", n=20)                                      # doctest: +SKIP
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.errors import BadInputError
+from cppdb.lookup.index import ORDER, SCORE, connect, ensure_index
+from cppdb.lookup.keys import has_slots, query_keys
+from cppdb.lookup.source import PairSource, resolve_source
+
+TIER = "tier"
+#: what every answer shows; ``features=True`` adds every other numeric column and the links
+BASE_COLUMNS = (S.TYPE, S.SOURCE, S.TARGET, SCORE, TIER, "rank", S.LHS, S.COUNT, S.N_PIVOTS,
+                S.ANCHORS, S.ORIGIN)
+_INTERNAL = {"key", "shape", "fixed", ORDER}
+
+
+def _tier_order() -> list[str]:
+    from cppdb.config import load_config
+    from cppdb.rank.tiers import tiers_from_config
+
+    return [t.name for t in tiers_from_config(load_config().section("rank"))]
+
+
+class Database:
+    """A read-only connection to the lookup index of one run directory or export."""
+
+    def __init__(self, source: PairSource) -> None:
+        self.source = source
+        self.built = ensure_index(source)
+        self._con = connect(source.index_path)
+        self._columns = [r[0] for r in self._con.execute("DESCRIBE pairs").fetchall()]
+        self._types = {r[0]: r[1] for r in self._con.execute("DESCRIBE pairs").fetchall()}
+
+    # -- plumbing -----------------------------------------------------------------------
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> Path:
+        return self.source.index_path
+
+    def _select(self, features: bool) -> list[str]:
+        cols = [c for c in BASE_COLUMNS if c in self._columns]
+        if features:
+            cols += [c for c in self._columns if c not in cols and c not in _INTERNAL]
+        return cols
+
+    def _tier_filter(self, tier: str | None, params: list[Any]) -> str:
+        if tier is None:
+            return ""
+        order = _tier_order()
+        if tier not in order:
+            raise BadInputError(f"unknown tier {tier!r}", hint=f"choose one of {', '.join(order)}")
+        if TIER not in self._columns:
+            raise BadInputError(f"{self.source.files[0]} has no tiers (it is not ranked)",
+                                hint="run `cppdb rank RUN` and look up in the run directory")
+        allowed = order[:order.index(tier) + 1]
+        params.extend(allowed)
+        return f" AND {TIER} IN ({', '.join('?' * len(allowed))})"
+
+    def _query(self, where: str, params: list[Any], top: int, tier: str | None,
+               features: bool) -> pl.DataFrame:
+        if top < 1:
+            raise BadInputError(f"top must be at least 1, got {top}")
+        cols = self._select(features)
+        tier_sql = self._tier_filter(tier, params)
+        sql = (f"SELECT {', '.join(cols)} FROM pairs WHERE {where}{tier_sql} "
+               f"ORDER BY {ORDER} DESC NULLS LAST, {S.TARGET} LIMIT {int(top)}")
+        rows = self._con.execute(sql, params).fetchall()
+        return pl.DataFrame(rows, schema=cols, orient="row", infer_schema_length=None)
+
+    # -- queries --------------------------------------------------------------------------
+    def paraphrases(self, text: str, top: int = 10, type: str | None = None,
+                    tier: str | None = None, features: bool = False) -> pl.DataFrame:
+        """Paraphrases of ``text`` best first; a text with slots (``[NP1]``) is a pattern query.
+
+        Without ``type``, a slot-free text is looked up as a phrase and a sentence; with
+        ``type="pattern"`` (or slots in the text) see :meth:`patterns`.
+        """
+        if type is not None and type not in S.PAIR_TYPES:
+            raise BadInputError(f"unknown pair type {type!r}",
+                                hint=f"choose one of {', '.join(S.PAIR_TYPES)}")
+        if type == "pattern" or (type is None and has_slots(text)):
+            return self.patterns(text, top, tier, features)
+        keys = query_keys(text)
+        types = [type] if type else ["phrase", "sentence"]
+        where = f"{S.TYPE} IN ({', '.join('?' * len(types))}) AND key = ?"
+        return self._query(where, [*types, keys["key"]], top, tier, features)
+
+    def patterns(self, text: str, top: int = 10, tier: str | None = None,
+                 features: bool = False) -> pl.DataFrame:
+        """Pattern paraphrases: by the pattern (``[NP1] 出生于 [NP2]``) or by fixed words alone.
+
+        A pattern whose slot labels are generic (``[X]``) matches any labels; with specific
+        labels it matches them exactly, falling back to any labels when none match.  Words
+        without slots find every pattern whose fixed words contain them (出生于 finds
+        ``[NP1] 出生 于 [NP2]`` and ``[NP1] 在 [NT2] 出生 于 上海``).
+        """
+        keys = query_keys(text)
+        if not keys["key"]:
+            raise BadInputError("empty lookup text", hint="pass a phrase, e.g. 出生于")
+        if has_slots(text):
+            if not keys["generic"]:
+                exact = self._query(f"{S.TYPE} = 'pattern' AND key = ?", [keys["key"]], top,
+                                    tier, features)
+                if exact.height:
+                    return exact
+            return self._query(f"{S.TYPE} = 'pattern' AND shape = ?", [keys["shape"]], top,
+                               tier, features)
+        where = (f"{S.TYPE} = 'pattern' AND key IN "
+                 "(SELECT key FROM pattern_keys WHERE contains(fixed, ?))")
+        return self._query(where, [keys["fixed"]], top, tier, features)
+
+    def lookup(self, text: str, top: int = 10, type: str | None = None, tier: str | None = None,
+               features: bool = False) -> pl.DataFrame:
+        """What ``cppdb lookup`` prints: phrases/sentences and, for slot-free words, patterns."""
+        if type is not None or has_slots(text):
+            return self.paraphrases(text, top, type, tier, features)
+        found = [self.paraphrases(text, top, None, tier, features),
+                 self.patterns(text, top, tier, features)]
+        return pl.concat([f for f in found if f.height] or found[:1], how="diagonal_relaxed")
+
+    def sample(self, tier: str | None = None, n: int = 20, type: str | None = None,
+               seed: int = 0, features: bool = False) -> pl.DataFrame:
+        """``n`` pairs drawn at random (seeded: the same sample every time) from a tier."""
+        params: list[Any] = []
+        where = "TRUE"
+        if type is not None:
+            where, params = f"{S.TYPE} = ?", [type]
+        cols = self._select(features)
+        tier_sql = self._tier_filter(tier, params)
+        sql = (f"SELECT {', '.join(cols)} FROM pairs WHERE {where}{tier_sql} "
+               f"ORDER BY hash(key || '\t' || {S.TARGET} || '{int(seed)}'), key, {S.TARGET} "
+               f"LIMIT {int(n)}")
+        rows = self._con.execute(sql, params).fetchall()
+        return pl.DataFrame(rows, schema=cols, orient="row", infer_schema_length=None)
+
+    def stats(self) -> pl.DataFrame:
+        """Pairs per type (and tier, when ranked)."""
+        group = [S.TYPE] + ([TIER] if TIER in self._columns else [])
+        sql = (f"SELECT {', '.join(group)}, count(*) AS pairs FROM pairs "
+               f"GROUP BY ALL ORDER BY ALL")
+        rows = self._con.execute(sql).fetchall()
+        return pl.DataFrame(rows, schema=[*group, "pairs"], orient="row")
+
+
+def open_database(path: str | Path, index: str | Path | None = None,
+                  rebuild: bool = False) -> Database:
+    """Open (building the index once if needed) the paraphrase database at ``path``.
+
+    ``path`` is a run directory (ranked or not), an ``--format hf`` export directory, or a
+    file written by ``cppdb export``.  The index is stored next to it unless ``index`` says
+    where; ``rebuild`` forces a new one (it is rebuilt anyway when the data changed).
+    """
+    source = resolve_source(path, index)
+    if rebuild:
+        ensure_index(source, rebuild=True)
+    return Database(source)

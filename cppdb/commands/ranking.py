@@ -117,7 +117,8 @@ def register(app: typer.Typer) -> None:
         type_: Annotated[Optional[str], typer.Option(
             "--type", help="Only this pair type: phrase | pattern | sentence.")] = None,
         format_: Annotated[str, typer.Option(
-            "--format", help="ppdb | jsonl | tsv | parquet.")] = "jsonl",
+            "--format", help="ppdb | jsonl | tsv | parquet | hf (a Hugging Face datasets "
+                        "directory with every tier; --top is ignored).")] = "jsonl",
         out: Annotated[Optional[Path], typer.Option(
             "--out", "-o", help="Output file (default RUN/export-<type>-top<k>.<format>).")] = None,
         config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,

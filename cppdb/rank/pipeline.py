@@ -276,6 +276,8 @@ def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = N
 
     config = config or load_config()
     tier_list = tiers.tiers_from_config(config.section("rank"))
+    if format == "hf":
+        return _export_hf(run_dir, type, out, tier_list)
     share = tiers.parse_top(top, tier_list)
     selected = tiers.select_top(read_ranked(run_dir), share, type)
     if out is None:
@@ -287,6 +289,24 @@ def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = N
     keep = [c for c in list(S.PAIR_COLUMNS) + [tiers.SCORE, tiers.TIER] if c in selected.columns]
     written = write_pairs(selected.select(keep), out, format)
     return Path(out), written
+
+
+def _export_hf(run_dir: str | Path, type: str | None, out: str | Path | None,
+               tier_list: tuple[tiers.Tier, ...]) -> tuple[Path, int]:
+    """Every ranked pair in the HF datasets layout (tiers are configs, so no ``top``)."""
+    import json
+
+    from cppdb.export_hf import write_hf_dataset
+
+    ranked = read_ranked(run_dir)
+    if type is not None:
+        ranked = tiers.select_top(ranked, 1.0, type)
+    manifest_path = Path(run_dir) / "manifest.json"
+    manifest = json.loads(manifest_path.read_text("utf-8")) if manifest_path.exists() else {}
+    out = Path(out) if out is not None else Path(run_dir) / "export-hf"
+    written = write_hf_dataset(ranked, out, tier_list, manifest,
+                               tiers.tier_table(ranked, tier_list))
+    return out, written
 
 
 def summary_dict(summary: RankSummary) -> dict[str, Any]:

@@ -1,0 +1,159 @@
+"""The report's sections, each read from a run's artifacts (nothing is recomputed but the
+automatic evaluation table, which ``cppdb evaluate`` computes the same way)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.report import svg
+
+RANKING = "ranking"
+SAMPLES_PER_TIER = 10
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text("utf-8")) if path.exists() else {}
+
+
+def funnel(run: Path) -> str:
+    """Per-stage counts from the manifest(s), in stage order: what each stage kept."""
+    items: list[tuple[str, float]] = []
+    for prefix, manifest in (("", _manifest(run / "manifest.json")),
+                             ("rank/", _manifest(run / RANKING / "manifest.json"))):
+        for stage, info in manifest.get("stages", {}).items():
+            for name, value in (info.get("rows") or {}).items():
+                if isinstance(value, (int, float)):
+                    items.append((f"{prefix}{stage}: {name}", value))
+    return svg.bars("Per-stage counts (from manifest.json)", items,
+                    note="Rows written or counted by each stage, in the order the stages ran.")
+
+
+def _ranked(run: Path) -> pl.DataFrame | None:
+    path = run / RANKING / "ranked_pairs.parquet"
+    return pl.read_parquet(path) if path.exists() else None
+
+
+def _tiers(run: Path) -> pl.DataFrame | None:
+    path = run / RANKING / "tiers.parquet"
+    return pl.read_parquet(path) if path.exists() else None
+
+
+def ranking(run: Path, evaluate: bool = True) -> list[str]:
+    ranked, tiers = _ranked(run), _tiers(run)
+    if ranked is None:
+        return ['<p class="note">This run is not ranked yet: run <code>cppdb rank RUN</code> '
+                "for score histograms, tiers, the evaluation table and samples.</p>"]
+    parts = []
+    for pair_type in [t for t in S.PAIR_TYPES if t in set(ranked[S.TYPE].to_list())]:
+        scores = ranked.filter(pl.col(S.TYPE) == pair_type)["score"].to_list()
+        cuts = ([] if tiers is None else
+                [(r["tier"], r["score_cutoff"]) for r in tiers.filter(
+                    pl.col("type") == pair_type).iter_rows(named=True)
+                 if r["share"] < 1.0])
+        parts.append(svg.histogram(f"Scores of {pair_type} pairs ({len(scores):,}) with tier "
+                                   f"cut-offs", scores, cutoffs=cuts))
+    if tiers is not None:
+        parts.append(svg.bars("Tier sizes (nested: S ⊂ M ⊂ L ⊂ XL)",
+                              [(f"{r['type']} {r['tier']}", r["pairs"])
+                               for r in tiers.iter_rows(named=True)]))
+    if evaluate:
+        parts.append(evaluation(run))
+    parts.append(samples(ranked))
+    return parts
+
+
+def evaluation(run: Path) -> str:
+    """The automatic table of ``cppdb evaluate RUN`` (diversity, consistency at 20/60/100 %)."""
+    from cppdb.errors import CppdbError
+    from cppdb.evaluate.api import evaluate_run
+
+    try:
+        table = evaluate_run(run)
+    except CppdbError as exc:   # an encoder missing: say so on the page, keep the rest
+        return svg.figure("table", "Automatic evaluation", "", 0,
+                          note=f"not computed: {exc}")
+    return svg.table("Automatic evaluation: diversity (edit distance) and consistency "
+                     "(cosine) at the top 20/60/100 %", table.columns, table.rows())
+
+
+def samples(ranked: pl.DataFrame) -> str:
+    """Ten pairs drawn (seeded) from each tier band of each type."""
+    rows = []
+    for (pair_type, tier), part in sorted(ranked.group_by([S.TYPE, "tier"]),
+                                          key=lambda g: (str(g[0][0]), str(g[0][1]))):
+        picked = part.sample(min(SAMPLES_PER_TIER, part.height), seed=0).sort("rank")
+        rows += [(pair_type, tier, r["rank"], r["score"], r[S.SOURCE], r[S.TARGET])
+                 for r in picked.iter_rows(named=True)]
+    return svg.table(f"{SAMPLES_PER_TIER} sample pairs per type and tier (seeded)",
+                     ["type", "tier", "rank", "score", "source", "target"], rows, "samples")
+
+
+def monolingual(run: Path) -> list[str]:
+    """Per document pair: the BAM anchor scatter and the bead-cost histogram."""
+    path = run / "beads.parquet"
+    if not path.exists():
+        return []
+    beads = pl.read_parquet(path).filter(pl.col("group").is_not_null())
+    parts = []
+    for (group,), part in sorted(beads.group_by(["group"]), key=lambda g: g[0][0]):
+        first = part.row(0, named=True)
+        name = f"{first['doc_src']} ↔ {first['doc_tgt']}"
+        points = [(r["src"][0], r["tgt"][0], 1 if r["anchor"] else 0)
+                  for r in part.iter_rows(named=True) if r["src"] and r["tgt"]]
+        parts.append(svg.scatter(f"Alignment of {name}: beads and BAM anchors", points,
+                                 ["bead", "BAM anchor"], "source sentence", "target sentence"))
+        parts.append(svg.histogram(f"Bead costs of {name}", part["cost"].to_list(), bins=20))
+    parts.append(ocr(run))
+    return parts
+
+
+def ocr(run: Path) -> str:
+    """OCR confidences and rejected lines, from ``cppdb ocr`` JSONL files kept in the run."""
+    confidences, removed = [], []
+    for path in sorted(run.glob("*ocr*.jsonl")):
+        for line in path.read_text("utf-8").splitlines():
+            record = json.loads(line)
+            confidences += [x.get("confidence") for x in record.get("lines") or []]
+            removed.append((Path(record.get("path", "?")).name, len(record.get("removed") or [])))
+    if not confidences:
+        units = run / "units.parquet"
+        images = (pl.scan_parquet(units).filter(pl.col("kind") == "images").select(pl.len())
+                  .collect().item() if units.exists() else 0)
+        note = ("no OCR in this run" if not images else
+                f"{images} units came from OCR, but the run keeps no per-line confidences; "
+                "run `cppdb ocr DIR -o RUN/ocr.jsonl` to add them to this report")
+        return svg.figure("histogram", "OCR confidence", "", 0, note=note)
+    return (svg.histogram("OCR line confidence", confidences, bins=20)
+            + svg.bars("OCR lines rejected per image", removed))
+
+
+def compression(run: Path) -> list[str]:
+    """Compression-rate histogram and rejection reasons (from report.json)."""
+    path = run / "report.json"
+    if not path.exists():
+        return []
+    report = json.loads(path.read_text("utf-8"))
+    kept = run / "compressions.jsonl"
+    rates = ([json.loads(line).get("compression_rate") for line in
+              kept.read_text("utf-8").splitlines() if line.strip()] if kept.exists() else [])
+    counts = None if rates else _histogram_bins((report.get("compression_rate") or {})
+                                                 .get("histogram"))
+    parts = [svg.histogram(f"Compression rate of the {report.get('kept', 0)} kept pairs",
+                           rates, bins=20, counts=counts)]
+    reasons = sorted((report.get("rejected_by_rule") or {}).items(), key=lambda kv: -kv[1])
+    parts.append(svg.bars(f"Rejected pairs by reason ({report.get('rejected', 0)} of "
+                          f"{report.get('input_pairs', 0)})", [(k, v) for k, v in reasons if v]))
+    return parts
+
+
+def _histogram_bins(hist: Any) -> list[tuple[float, float, int]]:
+    """report.json's histogram {"[0.2, 0.3)": n, ...} as (lo, hi, n) bins."""
+    bins = []
+    for label, n in (hist or {}).items():
+        lo, _, hi = label.strip("[)]").partition(",")
+        bins.append((float(lo), float(hi), int(n)))
+    return sorted(bins)

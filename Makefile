@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test bench sysdeps install install-test clean
+.PHONY: demo test bench sysdeps sysdeps-test install install-test clean
 
 # System packages: a CJK font (test screenshots are rendered from text at test time).
 sysdeps:
@@ -15,6 +15,14 @@ sysdeps:
 	  echo "installing the CJK font fonts-wqy-microhei (Debian package)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-wqy-microhei >/dev/null; \
+	fi
+
+# Tests also need headless Chromium (the HTML report is rendered as a person would see it).
+sysdeps-test:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  echo "installing chromium (Debian package) for the report rendering test"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
 $(BIN)/python:
@@ -26,7 +34,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[test,neural,stanza,eflomal]'
+	$(BIN)/pip install -q -e '.[test,neural,stanza,eflomal,hf]'
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -35,7 +43,7 @@ install-test: $(VENV)/.installed-test
 demo: sysdeps install
 	$(BIN)/python -m cppdb.demo
 
-test: sysdeps install-test
+test: sysdeps sysdeps-test install-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
 bench: sysdeps install-test

@@ -6,7 +6,8 @@
 3. monolingual extraction from two translations of the bundled story: as text, as subtitles
    (one of them Big5 and traditional), and with one version only as rendered page screenshots
    (OCR),
-4. a compression corpus from the bundled news pairs, with the demo run's paraphrase table.
+4. a compression corpus from the bundled news pairs, with the demo run's paraphrase table,
+5. an HTML report per run (``RUN/report.html``).
 
 Outputs go to ./demo-run (or the directory given as the first argument).
 """
@@ -160,6 +161,14 @@ def compression(out: Path, bilingual_run: Path, config: Config) -> None:
     console.print(f"outputs: {out / 'compression'} ({time.perf_counter() - started:.0f} s)")
 
 
+def reports(out: Path) -> None:
+    from cppdb.report import write_report
+
+    _step("5. one HTML report per run (open in a browser; works offline)")
+    for run_dir in sorted(p.parent for p in out.glob("*/manifest.json")):
+        console.print(f"report: {write_report(run_dir)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     out = Path(argv[0]) if argv else REPO / "demo-run"
@@ -170,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     ranking(bilingual_run, config)
     monolingual(out, config)
     compression(out, bilingual_run, config)
+    reports(out)
     console.rule("[bold]done")
     console.print(f"All outputs are under {out} ({time.perf_counter() - started:.0f} s). "
                   "Each run directory has a manifest.json with counts and timings.")

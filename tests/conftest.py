@@ -46,3 +46,17 @@ def tiny_sentence_transformer_dir(tmp_path_factory: pytest.TempPathFactory,
 def tiny_marian_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 2-layer random MarianMTModel zh->en with sentencepiece tokenizers."""
     return tiny_models.build_tiny_marian(tmp_path_factory.mktemp("tiny-marian"))
+
+
+@pytest.fixture(scope="session")
+def ranked_bilingual_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled zh-en sample through extract-bilingual and rank (no sentence encoder)."""
+    from cppdb.config import load_config
+    from cppdb.extractors.bilingual import extract_bilingual
+    from cppdb.rank.pipeline import rank_run
+
+    run = tmp_path_factory.mktemp("ranked-bilingual") / "bilingual"
+    config = load_config(overrides={"annotate.workers": 1})
+    extract_bilingual(DATA / "parallel" / "sample.zh", DATA / "parallel" / "sample.en", run, config)
+    rank_run(run, config.with_overrides(["features.embedding=false"]))
+    return run

@@ -35,9 +35,9 @@ def _tier_order() -> list[str]:
 class Database:
     """A read-only connection to the lookup index of one run directory or export."""
 
-    def __init__(self, source: PairSource) -> None:
+    def __init__(self, source: PairSource, rebuild: bool = False) -> None:
         self.source = source
-        self.built = ensure_index(source)
+        self.built = ensure_index(source, rebuild=rebuild)
         self._con = connect(source.index_path)
         self._columns = [r[0] for r in self._con.execute("DESCRIBE pairs").fetchall()]
         self._types = {r[0]: r[1] for r in self._con.execute("DESCRIBE pairs").fetchall()}
@@ -169,7 +169,4 @@ def open_database(path: str | Path, index: str | Path | None = None,
     file written by ``cppdb export``.  The index is stored next to it unless ``index`` says
     where; ``rebuild`` forces a new one (it is rebuilt anyway when the data changed).
     """
-    source = resolve_source(path, index)
-    if rebuild:
-        ensure_index(source, rebuild=True)
-    return Database(source)
+    return Database(resolve_source(path, index), rebuild=rebuild)

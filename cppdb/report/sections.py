@@ -83,8 +83,9 @@ def evaluation(run: Path) -> str:
 def samples(ranked: pl.DataFrame) -> str:
     """Ten pairs drawn (seeded) from each tier band of each type."""
     rows = []
-    for (pair_type, tier), part in sorted(ranked.group_by([S.TYPE, "tier"]),
-                                          key=lambda g: (str(g[0][0]), str(g[0][1]))):
+    # types in PAIR_TYPES order, tiers best first (S, M, ...: by their best rank)
+    for (pair_type, tier), part in sorted(ranked.group_by([S.TYPE, "tier"]), key=lambda g: (
+            S.PAIR_TYPES.index(g[0][0]) if g[0][0] in S.PAIR_TYPES else 9, g[1]["rank"].min())):
         picked = part.sample(min(SAMPLES_PER_TIER, part.height), seed=0).sort("rank")
         rows += [(pair_type, tier, r["rank"], r["score"], r[S.SOURCE], r[S.TARGET])
                  for r in picked.iter_rows(named=True)]

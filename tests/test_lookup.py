@@ -55,11 +55,12 @@ def test_paraphrases_are_ranked_best_first_within_the_tier(db):
 
 
 @pytest.mark.parametrize("query, expect_sources, expect_none", [
-    ("[NN1] 旅游", {"[NN1] 旅游"}, False),             # exact slots
-    ("[X] 旅游", {"[NN1] 旅游"}, False),               # generic slot matches any label
-    ("[NP1] 旅游", {"[NN1] 旅游"}, False),             # other label: falls back to the shape
-    ("旅游", {"[NN1] 旅游", "这 座 [NN1] 旅游"}, False),  # fixed words alone
-    ("[NN1] 飞机场", set(), True),                     # must not fire
+    ("[NP1] 出生于 [NP2]", {"[NP1] 出生 于 [NP2]"}, False),            # exact slots
+    ("[np1] 出生 于 [np2]", {"[NP1] 出生 于 [NP2]"}, False),           # case, segmentation
+    ("[X] 出生于 [X]", {"[NP1] 出生 于 [NP2]"}, False),                # generic slots
+    ("[VP1] 出生于 [NP2]", {"[NP1] 出生 于 [NP2]"}, False),            # other labels: shape
+    ("出生于", {"[NP1] 出生 于 [NP2]", "出生 于 [NP1]"}, False),        # fixed words alone
+    ("[NP1] 出生于 [NP2] 飞机场", set(), True),                        # must not fire
     ("飞机场", set(), True),
 ])
 def test_pattern_queries(db, query, expect_sources, expect_none):
@@ -73,8 +74,9 @@ def test_pattern_queries(db, query, expect_sources, expect_none):
 
 def test_phrase_lookup_is_exact_and_typed(db):
     assert db.paraphrases("早", top=5).height == 0          # no prefix/substring matches
-    assert set(db.lookup("旅游", top=50)["type"]) == {"pattern"}
-    assert db.paraphrases("旅游", type="phrase").height == 0
+    mixed = db.lookup("出生于", top=50)
+    assert "pattern" in set(mixed["type"])
+    assert set(db.paraphrases("出生于", type="phrase")["type"]) <= {"phrase"}
     features = db.paraphrases("这座城市", features=True)
     assert {"p_t_given_s", "f_jaccard_distance", "align_src", "percentile"} <= set(features.columns)
 
@@ -143,11 +145,16 @@ def test_cli_lookup_prints_json(ranked_bilingual_run):
     assert bad.exit_code == 2 and "unknown tier" in bad.output
 
 
-def test_readme_example_runs(ranked_bilingual_run, repo_root, capsys):
+def test_readme_example_runs(ranked_bilingual_run, repo_root):
     readme = (repo_root / "README.md").read_text("utf-8")
     block = re.search(r"<!-- lookup-example.*?```python\n(.*?)```", readme, re.S)
     assert block, "README lost its lookup example"
     code = block.group(1).replace('"demo-run/bilingual"', repr(str(ranked_bilingual_run)))
-    exec(compile(code, "README.md", "exec"), {})
-    out = capsys.readouterr().out
-    assert "早晨" in out and "[NN1] 旅游" in out and "f_jaccard_distance" in out
+    shown: list = []
+    exec(compile(code, "README.md", "exec"), {"print": shown.append})   # what it prints
+    phrases, with_slots, by_words, sample, columns = shown
+    assert "早晨" in phrases["target"].to_list()
+    assert "[NP1] 出生 于 [NP2]" in with_slots["source"].to_list()
+    assert "[NP1] 出生 于 [NP2]" in by_words["source"].to_list()
+    assert sample.height == 20 and set(sample["tier"]) == {"S"}
+    assert "f_jaccard_distance" in columns

@@ -4,6 +4,7 @@
     python -m bench.bench_bilingual extract --sentences 20000
     python -m bench.bench_bilingual pivot --sentences 1000000 100000
     python -m bench.bench_bilingual tatoeba runs/tatoeba-bilingual   # needs ../shared/data
+    python -m bench.bench_bilingual stages RUN_DIR    # extract+pivot on a run's annotations
 
 * ``extract`` — synthetic annotated + aligned sentence pairs (Zipfian vocabulary, CTB/Penn
   tags, nested NP spans, near-diagonal links with 10% noise) go through the extract and
@@ -127,6 +128,39 @@ def bench_extract(n: int) -> dict:
         "aligned_phrase_pairs_per_mode": modes, "workers": section["workers"]})
 
 
+def bench_stages(source_run: Path) -> dict:
+    """Extract + pivot on the real annotations and alignments of an existing run directory
+    (e.g. a Tatoeba run): the same measurement as ``extract`` on real spans (VP/IP included)."""
+    from cppdb.config import load_config
+    from cppdb.extractors.bilingual import ALIGNMENT, ANNOTATIONS, extract_stage, pivot_stage
+    from cppdb.run import RunDir
+
+    ann = pl.read_parquet(source_run / ANNOTATIONS)
+    align = pl.read_parquet(source_run / ALIGNMENT)
+    config = load_config()
+    with tempfile.TemporaryDirectory() as tmp:
+        run = RunDir(Path(tmp) / "run", config, command="bench")
+        with run.stage("annotate") as st:
+            st.write_parquet(ANNOTATIONS, ann)
+        with run.stage("align") as st:
+            st.write_parquet(ALIGNMENT, align)
+        section = config.section("bilingual")
+        start, cpu0 = time.perf_counter(), cpu_seconds()
+        extract_stage(run, section)
+        mid, cpu1 = time.perf_counter(), cpu_seconds()
+        pivot_stage(run, section)
+        end, cpu2 = time.perf_counter(), cpu_seconds()
+        rows = {**run.stage_info("extract")["rows"], **run.stage_info("pivot")["rows"]}
+    n = ann.height
+    return record(AREA, {
+        "benchmark": f"extract+pivot on real annotations ({source_run.name})", "sentence_pairs": n,
+        "extract_s": round(mid - start, 2), "pivot_s": round(end - mid, 2),
+        "extract_cpu_s": round(cpu1 - cpu0, 2), "pivot_cpu_s": round(cpu2 - cpu1, 2),
+        "sentence_pairs_per_s": round(n / (end - start), 1),
+        "sentence_pairs_per_s_2cores_from_cpu": round(n / ((cpu2 - cpu0) / 2), 1),
+        "load_average": os.getloadavg()[0], "rows": rows, "workers": section["workers"]})
+
+
 def synthetic_occurrences(n_sentences: int, path: Path, *, phrase_rate: float,
                           pattern_rate: float, seed: int = 11, batch: int = 2_000_000) -> int:
     """Write a generated occurrence table (written in batches, so generation stays small)."""
@@ -248,7 +282,7 @@ def bench_tatoeba(run_dir: Path, samples: int = 30, seed: int = 3) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default="all",
-                        choices=["all", "extract", "pivot", "tatoeba", "_pivot-child"])
+                        choices=["all", "extract", "stages", "pivot", "tatoeba", "_pivot-child"])
     parser.add_argument("args", nargs="*")
     parser.add_argument("--sentences", type=int, nargs="+", default=None)
     parser.add_argument("--phrase-rate", type=float, default=6.0)
@@ -256,6 +290,9 @@ def main(argv: list[str] | None = None) -> None:
     opts = parser.parse_args(argv)
     if opts.what == "_pivot-child":
         _pivot_child(*opts.args)
+        return
+    if opts.what == "stages":
+        bench_stages(Path(opts.args[0]))
         return
     if opts.what == "tatoeba":
         bench_tatoeba(Path(opts.args[0]) if opts.args else Path("runs/tatoeba-bilingual"))

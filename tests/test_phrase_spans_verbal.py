@@ -58,6 +58,46 @@ def test_chinese_verbal_layer(tagged, present, absent):
     assert not absent & spans
 
 
+ZH_REPAIRS = [
+    # a pronoun + 的 after a verb is a possessor (DNP), not a relative clause: the VP takes the
+    # whole NP, and no NP starts with the verb
+    ("清扫/VV 你/PN 的/DEG 房间/NN 。/PU",
+     {("清扫你的房间", "VP"), ("你的", "DNP"), ("你的房间", "NP")},
+     {("清扫你", "VP"), ("清扫你的房间", "NP")}),
+    # a bare pronoun/name followed by a clause (觉得 | 我 很 聪明) or a second object
+    # (教 我们 | 法语) is no object of the verb alone
+    ("我/PN 觉得/VV 我/PN 很/AD 聪明/VA 。/PU", {("很聪明", "VP")}, {("觉得我", "VP")}),
+    ("她/PN 教/VV 我们/PN 法语/NR 。/PU", set(), {("教我们", "VP"), ("她教我们", "IP")}),
+    ("我/PN 以为/VV 汤姆/NR 在/P 睡觉/VV 。/PU", set(), {("以为汤姆", "VP")}),
+    # ... but where the clause ends there, the pronoun is the object (must not fire)
+    ("我/PN 受不了/VV 他/PN 。/PU", {("受不了他", "VP"), ("我受不了他", "IP")}, set()),
+    # an aspect marker with more words after it: the verb's complement is unbuilt
+    ("我/PN 忘/VV 了/AS 问/VV 汤姆/NR 。/PU", {("问汤姆", "VP")}, {("忘了", "VP")}),
+    ("汤姆/NR 最终/AD 做/VV 了/AS 点/M 正确/AD 的/DEC 事/NN 。/PU", set(),
+     {("做了", "VP"), ("最终做", "VP"), ("最终做了", "VP")}),
+    ("疼痛/NN 消失/VV 了/AS 。/PU", {("消失了", "VP"), ("疼痛消失了", "IP")}, set()),
+    # a bare QP object with more words after it; an event QP at the clause end is fine
+    ("给/P 我/PN 来/VV 一/CD 份/M 一样/VA 的/DEC 。/PU", set(),
+     {("来一份", "VP"), ("给我来", "VP"), ("给我来一份", "VP")}),
+    ("再/AD 试/VV 一/CD 次/M 。/PU", {("试一次", "VP"), ("再试一次", "VP")}, set()),
+    # an adverb waits for a modal verb's complement (已经 会 | 走路)
+    ("他/PN 已经/AD 会/VV 走路/VV 了/AS 。/PU", {("走路了", "VP")}, {("已经会", "VP")}),
+    ("她/PN 已经/AD 睡下/VV 了/AS 。/PU", {("已经睡下了", "VP"), ("她已经睡下了", "IP")}, set()),
+    # no IP whose subject stands outside it (我 | 刚才 在家)
+    ("我/PN 刚才/NT 在家/VV 。/PU", set(), {("刚才在家", "IP")}),
+    ("汤姆/NR 现在/NT 就/AD 需要/VV 钱/NN 。/PU", {("就需要钱", "VP")},
+     {("现在就需要钱", "IP")}),
+    ("今天/NT 相当/AD 暖和/VA 。/PU", {("今天相当暖和", "IP")}, set()),
+]
+
+
+@pytest.mark.parametrize("tagged,present,absent", ZH_REPAIRS)
+def test_chinese_constituent_repairs(tagged, present, absent):
+    spans = _zh(tagged)
+    assert present <= spans, present - spans
+    assert not absent & spans
+
+
 @pytest.mark.parametrize("pairs,expected", [
     ([("她", "r"), ("出", "v"), ("生于", "v"), ("上海", "ns")],
      [("她", "r"), ("出生", "v"), ("于", "p"), ("上海", "ns")]),

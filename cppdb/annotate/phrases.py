@@ -49,7 +49,9 @@ RELATIONAL_NOUNS = frozenset(
 class _Item:
     """A chunk while rules rewrite the sentence: its span, label, and for NPs the head kind
     (``noun``: common/proper noun; ``pronoun``; ``time``: NT words) — pronouns and time
-    words are NPs of their own that modifiers and neighbouring nouns never join."""
+    words are NPs of their own that modifiers and neighbouring nouns never join; for VPs
+    ``open`` marks a verb whose complement is not a phrase of the grammar (忘 了 | 问 汤姆),
+    to which no adverb, PP or subject attaches."""
 
     start: int
     end: int
@@ -78,7 +80,7 @@ class ChinesePhraseGrammar(Backend):
     description: ClassVar[str] = "CTB chunk grammar over POS: nested NP/QP/DNP/ADJP (offline)"
 
     def signature(self) -> str:
-        return "grammar.zh.v3[builtin]"
+        return "grammar.zh.v4[builtin]"
 
     def add_spans(self, sentences: Sequence[AnnotatedSentence]) -> list[AnnotatedSentence]:
         return with_spans(sentences, [self.spans(s.tokens, s.pos) for s in sentences])
@@ -255,7 +257,8 @@ def _rule_at(items: Sequence[_Item], tokens: Sequence[str], k: int
     if second is None:
         return None
     if (first.label in DNP_COMPLEMENTS and second.label == "DEG"
-            and not (k > 0 and items[k - 1].label in VERB_TAGS | {"VP"})
+            and (first.kind == "pronoun"  # 清扫 [你 的] 房间: a pronoun + 的 is a possessor
+                 or not (k > 0 and items[k - 1].label in VERB_TAGS | {"VP"}))
             and _modified_head(items, k + 2) is not None):  # DNP only before its noun head
         return _Item(first.start, second.end, "DNP"), 2
     if first.label in ("AD", "VA"):
@@ -302,13 +305,17 @@ def _verbal_rule_at(items: Sequence[_Item], tokens: Sequence[str], k: int
         return _Item(first.start, nxt.end, "PP"), 2
     if first.label in VERB_TAGS:
         return _verb_phrase(items, k)
-    if first.label in ("PP", "AD", "ADVP") and nxt is not None and nxt.label == "VP":
+    if (first.label in ("PP", "AD", "ADVP") and nxt is not None and nxt.label == "VP"
+            and nxt.kind != "open"  # 最终 做 | 了 点 正确 的 事: the VP is incomplete
+            and not _takes_verbal_complement(items, k + 1)):  # 已经 会 | 走路: wait
         return _Item(first.start, nxt.end, "VP"), 2
     if (first.label == "VP" and nxt is not None and nxt.label in ("DEC", "DEG")
             and _modified_head(items, k + 2) is not None):  # 画 这幅画 的 | 时候
         return _Item(first.start, nxt.end, "CP"), 2
     if (first.label == "NP" and first.kind in ("noun", "pronoun", "time") and nxt is not None
-            and nxt.label == "VP" and not (k > 0 and items[k - 1].label in CLAUSE_OPENERS)
+            and nxt.label == "VP" and nxt.kind != "open"
+            and not (k > 0 and items[k - 1].label in CLAUSE_OPENERS)
+            and not (k > 0 and items[k - 1].label == "NP")  # 我 | 刚才 在家: subject outside
             and (k + 2 == len(items) or items[k + 2].label in CLAUSE_ENDS)):
         return _Item(first.start, nxt.end, "IP"), 2
     return None
@@ -327,11 +334,40 @@ def _verb_phrase(items: Sequence[_Item], k: int) -> tuple[_Item, int] | None:
         # 是 takes a nominal predicate only: in 是 在 X 出生 的 the PP belongs to 出生
         if item.label in OBJECT_LABELS or (item.label == "PP" and items[k].label != "VC"):
             m += 1
+    if m > k + 1 and _dangles(items, k, m):
+        return _Item(items[k].start, items[k].end, "VP", "open"), 1  # nothing attaches
     return _Item(items[k].start, items[m - 1].end, "VP"), m - k
 
 
 #: items that may follow a complete clause
 CLAUSE_ENDS = frozenset({"PU", "SP", "CS", "CC"})
+#: what may follow a VP ending in an aspect marker or a bare QP/DP: the clause ends, or 的
+#: closes a relative clause
+_AFTER_OBJECT = CLAUSE_ENDS | {"DEC", "DEG"}
+#: after a bare pronoun/name object these start an embedded clause or a second object
+#: (觉得 我 | 很 聪明, 教 我们 | 法语): the pronoun is no object of the verb alone
+_AFTER_BARE_OBJECT = VERB_TAGS | {"VP", "AD", "ADVP", "P", "PP", "BA", "LB", "SB", "NP", "QP",
+                                  "DP"}
+
+
+def _dangles(items: Sequence[_Item], k: int, m: int) -> bool:
+    """Whether the VP items[k:m] (verb + aspect/object) would stop short of its complement:
+    an aspect marker or a bare QP/DP object followed by more words (忘 了 | 问 汤姆, 来 一 份 |
+    一样 的), or a bare pronoun/name object followed by a clause or a second object."""
+    if m >= len(items):
+        return False
+    after, last = items[m], items[m - 1]
+    if last.label in ("AS", "QP", "DP") and after.label not in _AFTER_OBJECT:
+        return True
+    bare = last.label == "NP" and last.end - last.start == 1  # one pronoun, name or noun
+    return bare and after.label in _AFTER_BARE_OBJECT
+
+
+def _takes_verbal_complement(items: Sequence[_Item], k: int) -> bool:
+    """A one-word VP directly followed by a verb or verb phrase (会 走路, 打算 买): a modal or
+    control verb whose complement is still unbuilt, so no adverb attaches to it alone."""
+    vp, after = items[k], items[k + 1] if k + 1 < len(items) else None
+    return vp.end - vp.start == 1 and after is not None and after.label in VERB_TAGS | {"VP"}
 
 
 # -- English -----------------------------------------------------------------------------

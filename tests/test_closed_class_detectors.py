@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from cppdb.annotate.classifiers import compatible_pairs, noun_classifiers
-from cppdb.features.detectors import closed_class_detectors, no_content
+from cppdb.features.detectors import closed_class_detectors, no_content, person_mismatch
 from cppdb.rank.filters import filter_reasons
 
 CASES = [
@@ -33,8 +33,10 @@ CASES = [
     ("这 本 书", "这 部 书", "DT M NN", "DT M NN", "phrase", (1, 0, 0, 0), None),
     ("城市", "旧 城市", "NN", "JJ NN", "phrase", (0, 0, 0, 0), None),
     ("汽车", "轿车", "NN", "NN", "phrase", (0, 0, 0, 0), None),
+    # a person flip plus other changes: no deixis_flip, but person_mismatch rejects it
     ("他 死 于 车祸", "她 在 车祸 中 丧生", "PN VV P NN", "PN P NN LC VV", "phrase",
-     (0, 0, 0, 0), None),
+     (0, 0, 0, 0), "person_mismatch"),
+    ("死 于 车祸", "在 车祸 中 丧生", "VV P NN", "P NN LC VV", "phrase", (0, 0, 0, 0), None),
     ("[NP1] 出生 于 [NP2]", "[NP1] 生于 [NP2]", "- VV P -", "- VV -", "pattern",
      (0, 0, 0, 0), None),
 ]
@@ -78,3 +80,19 @@ def test_classifier_knowledge_comes_from_cedict():
     assert {"条", "只"} <= noun_classifiers()["狗"]
     pairs = compatible_pairs()
     assert "位|名" in pairs and "名|位" in pairs and "朵|辆" not in pairs
+
+
+PERSONS = [
+    ("你 的 母亲", "我们 的 妈妈", 1), ("他家", "我们 的 房子", 0),   # 他家 is one token: no pronoun
+    ("他 的 家", "我们 的 房子", 1), ("我 爸", "我 和 我 爸爸", 0), ("我 的 书", "书", 0),
+    ("她 的 书", "他 的 书", 1), ("妈妈", "母亲", 0),
+]
+
+
+@pytest.mark.parametrize("source,target,expected", PERSONS)
+def test_person_mismatch(source, target, expected):
+    frame = _frame([(source, target, " ".join(["X"] * len(source.split())),
+                     " ".join(["X"] * len(target.split())), "phrase", None, None)])
+    assert frame.select(person_mismatch()).item() == expected
+    reason = filter_reasons(frame).item()
+    assert (reason in ("person_mismatch", "deixis_flip")) is bool(expected)

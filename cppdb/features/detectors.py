@@ -147,6 +147,22 @@ def deixis_flip() -> pl.Expr:
             ).fill_null(False).cast(pl.Int8).alias("f_deixis_flip")
 
 
+#: personal pronouns (the first two contrast sets: singular and plural persons)
+PERSONAL_PRONOUNS = sorted(ZH_CONTRAST_SETS[0] | ZH_CONTRAST_SETS[1])
+
+
+def person_mismatch() -> pl.Expr:
+    """``f_person_mismatch``: both sides name a person by pronoun and share none of them,
+    whatever else differs (你 的 母亲 / 我们 的 妈妈, 他家 / 我们 的 房子): the English pivot
+    ("my", "your", "the") does not keep the person apart.  我 爸 / 我 和 我 爸爸 → 0."""
+    def persons(col: str) -> pl.Expr:
+        return pl.col(col).list.eval(pl.element().filter(pl.element().is_in(PERSONAL_PRONOUNS)))
+    src, tgt = persons(S.SOURCE_TOKENS), persons(S.TARGET_TOKENS)
+    return ((src.list.len() > 0) & (tgt.list.len() > 0)
+            & (src.list.set_intersection(tgt).list.len() == 0)
+            ).fill_null(False).cast(pl.Int8).alias("f_person_mismatch")
+
+
 def classifier_clash() -> pl.Expr:
     """``f_classifier_clash``: each side has a classifier the other lacks, and CC-CEDICT
     lists no noun that takes both (:mod:`cppdb.annotate.classifiers`): 一位[ADJP1]的[NP2] /
@@ -194,3 +210,8 @@ def no_content() -> pl.Expr:
 
 def closed_class_detectors() -> list[pl.Expr]:
     return [determiner_only(), deixis_flip(), classifier_clash(), head_change()]
+
+
+def meaning_change_detectors() -> list[pl.Expr]:
+    """Every closed-class detector that is a feature column (the four above + the rest)."""
+    return [*closed_class_detectors(), person_mismatch(), no_content()]

@@ -18,8 +18,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.detectors import (argument_swap, closed_class_detectors, negation_flip,
-                                     no_content)
+from cppdb.features.detectors import argument_swap, meaning_change_detectors, negation_flip
 from cppdb.features.numbers import number_candidates, number_values
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
@@ -73,6 +72,8 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
                           "(CC-CEDICT CL:), e.g. 一朵[NP1] / 一辆[NP1]",
     "f_head_change": "extra: one side is the other plus a new head noun, e.g. X的时候 / X",
     "f_no_content": "extra: a pattern side has no content word outside its slots (他 [VP1])",
+    "f_person_mismatch": "extra: both sides have personal pronouns and share none "
+                         "(你的母亲 / 我们的妈妈)",
     "f_char_jaccard": "extra: Jaccard similarity of character sets",
     "f_bigram_jaccard": "extra: Jaccard similarity of character-bigram sets",
     "f_lcs_ratio": "extra: 1 - Indel distance / (len(s)+len(t)) (LCS based)",
@@ -151,7 +152,7 @@ def _surface_features() -> list[pl.Expr]:
         (pl.col(SOURCE_NUMBERS) == pl.col(TARGET_NUMBERS)).cast(pl.Int8)
         .alias("f_numbers_identical"),
         negation_flip(SOURCE_CHARS, TARGET_CHARS),
-        *closed_class_detectors(), no_content(),
+        *meaning_change_detectors(),
         (tgt_len - src_len).alias("f_char_difference"),
         (tgt_len / src_len.clip(lower_bound=1)).alias("f_char_ratio"),
         (tgt_len.clip(lower_bound=1) / src_len.clip(lower_bound=1)).log()

@@ -20,6 +20,9 @@ A pair is rejected, with the first reason that applies, when its two sides are
     那, 他 / 她, 一只 / 所有; 这个[NP1] / 那张[NP1] (patterns), 一朵花 / 一辆花 (classifiers that
     count no common noun); 画画的时候 / 画画 (a new head).  Phrases whose classifiers are
     compatible are kept: 一位老师 / 一名老师.
+``person_mismatch``
+    both sides name persons by pronoun and share none (你的母亲 / 我们的妈妈), whatever else
+    differs;
 ``no_content``
     a pattern side whose words outside the slots are all function words (他 [VP1],
     [NP1] 的 [NP2]): the slots carry all its meaning.
@@ -35,11 +38,11 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.features.detectors import (classifier_clash, deixis_flip, determiner_only,
-                                     head_change, no_content)
+                                     head_change, no_content, person_mismatch)
 
 FILTER_REASON = "filter_reason"
-REASONS = ("identical", "trivial", "entity_only", "deixis_flip", "determiner_only",
-           "head_change", "no_content")
+REASONS = ("identical", "trivial", "entity_only", "deixis_flip", "person_mismatch",
+           "determiner_only", "head_change", "no_content")
 _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 
@@ -115,7 +118,7 @@ def _closed_class_checks(columns: list[str]) -> list[tuple[str, pl.Expr]]:
     """Pairs that differ only in closed-class words (cppdb.features.detectors): a deixis,
     person or number flip; a determiner/classifier change in a pattern, or in a phrase when
     the classifiers count no common noun; a new head noun on one side."""
-    checks = [("deixis_flip", deixis_flip() == 1)]
+    checks = [("deixis_flip", deixis_flip() == 1), ("person_mismatch", person_mismatch() == 1)]
     determiner = determiner_only() == 1
     if S.TYPE in columns:
         determiner = determiner & ((pl.col(S.TYPE) == "pattern") | (classifier_clash() == 1))

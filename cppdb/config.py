@@ -3,6 +3,12 @@
 Each section's defaults live in ``cppdb/defaults/<section>.toml`` so that every stage owns
 its own settings.  Unknown sections or keys are errors (listing what does exist): a typo must
 never silently fall back to a default.
+
+The schema is the defaults themselves: every setting must have the type of its default (an
+int is accepted where the default is a float; a single value where the default is a list is
+read as a one-element list), and a number whose default is >= 0 must be >= 0.  Narrower
+ranges are declared in ``RANGES`` below — the one place to add them.  Everything is checked
+when the configuration is loaded, before any work starts.
 """
 from __future__ import annotations
 
@@ -23,6 +29,78 @@ def _load_defaults() -> dict[str, dict[str, Any]]:
         if entry.name.endswith(".toml"):
             sections[entry.name[: -len(".toml")]] = tomllib.loads(entry.read_text("utf-8"))
     return sections
+
+
+# Explicit ranges (inclusive; None = open), by dotted key.  Everything else: see the docstring.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "align_words.threshold": (0.0, 1.0),
+    "align_words.sure_threshold": (0.0, 1.0),
+    "align_words.simalign.layer": (None, None),      # negative counts from the top
+    "align_words.attention.layer": (None, None),
+    "align_words.max_tokens": (1, None),
+    "bilingual.max_phrase_len": (1, None),
+    "bilingual.max_pattern_len": (1, None),
+    "bilingual.max_slots": (1, 2),
+    "bilingual.max_per_pivot": (1, None),
+    "bilingual.chunk_size": (1, None),
+    "bilingual.partition_rows": (1, None),
+    "annotate.batch_size": (1, None),
+    "annotate.chunk_size": (1, None),
+    "annotate.max_chars": (1, None),
+    "monolingual.chunk_size": (1, None),
+    "compression.batch_size": (1, None),
+    "compression.min_content_overlap": (0.0, 1.0),
+    "embed.batch_size": (1, None),
+    "features.workers": (-1, None),                  # -1 = all cores
+}
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean (true/false)", int: "an integer", float: "a number",
+            str: "a string", list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _check_scalar(key: str, default: Any, value: Any, shown: Any) -> Any:
+    """``value`` coerced to the type of ``default`` (int → float only), else a ConfigError."""
+    expected = type(default)
+    ok = (isinstance(value, expected) and (expected is bool) == isinstance(value, bool)) or (
+        expected is float and isinstance(value, int) and not isinstance(value, bool))
+    if not ok:
+        raise ConfigError(f"setting '{key}' = {shown!r} is {_type_name(value)}, expected "
+                          f"{_type_name(default)} (like the default {default!r})",
+                          hint=f"e.g. --set {key}={_toml_value(default)}")
+    if expected is float:
+        value = float(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        low, high = RANGES.get(key, (0 if default >= 0 else None, None))
+        if (low is not None and value < low) or (high is not None and value > high):
+            span = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+            raise ConfigError(f"setting '{key}' = {shown!r} is out of range, expected a value "
+                              f"in {span}", hint=f"the default is {default!r}")
+    return value
+
+
+def _check(key: str, default: Any, value: Any) -> Any:
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise ConfigError(f"setting '{key}' = {value!r} is {_type_name(value)}, expected a "
+                              "table of settings")
+        return {k: _check(f"{key}.{k}", default[k], v) if k in default else v
+                for k, v in value.items()}
+    if isinstance(default, list):
+        items = value if isinstance(value, list) else [value]   # one value = a one-item list
+        kinds = {type(d) for d in default}
+        if len(kinds) == 1:
+            items = [_check_scalar(f"{key}[{i}]", default[0], v, v) for i, v in enumerate(items)]
+        return items
+    return _check_scalar(key, default, value, value)
+
+
+def validate(data: dict[str, Any], defaults: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``data`` checked against the types and ranges of the defaults (see module docstring)."""
+    defaults = defaults if defaults is not None else _load_defaults()
+    return {name: _check(name, defaults[name], table) if name in defaults else table
+            for name, table in data.items()}
 
 
 def _parse_value(text: str) -> Any:
@@ -88,7 +166,7 @@ class Config:
                 node = node.setdefault(part, {})
             node[parts[-1]] = value
             _merge(data, nested, "")
-        return Config(data)
+        return Config(validate(data))
 
     def to_toml(self) -> str:
         """The configuration as TOML that ``load_config`` reads back unchanged."""
@@ -129,7 +207,12 @@ def load_config(path: str | Path | None = None,
             raise ConfigError(f"config file {path} does not exist")
         try:
             user = tomllib.loads(path.read_text("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"config file {path} is not UTF-8 (byte {exc.start}: "
+                              f"{exc.object[exc.start:exc.start + 4]!r})",
+                              hint="TOML files must be UTF-8; re-save it as UTF-8") from exc
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
         _merge(data, user, "")
+        data = validate(data)
     return Config(data).with_overrides(overrides)

@@ -54,3 +54,15 @@ class RunStateError(CppdbError):
     """A run directory is inconsistent with the requested operation."""
 
     code = "E400"
+
+
+class OutputPathError(CppdbError):
+    """An output path cannot be written (missing permission, wrong kind, foreign data)."""
+
+    code = "E500"
+
+
+class InterruptedRunError(CppdbError):
+    """The run was interrupted (Ctrl-C, SIGTERM); finished stages are kept."""
+
+    code = "E600"

@@ -21,6 +21,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    os.chmod(tmp_path, 0o666 & ~_umask())   # mkstemp makes 0600; outputs follow the umask
     try:
         yield tmp_path
         os.replace(tmp_path, path)
@@ -75,3 +76,70 @@ def inputs_checksum(paths: Iterable[str | Path]) -> dict[str, str]:
         for file in files:
             sums[str(file)] = file_sha256(file)
     return sums
+
+
+# -- output paths and permissions ----------------------------------------------------------
+def _umask() -> int:
+    """The process umask (read without changing it where /proc allows)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _nearest_existing(path: Path) -> Path:
+    probe = path.absolute()
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return probe
+
+
+def check_output_file(path: str | Path, what: str = "output file") -> Path:
+    """Fail before any work if ``path`` cannot be written as a file."""
+    from cppdb.errors import OutputPathError
+
+    path = Path(path)
+    if path.is_dir():
+        raise OutputPathError(f"{what} {path} is an existing directory",
+                              hint="give a file name, e.g. " + str(path / "out"))
+    base = _nearest_existing(path.parent)
+    if not base.is_dir():
+        raise OutputPathError(f"{what} {path}: {base} is a file, not a directory",
+                              hint="choose a path whose parent is a directory")
+    try:                            # a real probe: os.access says yes to root everywhere
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputPathError(f"{what} {path} cannot be written: {exc.strerror or exc}",
+                              hint="choose a writable location or fix the permissions") from exc
+    return path
+
+
+def check_run_dir(path: str | Path, marker: str = "manifest.json") -> Path:
+    """Fail before any work if ``path`` cannot be (or is not) a cppdb run directory.
+
+    An existing directory must be empty or hold a manifest: writing a run into a directory
+    of other data would overwrite same-named files.
+    """
+    from cppdb.errors import OutputPathError
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputPathError(f"run directory {path} is an existing file",
+                              hint="give a directory path for -o/--out")
+    if path.is_dir():
+        foreign = [p.name for p in path.iterdir() if not p.name.startswith(".")]
+        if foreign and not (path / marker).exists():
+            raise OutputPathError(
+                f"{path} is an existing directory of other data ({', '.join(sorted(foreign)[:3])}"
+                f"{', …' if len(foreign) > 3 else ''}), not a cppdb run directory",
+                hint="give a new or empty directory for -o/--out")
+    check_output_file(path / marker, "run directory")
+    return path

@@ -8,9 +8,12 @@ settings is refused unless ``fresh=True``.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,9 +27,42 @@ import polars as pl
 from cppdb import __version__
 from cppdb.config import Config
 from cppdb.errors import RunStateError
-from cppdb.io import inputs_checksum, write_json_atomic, write_parquet_atomic
+from cppdb.io import check_run_dir, inputs_checksum, write_json_atomic, write_parquet_atomic
+from cppdb.schema import sort_for_write
 
 MANIFEST = "manifest.json"
+LOCK = ".lock"
+PREV_SUFFIX = ".prev"
+_HELD: dict[Path, Any] = {}     # run directories this process holds the lock of
+
+
+def _lock(root: Path) -> Any:
+    """Lock ``root`` against a second writer (released on exit, also on SIGKILL)."""
+    key = root.resolve()
+    if key in _HELD:                # this process re-opens its own run: take the lock over
+        _HELD.pop(key).close()
+    handle = open(root / LOCK, "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        owner = handle.read().strip() or "?"
+        handle.close()
+        raise RunStateError(f"run directory {root} is in use by another cppdb process "
+                            f"(pid {owner})",
+                            hint="wait for it to finish, or use another output directory")
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    _HELD[key] = handle
+    return handle
+
+
+def _unlock(root: Path) -> None:
+    handle = _HELD.pop(root.resolve(), None)
+    if handle is not None:
+        handle.close()
 
 
 def _now() -> str:
@@ -51,7 +87,8 @@ class StageHandle:
     def write_parquet(self, artifact: str, frame: pl.DataFrame | pl.LazyFrame) -> Path:
         path = self.run.path(artifact)
         self.rows[artifact] = write_parquet_atomic(
-            path, frame, metadata={"cppdb_signature": self.run.signature})
+            path, sort_for_write(artifact, frame),
+            metadata={"cppdb_signature": self.run.signature})
         return path
 
     def count(self, key: str, value: int) -> None:
@@ -67,23 +104,25 @@ class RunDir:
     def __init__(self, root: str | Path, config: Config, *, command: str,
                  inputs: Sequence[str | Path] = (), fresh: bool = False) -> None:
         self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        check_run_dir(self.root)
         self.config = config
         checksums = inputs_checksum(inputs)
         fingerprint = _fingerprint(config.data, checksums)
+        self.root.mkdir(parents=True, exist_ok=True)
+        _lock(self.root)
         existing = self._read_manifest()
         if existing and existing.get("fingerprint") != fingerprint and not fresh:
+            _unlock(self.root)
             raise RunStateError(
                 f"run directory {self.root} was made with another config or other inputs "
                 f"(fingerprint {existing.get('fingerprint')}, now {fingerprint})",
                 hint="use a new output directory, or pass --fresh to discard its stages")
+        self.prev: Path | None = None
         if existing and existing.get("fingerprint") == fingerprint and not fresh:
             self.manifest = existing
         else:
             if existing and fresh:
-                for stage in existing.get("stages", {}).values():
-                    for artifact in stage.get("outputs", []):
-                        self._remove(self.path(artifact))
+                self._move_aside()
             self.manifest = {
                 "cppdb_version": __version__, "created": _now(), "command": command,
                 "fingerprint": fingerprint, "config": config.data, "inputs": checksums,
@@ -91,6 +130,37 @@ class RunDir:
             }
         self.manifest["status"] = "running"
         self._save()
+
+    # -- --fresh: the old run is kept until the new one has finished ------------------------
+    def _move_aside(self) -> None:
+        """Move the old run to ``RUN.prev``; it is deleted when the new run finishes, and put
+        back if the new run fails before finishing any stage (a bad input, a bad label file)."""
+        prev = self.root.with_name(self.root.name + PREV_SUFFIX)
+        self._remove(prev)
+        _unlock(self.root)
+        os.replace(self.root, prev)
+        self.root.mkdir(parents=True)
+        _lock(self.root)
+        (prev / LOCK).unlink(missing_ok=True)
+        self.prev = prev
+
+    def _settle_prev(self, ok: bool) -> None:
+        if self.prev is None or not self.prev.exists():
+            return
+        if ok:
+            self._remove(self.prev)
+        elif not any(i.get("status") == "done" for i in self.manifest["stages"].values()):
+            _unlock(self.root)
+            self._remove(self.root)          # nothing of the new run is worth keeping
+            os.replace(self.prev, self.root)
+            print(f"the previous run in {self.root} was kept (the --fresh run failed before "
+                  "finishing a stage)", file=sys.stderr)
+            self.prev = None
+            return
+        else:
+            print(f"the previous run is kept in {self.prev} (the --fresh run stopped part-way; "
+                  "re-run to resume it, or delete that directory)", file=sys.stderr)
+        self.prev = None
 
     # -- paths and manifest ---------------------------------------------------------------
     def path(self, artifact: str) -> Path:
@@ -130,9 +200,15 @@ class RunDir:
         self._save()
 
     def finish(self, status: str = "done") -> None:
+        if status != "done" and self.prev is not None and not any(
+                i.get("status") == "done" for i in self.manifest["stages"].values()):
+            self._settle_prev(ok=False)          # the old run is back in place, untouched
+            return
         self.manifest["status"] = status
         self.manifest["finished"] = _now()
         self._save()
+        self._settle_prev(ok=status == "done")
+        _unlock(self.root)
 
     # -- stages ---------------------------------------------------------------------------
     def is_done(self, stage: str) -> bool:
@@ -158,6 +234,7 @@ class RunDir:
                         seconds=round(time.perf_counter() - started, 3))
             self.manifest["status"] = "failed"
             self._save()
+            self._settle_prev(ok=False)
             raise
         info = self.manifest["stages"][name]
         info.update(status="done", finished=_now(), seconds=round(time.perf_counter() - started, 3),
@@ -166,7 +243,7 @@ class RunDir:
         self._save()
 
     def _artifacts(self) -> set[str]:
-        return {p.name for p in self.root.iterdir()}
+        return {p.name for p in self.root.iterdir() if p.name != LOCK}
 
     def run_chunked(self, handle: StageHandle, artifact: str, n_items: int, chunk_size: int,
                     compute: Callable[[int, int], pl.DataFrame],

@@ -62,3 +62,27 @@ PAIR_COLUMNS: dict[str, pl.DataType] = {
 }
 
 PAIR_TYPES = ("phrase", "pattern", "sentence")
+
+
+# -- write order ----------------------------------------------------------------------------
+# Every artifact that a group-by or a worker pool can produce in varying row order is written
+# sorted by these keys (then by its remaining scalar columns, so ties cannot reorder), which
+# makes two identical runs byte-identical and keeps downstream stages (the ranker) stable.
+PAIR_SORT_KEY = (TYPE, LHS, SOURCE, TARGET, "slot_signature")
+SORT_KEYS: dict[str, tuple[str, ...]] = {
+    "phrase_pairs.parquet": PAIR_SORT_KEY,
+    "pattern_pairs.parquet": PAIR_SORT_KEY,
+}
+
+
+def sort_for_write(artifact: str, frame: pl.DataFrame | pl.LazyFrame
+                   ) -> pl.DataFrame | pl.LazyFrame:
+    """``frame`` in the declared write order of ``artifact`` (unchanged if it has none)."""
+    key = SORT_KEYS.get(artifact)
+    if key is None:
+        return frame
+    schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+    first = [c for c in key if c in schema]
+    rest = [c for c, dtype in schema.items() if c not in first
+            and not isinstance(dtype, (pl.List, pl.Array, pl.Struct))]
+    return frame.sort(first + rest, nulls_last=True, maintain_order=True) if first else frame

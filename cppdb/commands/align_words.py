@@ -75,7 +75,7 @@ def register(app: typer.Typer) -> None:
         from cppdb.align.words.workflow import align_files
 
         try:
-            cfg = make_config(config, set_, quiet)
+            cfg = make_config(config, set_, quiet, outputs=(out,))
             if out is None and gold is None:
                 raise BadInputError("nothing to do: give -o FILE and/or --gold FILE")
             summary = align_files(cfg, out=out, parallel=parallel, zh=zh, en=en, train=train,
@@ -103,7 +103,7 @@ def register(app: typer.Typer) -> None:
         from cppdb.align.words.workflow import tune_files
 
         try:
-            cfg = make_config(config, set_, quiet)
+            cfg = make_config(config, set_, quiet, outputs=(out,))
             summary = tune_files(cfg, out=out, gold=gold, parallel=parallel, zh=zh, en=en,
                                  train=train, gold_one_based=gold_one_based,
                                  weight_step=weight_step)

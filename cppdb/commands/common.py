@@ -22,9 +22,18 @@ FreshOpt = Annotated[bool, typer.Option(
     "--fresh", help="Discard finished stages of an existing run directory and start over.")]
 
 
-def make_config(config: Path | None, overrides: list[str] | None, quiet: bool = False) -> Config:
+def make_config(config: Path | None, overrides: list[str] | None, quiet: bool = False,
+                outputs: tuple[Path | None, ...] = ()) -> Config:
+    """The effective Config, after checking every output file can be written: both fail
+    here, before any work starts (an unwritable -o must not lose an hour of alignment)."""
+    from cppdb.io import check_output_file
+
     set_quiet(quiet)
-    return load_config(config, overrides)
+    cfg = load_config(config, overrides)
+    for path in outputs:
+        if path is not None:
+            check_output_file(path)
+    return cfg
 
 
 def print_json(obj: Any) -> None:

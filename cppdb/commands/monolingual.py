@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Align the sentences of two versions of one text (BAM anchors + Vecalign)."""
         try:
-            cfg = make_config(config, set_, quiet)
+            cfg = make_config(config, set_, quiet, outputs=(out,))
             report = align_files(src, tgt, out, cfg, units=units, method=method, gold=gold,
                                  cache_dir=cache_dir)
         except CppdbError as exc:

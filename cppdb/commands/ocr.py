@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
                 overrides.append(f"ocr.{key}={value!r}" if isinstance(value, str)
                                  else f"ocr.{key}={value}")
         try:
-            cfg = make_config(config, overrides, quiet)
+            cfg = make_config(config, overrides, quiet, outputs=(output,))
             settings = OcrSettings.from_section(cfg.section("ocr"))
             total = len(collect_images(inputs)[0])
             with progress_bar(total, "OCR") as advance:

@@ -43,7 +43,7 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
               quiet: bool, as_json: bool) -> None:
     from cppdb.evaluate import api
 
-    cfg = make_config(config, overrides, quiet)
+    cfg = make_config(config, overrides, quiet, outputs=(out,))
     if api.is_annotation_sheet(target):
         table, unrated = api.sheet_table(target)
         title = f"acceptability (human ratings; {unrated} unrated rows ignored)"
@@ -101,7 +101,7 @@ def register(app: typer.Typer) -> None:
         from cppdb.rank.pipeline import score_file
 
         try:
-            count = score_file(pairs, out, make_config(config, set_, quiet), model)
+            count = score_file(pairs, out, make_config(config, set_, quiet, outputs=(out,)), model)
         except CppdbError as exc:
             fail(exc)
         if as_json:
@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             path, count = export_run(run, top, type_, format_, out,
-                                     make_config(config, set_, quiet))
+                                     make_config(config, set_, quiet, outputs=(out,)))
         except CppdbError as exc:
             fail(exc)
         if as_json:

@@ -208,6 +208,8 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     """Filter, featurise, train (human or weak labels, or load a model) and rank a run."""
     config = config or load_config()
     run_dir = Path(run_dir)
+    if labels is not None:          # a bad labels file fails before --fresh moves the run aside
+        read_tsv_pairs(labels, with_score=True)
     inputs = pair_table_paths(run_dir) + ([Path(labels)] if labels else [])
     run = RunDir(run_dir / RANK_DIR, config, command="rank", inputs=inputs, fresh=fresh)
     models = _models(config, run_dir)

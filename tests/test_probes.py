@@ -96,3 +96,71 @@ def test_cli_probes_end_in_a_coded_error(tmp_path, name, code):
 
 def test_errors_all_carry_codes():
     assert all(cls.code != CppdbError.code for cls in CppdbError.__subclasses__())
+
+
+# -- bad input never stops a batch ----------------------------------------------------------
+SRT = ("1\n00:00:01,000 --> 00:00:02,000\n我的故乡\n\n"
+       "2\n00:00:0x,000 --> 00:00:04,000\n请问 这是小河站吗\n\n"
+       "3\n00:00:09,000 --> 00:00:05,000\n倒着的\n\n"
+       "4\n00:00:06,000 --> 00:00:07,000\n后来\n\n"
+       "5\n00:00:03,000 --> 00:00:04,000\n早一点\n")
+ASS = ("[Script Info]\nScriptType: v4.00+\n\n[Events]\nFormat: Layer, Start, End, Style, Name, "
+       "MarginL, MarginR, MarginV, Effect, Text\n"
+       "Dialogue: 0,0:00:01.00,0:00:02.00,Default,,0,0,0,,你好\n"
+       "Dialogue: 0,0:00:xx.00,0:00:03.00,Default,,0,0,0,,坏的\n"
+       "Dialogue: 0,0:00:04.00,0:00:05.00,Default,,0,0,0,,再见\n")
+
+
+@pytest.mark.parametrize("name, text, cues, problems", [
+    ("a.srt", SRT, ["我的故乡", "早一点", "后来"],
+     [("5", "valid"), ("9", "ends before it starts"), ("17", "before the previous")]),
+    ("b.ass", ASS, ["你好", "再见"], [("7", "bad event line")]),
+    ("c.srt", SRT.split("\n\n2")[0] + "\n", ["我的故乡"], []),       # clean file: no problem
+])
+def test_broken_cues_are_skipped_with_line_numbers(tmp_path, name, text, cues, problems):
+    from cppdb.readers.subtitles import read_subtitles
+
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    content = read_subtitles(path)
+    assert [c.text for c in content.cues] == cues
+    got = [(where.rsplit(":", 1)[1], why) for where, why in content.problems]
+    assert len(got) == len(problems)
+    for (line, reason), (want_line, want_word) in zip(got, problems):
+        assert line == want_line and want_word in reason
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_context_vectors_of_documents_shorter_than_the_window(n):
+    import numpy as np
+    import scipy.sparse as sp
+
+    from cppdb.align.sentences.context import context_vectors
+
+    counts = sp.csr_matrix(np.ones((n, 4)))
+    assert context_vectors(counts, np.ones(4), np.ones((4, 3)), window=2).shape == (n, 3)
+
+
+def test_an_image_the_engine_cannot_take_is_an_error_record_not_a_crash():
+    import io
+
+    from PIL import Image
+
+    from cppdb.ocr.batch import OcrSettings, ocr_image_bytes
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (50, 20000), "white").save(buffer, "PNG")
+    result = ocr_image_bytes("strip.png", buffer.getvalue(), OcrSettings())
+    assert result.error and "50x20000" in result.error and result.text == ""
+
+
+def test_oversized_archive_members_are_refused_without_reading_them(tmp_path, monkeypatch):
+    import zipfile
+
+    from cppdb.ocr import batch
+
+    with zipfile.ZipFile(tmp_path / "a.zip", "w") as archive:
+        archive.writestr("big.png", b"\0" * 4096)
+    monkeypatch.setattr(batch, "MAX_MEMBER_BYTES", 1024)
+    data, error = batch._read_or_error(batch.ImageSource(tmp_path / "a.zip", "big.png"))
+    assert data is None and "larger than" in error

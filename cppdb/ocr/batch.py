@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cppdb.errors import BadInputError, ConfigError
+from cppdb.errors import BadInputError, ConfigError, CppdbError
 from cppdb.ocr.engines import OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
@@ -52,8 +52,15 @@ class ImageSource:
     def read_bytes(self) -> bytes:
         if self.member is None:
             return self.path.read_bytes()
-        with zipfile.ZipFile(self.path) as archive:
-            return archive.read(self.member)
+        with zipfile.ZipFile(self.path) as archive, archive.open(self.member) as member:
+            data = member.read(MAX_MEMBER_BYTES + 1)   # streamed: never more than the limit
+        if len(data) > MAX_MEMBER_BYTES:
+            raise OSError(f"archive member is larger than {MAX_MEMBER_BYTES >> 20} MB "
+                          "(skipped; extract it if it really is one image)")
+        return data
+
+
+MAX_MEMBER_BYTES = 64 << 20      # an image inside a zip larger than this is skipped, not read
 
 
 @dataclass(frozen=True)
@@ -176,12 +183,22 @@ def ocr_image_bytes(name: str, data: bytes, settings: OcrSettings) -> ImageText:
                          seconds=time.perf_counter() - started)
     kind = image_kind(image, settings.kind)
     engine = _engine(settings.engine, settings.threads, settings.paddle_model_dir)
-    if kind == "subtitle":
-        text, kept, dropped = read_subtitle_image(engine, image, settings.subtitle)
-        result = ImageText(path=name, kind=kind, text=text, lines=tuple(kept),
-                           removed=tuple(dropped))
-    else:
-        result = read_page_image(engine, image, settings.page, path=name)
+    try:
+        if kind == "subtitle":
+            text, kept, dropped = read_subtitle_image(engine, image, settings.subtitle)
+            result = ImageText(path=name, kind=kind, text=text, lines=tuple(kept),
+                               removed=tuple(dropped))
+        else:
+            result = read_page_image(engine, image, settings.page, path=name)
+    except CppdbError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a third-party engine failing on one image
+        # (e.g. rapidocr's ResizeImgError on a 50x20000 strip) must not stop the batch
+        return ImageText(path=name, kind=kind, text="", lines=(),
+                         error=f"OCR engine failed on this {image.width}x{image.height} image: "
+                               f"{type(exc).__name__}: {exc}",
+                         seconds=time.perf_counter() - started, width=image.width,
+                         height=image.height)
     return replace(result, seconds=time.perf_counter() - started, width=image.width,
                    height=image.height)
 

@@ -60,13 +60,88 @@ def _parse(text: str, path: Path):
                             hint="check the file in a subtitle editor") from exc
 
 
+_SRT_TIME = r"(\d{1,2}):(\d{1,2}):(\d{1,2})[,.](\d{1,3})"
+_SRT_TIMING = re.compile(rf"^\s*{_SRT_TIME}\s*-->\s*{_SRT_TIME}")
+
+
+def _ms(h: str, m: str, s: str, frac: str) -> int:
+    return ((int(h) * 60 + int(m)) * 60 + int(s)) * 1000 + int(frac.ljust(3, "0"))
+
+
+def _check_srt(text: str, path: Path) -> tuple[str, list[tuple[str, str]]]:
+    """The good blocks of an SRT file, and a problem (with its line number) per bad block.
+
+    pysubs2 glues a block whose timestamp is broken to the cue before it (cue number and
+    all); here such a block is dropped and reported, as is a cue that ends before it starts.
+    """
+    keep: list[str] = []
+    problems: list[tuple[str, str]] = []
+    block: list[str] = []
+    first = 0
+    last_start = -1
+    lines = text.split("\n") + [""]
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            if not block:
+                first = number
+            block.append(line)
+            continue
+        if not block:
+            continue
+        timing = next((i for i, ln in enumerate(block[:2]) if "-->" in ln), None)
+        match = _SRT_TIMING.match(block[timing]) if timing is not None else None
+        where = f"{path}:{first}"
+        if match is None:
+            problems.append((where, "cue without a valid 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
+                                    "line (skipped)"))
+        elif _ms(*match.groups()[4:]) < _ms(*match.groups()[:4]):
+            problems.append((where, "cue ends before it starts (skipped)"))
+        else:
+            start = _ms(*match.groups()[:4])
+            if start < last_start:
+                problems.append((where, "cue starts before the previous one (kept, sorted "
+                                        "by time)"))
+            last_start = max(last_start, start)
+            keep.append("\n".join(block[timing:]) if timing else "\n".join(block))
+        block = []
+    numbered = (f"{i}\n{b}" if "-->" in b.split("\n")[0] else b
+                for i, b in enumerate(keep, start=1))
+    return "\n\n".join(numbered) + "\n", problems
+
+
+def _parse_ass_lines(text: str, path: Path):
+    """An ASS/SSA file one bad event line at a time: keep the rest, report the bad ones."""
+    lines = text.split("\n")
+    head = [ln for ln in lines if not ln.lstrip().lower().startswith(("dialogue:", "comment:"))]
+    good: list[str] = []
+    problems: list[tuple[str, str]] = []
+    for number, line in enumerate(lines, start=1):
+        if line.lstrip().lower().startswith(("dialogue:", "comment:")):
+            try:
+                _parse("\n".join(head + [line]), path)
+                good.append(line)
+            except BadInputError as exc:
+                problems.append((f"{path}:{number}", f"bad event line (skipped): "
+                                                     f"{exc.message.split(': ', 1)[-1]}"))
+    return _parse("\n".join(head + good), path), problems
+
+
 def read_subtitles(path: Path, *, encoding: str = "auto",
                    drop_non_chinese_lines: bool = True) -> SubtitleContent:
     """Read a subtitle file into cues sorted by start time."""
     decoded = read_text_bytes(path, encoding=encoding)
-    subs = _parse(decoded.text.lstrip("\ufeff"), path)
-    raw: list[tuple[int, int, int, list[str]]] = []
+    text = decoded.text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     problems: list[tuple[str, str]] = []
+    kind = SUBTITLE_FORMATS.get(path.suffix.lower())
+    if kind == "srt":
+        text, problems = _check_srt(text, path)
+    try:
+        subs = _parse(text, path)
+    except BadInputError:
+        if kind not in ("ass", "ssa"):
+            raise
+        subs, problems = _parse_ass_lines(text, path)
+    raw: list[tuple[int, int, int, list[str]]] = []
     for number, event in enumerate(subs, start=1):
         if event.is_comment or _DRAWING.search(event.text):
             continue

@@ -132,9 +132,10 @@ def context_vectors(counts: sp.csr_matrix, idf: np.ndarray, vectors: np.ndarray,
                     window: int = 2, include_self: bool = False) -> np.ndarray:
     """(n, dim) unit TF-IDF-weighted mean word vector of each sentence's context."""
     n = counts.shape[0]
-    offsets = [k for k in range(-window, window + 1) if include_self or k != 0]
+    # a document shorter than the window has fewer diagonals (one unit: none but its own)
+    offsets = [k for k in range(-window, window + 1) if (include_self or k != 0) and abs(k) < n]
     band = sp.diags([np.ones(n - abs(k)) for k in offsets], offsets, shape=(n, n), format="csr") \
-        if n else sp.csr_matrix((0, 0))
+        if offsets else sp.csr_matrix((n, n))
     weights = (band @ counts).multiply(idf[None, :]).tocsr()
     summed = np.asarray(weights @ vectors)
     norms = np.linalg.norm(summed, axis=1, keepdims=True)

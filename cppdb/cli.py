@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import signal
 
 import typer
 
@@ -27,7 +28,20 @@ for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app)
 
 
+def _interrupted(signum: int, _frame: object) -> None:
+    """Ctrl-C / SIGTERM: one coded line (what finished, how to resume), not tracebacks."""
+    from cppdb.errors import InterruptedRunError
+    from cppdb.run import active_run_summary
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)      # a second Ctrl-C stops at once
+    raise InterruptedRunError(f"interrupted by {signal.Signals(signum).name}"
+                              f"{active_run_summary()}; re-run the same command to resume "
+                              "(finished stages are reused)")
+
+
 def main() -> None:
+    signal.signal(signal.SIGINT, _interrupted)
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         app()
     except CppdbError as exc:  # errors raised outside a command body

@@ -59,6 +59,18 @@ def _lock(root: Path) -> Any:
     return handle
 
 
+_ACTIVE: list["RunDir"] = []      # the run this process is writing (for the interrupt line)
+
+
+def active_run_summary() -> str:
+    """``"; finished: a, b in RUN"`` for the run being written, or ``""``."""
+    if not _ACTIVE:
+        return ""
+    run = _ACTIVE[-1]
+    done = [n for n, i in run.manifest.get("stages", {}).items() if i.get("status") == "done"]
+    return f"; finished stages in {run.root}: {', '.join(done) or 'none'}"
+
+
 def _unlock(root: Path) -> None:
     handle = _HELD.pop(root.resolve(), None)
     if handle is not None:
@@ -130,6 +142,7 @@ class RunDir:
             }
         self.manifest["status"] = "running"
         self._save()
+        _ACTIVE.append(self)
 
     # -- --fresh: the old run is kept until the new one has finished ------------------------
     def _move_aside(self) -> None:

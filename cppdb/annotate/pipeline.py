@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from cppdb.workers import pool_initializer
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.config import Config
 from cppdb.errors import ConfigError
@@ -213,7 +214,8 @@ class AnnotationSession:
                     ["热身" if lang == "zh" else "warm up"]
                 self.annotator(lang).annotate(warm, pretokenized=pretokenized)
             self._pools[lang] = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context(self.start_method))
+                max_workers=self.workers, mp_context=multiprocessing.get_context(self.start_method),
+                **pool_initializer())
         return self._pools[lang]
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.workers import pool_initializer
 from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, RunStateError
@@ -188,7 +189,7 @@ def extract_stage(run: Any, section: dict[str, Any]) -> None:
     ann_path, align_path = run.path(ANNOTATIONS), run.path(ALIGNMENT)
     counts_dir = run.path(_COUNT_PARTS)
     counts_dir.mkdir(exist_ok=True)
-    pool = (ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+    pool = (ProcessPoolExecutor(workers, mp_context=get_context("spawn"), **pool_initializer())
             if workers > 1 and n_rows > int(section["min_rows_for_pool"]) else None)
 
     def compute(start: int, stop: int) -> pl.DataFrame:

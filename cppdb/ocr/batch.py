@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from cppdb.workers import pool_initializer
 from cppdb.errors import BadInputError, ConfigError, CppdbError
 from cppdb.ocr.engines import OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
@@ -221,7 +222,7 @@ def _iter_results(sources: Sequence[ImageSource], settings: OcrSettings,
                   workers: int) -> Iterator[ImageText]:
     """Results in input order; at most ``4 * workers`` images in flight."""
     with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                             initializer=_engine.cache_clear) as pool:
+                             **pool_initializer(_engine.cache_clear)) as pool:
         pending: list[tuple[ImageSource, Future[ImageText] | ImageText]] = []
         for source in sources:
             data, error = _read_or_error(source)

@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.workers import pool_initializer
 from cppdb.config import Config
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.pipeline import (CompressionPipeline, CompressionSettings,
@@ -185,8 +186,8 @@ def _compress_stage(run: RunDir, reader: PairReader, local: CompressionPipeline,
             return
         # spawn, not fork: forking after polars/jieba started threads can deadlock the child
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                 initargs=(settings, table_path, table_options)) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, **pool_initializer(
+                _init_worker, (settings, table_path, table_options))) as pool:
             def compute_parallel(start: int, stop: int) -> pl.DataFrame:
                 pairs = reader.read(start, stop)
                 parts = [pairs[i:i + batch] for i in range(0, len(pairs), batch)]

@@ -6,7 +6,7 @@ import signal
 
 import typer
 
-from cppdb.errors import CppdbError
+from cppdb.errors import CppdbError, RunInterrupted
 
 app = typer.Typer(name="cppdb", no_args_is_help=True, add_completion=False,
                   help="Build, rank and export a Chinese paraphrase database.")
@@ -30,11 +30,10 @@ for _name in COMMAND_MODULES:
 
 def _interrupted(signum: int, _frame: object) -> None:
     """Ctrl-C / SIGTERM: one coded line (what finished, how to resume), not tracebacks."""
-    from cppdb.errors import InterruptedRunError
     from cppdb.run import active_run_summary
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)      # a second Ctrl-C stops at once
-    raise InterruptedRunError(f"interrupted by {signal.Signals(signum).name}"
+    raise RunInterrupted(f"interrupted by {signal.Signals(signum).name}"
                               f"{active_run_summary()}; re-run the same command to resume "
                               "(finished stages are reused)")
 
@@ -44,6 +43,9 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _interrupted)
     try:
         app()
+    except RunInterrupted as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise SystemExit(130) from None
     except CppdbError as exc:  # errors raised outside a command body
         typer.echo(f"error: {exc}", err=True)
         raise SystemExit(2) from exc

@@ -62,7 +62,12 @@ class OutputPathError(CppdbError):
     code = "E500"
 
 
-class InterruptedRunError(CppdbError):
-    """The run was interrupted (Ctrl-C, SIGTERM); finished stages are kept."""
+class RunInterrupted(BaseException):
+    """Ctrl-C or SIGTERM: finished stages are kept.  A BaseException (like KeyboardInterrupt)
+    so that library code catching ``Exception`` cannot swallow or re-wrap it."""
 
     code = "E600"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(f"[{self.code}] {message}")

@@ -34,8 +34,8 @@ def _interrupted(signum: int, _frame: object) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)      # a second Ctrl-C stops at once
     raise RunInterrupted(f"interrupted by {signal.Signals(signum).name}"
-                              f"{active_run_summary()}; re-run the same command to resume "
-                              "(finished stages are reused)")
+                         f"{active_run_summary()}; re-run the same command to resume "
+                         "(finished stages are reused)")
 
 
 def main() -> None:

@@ -47,7 +47,8 @@ def resolve_format(path: str | Path, format: str | None) -> str:
         format = _SUFFIXES.get(Path(path).suffix.lower())
         if format is None:
             raise ConfigError(f"cannot tell the export format of {path} from its suffix",
-                              hint=f"pass format= one of {', '.join(FORMATS)}")
+                              hint="name the file .ppdb/.txt, .jsonl/.json, .tsv or .parquet "
+                                   f"(Python API: format= one of {', '.join(FORMATS)})")
     if format not in FORMATS:
         raise ConfigError(f"unknown pair-table format '{format}'",
                           hint=f"choose one of: {', '.join(FORMATS)}")

@@ -77,7 +77,16 @@ def _probe_args(name: str, tmp: Path) -> list[str]:
         "align_words_out_dir": ["align-words", "--zh", str(zh), "--en", str(en),
                                 "-o", str(tmp / "dir")],
         "align_sentences_out_dir": ["align-sentences", str(zh), str(zh), "-o", str(tmp / "dir")],
+        "evaluate_missing": ["evaluate", str(tmp / "missing-run")],
+        "score_ragged_tsv": ["score", str(_ragged(tmp)), "-o", str(tmp / "o.tsv")],
+        "export_out_dir": ["export", str(tmp / "r1"), "-o", str(tmp / "dir")],
     }[name]
+
+
+def _ragged(tmp: Path) -> Path:
+    path = tmp / "ragged.tsv"
+    path.write_text("甲\t乙\n丙\t丁\t戊\n", "utf-8")
+    return path
 
 
 @pytest.mark.parametrize("name, code", [
@@ -85,7 +94,8 @@ def _probe_args(name: str, tmp: Path) -> list[str]:
     ("bad_set", "E100"), ("max_phrase_len", "E100"), ("score_out_dir", "E500"),
     ("score_missing", "E200"), ("ocr_out_unwritable", "E500"),
     ("rank_missing_labels", "E200"), ("align_words_out_dir", "E500"),
-    ("align_sentences_out_dir", "E500"),
+    ("align_sentences_out_dir", "E500"), ("evaluate_missing", "E200"),
+    ("score_ragged_tsv", "E200"), ("export_out_dir", "E500"),
 ])
 def test_cli_probes_end_in_a_coded_error(tmp_path, name, code):
     result = _cli(_probe_args(name, tmp_path))
@@ -164,3 +174,64 @@ def test_oversized_archive_members_are_refused_without_reading_them(tmp_path, mo
     monkeypatch.setattr(batch, "MAX_MEMBER_BYTES", 1024)
     data, error = batch._read_or_error(batch.ImageSource(tmp_path / "a.zip", "big.png"))
     assert data is None and "larger than" in error
+
+
+
+def test_export_of_a_type_the_run_does_not_hold_is_an_error(tmp_path, monkeypatch):
+    import polars as pl
+
+    from cppdb import schema as S
+    from cppdb.errors import BadInputError
+    from cppdb.rank import pipeline
+
+    ranked = pl.DataFrame({S.TYPE: ["phrase"], S.SOURCE: ["a"], S.TARGET: ["b"]})
+    monkeypatch.setattr(pipeline, "read_ranked", lambda _run: ranked)
+    with pytest.raises(BadInputError, match="no 'sentence' pairs"):
+        pipeline.export_run(tmp_path, "20%", "sentence")
+
+
+@pytest.mark.parametrize("raw, encoding, rows, notes", [
+    ('"a\tb"\tc\n', "utf-8", [("a\tb", "c")], []),                 # quoted tab: one field
+    ("苹果\t苹果公司\n", "gbk", [("苹果", "苹果公司")], []),         # detected like other readers
+    ("source\ttarget\tx\n甲\t乙\t1\n\n", "utf-8", [("甲", "乙")],
+     ["1 lines: ignored extra column(s) x", "1 blank line(s) skipped"]),
+])
+def test_tsv_pairs_are_parsed_strictly_and_say_what_they_ignore(tmp_path, raw, encoding, rows,
+                                                                  notes):
+    from cppdb.rank.pairs import read_tsv_pairs
+
+    path = tmp_path / "p.tsv"
+    path.write_bytes(raw.encode(encoding))
+    ignored: list[str] = []
+    frame = read_tsv_pairs(path, ignored=ignored)
+    assert frame.rows() == rows and ignored == notes
+
+
+@pytest.mark.parametrize("raw", ['"a\tb\tc\n', "甲\t乙\n丙\n", "\t乙\n"])
+def test_bad_tsv_lines_are_coded_errors_naming_the_line(tmp_path, raw):
+    from cppdb.errors import BadInputError
+    from cppdb.rank.pairs import read_tsv_pairs
+
+    path = tmp_path / "p.tsv"
+    path.write_text(raw, "utf-8")
+    with pytest.raises(BadInputError, match="line"):
+        read_tsv_pairs(path)
+
+
+def test_aligner_output_repairs_are_counted_not_silent(tmp_path, capsys):
+    import numpy as np
+
+    from cppdb.align.words import statistical
+
+    before = sum(statistical.REPAIRS.values())
+    path = tmp_path / "links"
+    path.write_text("0-0 5-1 1-1\n0-0\n", "utf-8")
+    mats = statistical._read_pharaoh(str(path), [(["a", "b"], ["x", "y"]), (["c"], ["z"])],
+                                     reverse=False)
+    assert [m.sum() for m in mats] == [2, 1]
+    fixed = statistical._fit_shapes([np.ones((3, 1), bool), np.ones((1, 1), bool)],
+                                    [(["a", "b"], ["x", "y"]), (["c"], ["z"])])
+    assert fixed[0].shape == (2, 2)
+    assert sum(statistical.REPAIRS.values()) - before == 2
+    err = capsys.readouterr().err
+    assert "outside their sentence pair (dropped): 1" in err and "another shape" in err

@@ -8,7 +8,7 @@ import typer
 
 from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, fail,
                                    make_config, print_json)
-from cppdb.errors import CppdbError
+from cppdb.errors import BadInputError, CppdbError
 
 
 def _print_table(frame, title: str) -> None:
@@ -44,6 +44,10 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
     from cppdb.evaluate import api
 
     cfg = make_config(config, overrides, quiet, outputs=(out,))
+    if not target.exists():
+        raise BadInputError(f"{target} does not exist",
+                            hint="give a ranked run directory (after `cppdb rank`), a pair file "
+                                 "(.ppdb, .jsonl, .tsv, .parquet) or a filled annotation sheet")
     if api.is_annotation_sheet(target):
         table, unrated = api.sheet_table(target)
         title = f"acceptability (human ratings; {unrated} unrated rows ignored)"

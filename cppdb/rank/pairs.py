@@ -1,6 +1,8 @@
 """Pair tables in and out of ranking: a run's pair tables, raw text pairs, label files."""
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +10,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import BadInputError, RunStateError
+from cppdb.readers.encoding import read_text_bytes
 from cppdb.registry import load_backend
 
 PAIR_TABLES = ("phrase_pairs.parquet", "pattern_pairs.parquet", "sentence_pairs.parquet")
@@ -63,33 +66,57 @@ def text_pairs(sources: list[str], targets: list[str], annotate: dict[str, Any]
                                if c not in frame.columns]).select(list(S.PAIR_COLUMNS))
 
 
-def read_tsv_pairs(path: str | Path, *, with_score: bool = False) -> pl.DataFrame:
+def read_tsv_pairs(path: str | Path, *, with_score: bool = False,
+                   ignored: list[str] | None = None) -> pl.DataFrame:
     """``source<TAB>target[<TAB>score]`` lines; a first line ``source<TAB>target…`` is a header.
 
-    Raises :class:`BadInputError` naming the first bad line.
+    Parsed strictly: any encoding the other readers detect (GBK, Big5, UTF-16…), CSV-style
+    double quotes (a quoted field may hold a tab), and every line must have the column count
+    of the first one.  Columns beyond the ones used are allowed only when every line has
+    them; they are described in ``ignored`` (if given) so the caller can say so.  Raises
+    :class:`BadInputError` naming the first bad line.
     """
     path = Path(path)
     if not path.is_file():
-        raise BadInputError(f"pairs file {path} does not exist")
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise BadInputError(f"{path} is not UTF-8: {exc}", hint="convert it to UTF-8") from exc
-    header = 1 if lines and lines[0].lower().startswith("source\t") else 0
-    lines = lines[header:]
+        raise BadInputError(f"pairs file {path} does not exist", hint="check the path")
+    text = read_text_bytes(path).text.lstrip("\ufeff")
     need = 3 if with_score else 2
-    rows = []
-    for number, line in enumerate(lines, start=1 + header):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) < need or not fields[0].strip() or not fields[1].strip():
-            raise BadInputError(f"{path}: line {number} has {len(fields)} field(s), "
-                                f"expected {need} non-empty tab-separated fields",
-                                hint="write source<TAB>target" + ("<TAB>score" * with_score))
-        rows.append(fields[:need])
+    hint = "write source<TAB>target" + ("<TAB>score" * with_score) + \
+        " (quote a field that holds a tab or starts with a quote: \"a<TAB>b\", " \
+        "\"\"\"hi\"\" she said\")"
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quotechar='"',
+                        strict=True)
+    rows: list[list[str]] = []
+    header: list[str] | None = None
+    width = 0
+    skipped_blank = 0
+    try:
+        for fields in reader:
+            number = reader.line_num
+            if not any(f.strip() for f in fields):
+                skipped_blank += 1
+                continue
+            if header is None and not rows and fields[0].strip().lower() == "source":
+                header, width = fields, len(fields)
+                continue
+            width = width or len(fields)
+            if len(fields) != width:
+                raise BadInputError(f"{path}: line {number} has {len(fields)} field(s), the "
+                                    f"first line has {width}", hint=hint)
+            if len(fields) < need or not fields[0].strip() or not fields[1].strip():
+                raise BadInputError(f"{path}: line {number} has {len(fields)} field(s), "
+                                    f"expected {need} non-empty tab-separated fields", hint=hint)
+            rows.append(fields[:need])
+    except csv.Error as exc:
+        raise BadInputError(f"{path}: line {reader.line_num}: {exc}", hint=hint) from exc
     if not rows:
-        raise BadInputError(f"{path} contains no pairs")
+        raise BadInputError(f"{path} contains no pairs", hint=hint)
+    if ignored is not None:
+        if width > need:
+            names = header[need:] if header else [f"column {i + 1}" for i in range(need, width)]
+            ignored.append(f"{len(rows)} lines: ignored extra column(s) {', '.join(names)}")
+        if skipped_blank:
+            ignored.append(f"{skipped_blank} blank line(s) skipped")
     frame = pl.DataFrame(rows, schema=["source", "target", "score"][:need], orient="row")
     if with_score:
         frame = _parse_scores(frame, path)

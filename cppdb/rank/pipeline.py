@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.config import Config, load_config
-from cppdb.errors import ConfigError
+from cppdb.errors import BadInputError, ConfigError
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
@@ -252,7 +253,10 @@ def score_file(path: str | Path, out: str | Path, config: Config | None = None,
     """Score ``source<TAB>target`` lines; write ``source<TAB>target<TAB>score`` to ``out``."""
     from cppdb.io import write_text_atomic
 
-    pairs = read_tsv_pairs(path)
+    ignored: list[str] = []
+    pairs = read_tsv_pairs(path, ignored=ignored)
+    for note in ignored:                 # said, not silently dropped (even under --quiet)
+        sys.stderr.write(f"note: {path}: {note}\n")
     scores = score_pairs(pairs["source"].to_list(), pairs["target"].to_list(), config, model)
     lines = ["source\ttarget\tscore"] + [f"{s}\t{t}\t{v:.4f}" for s, t, v in
                                          zip(pairs["source"], pairs["target"], scores)]
@@ -281,7 +285,14 @@ def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = N
     if format == "hf":
         return _export_hf(run_dir, type, out, tier_list)
     share = tiers.parse_top(top, tier_list)
-    selected = tiers.select_top(read_ranked(run_dir), share, type)
+    ranked = read_ranked(run_dir)
+    if type is not None:            # a type the run does not hold is an error, not an empty file
+        held = sorted(ranked.get_column(S.TYPE).unique().to_list())
+        if type not in held:
+            raise BadInputError(f"run {run_dir} has no {type!r} pairs (it holds: "
+                                f"{', '.join(held) or 'none'})",
+                                hint=f"use --type {' or '.join(held)}, or omit --type")
+    selected = tiers.select_top(ranked, share, type)
     if out is None:
         suffix = {"ppdb": "ppdb", "jsonl": "jsonl", "tsv": "tsv", "parquet": "parquet"}
         if format not in suffix:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
@@ -256,10 +258,23 @@ def _check_range(start: int, count: int, n_trained: int) -> None:
                             hint="align_trained takes pairs of the training corpus only")
 
 
+#: repairs made to an aligner's output, by kind (counted and said on stderr, never silent)
+REPAIRS: Counter[str] = Counter()
+
+
+def _note_repairs(what: str, count: int) -> None:
+    if count:
+        REPAIRS[what] += count
+        sys.stderr.write(f"note: {what}: {count}\n")
+
+
 def _fit_shapes(mats: list[np.ndarray], norm: list[tuple[list[str], list[str]]]
                 ) -> list[np.ndarray]:
     """Guard against a model returning a matrix of another shape (e.g. a length cap)."""
     out = []
+    _note_repairs("thot alignment matrices of another shape than their sentence pair "
+                  "(padded/truncated to it)",
+                  sum(m.shape != (len(z), len(e)) for m, (z, e) in zip(mats, norm)))
     for mat, (z, e) in zip(mats, norm):
         if mat.shape != (len(z), len(e)):
             fixed = np.zeros((len(z), len(e)), dtype=bool)
@@ -367,13 +382,21 @@ def _read_pharaoh(path: str, norm: list[tuple[list[str], list[str]]], reverse: b
     if len(lines) != len(norm):
         raise BadInputError(f"eflomal wrote {len(lines)} alignment lines for {len(norm)} pairs")
     mats = []
-    for line, (z, e) in zip(lines, norm):
+    outside = 0
+    for number, (line, (z, e)) in enumerate(zip(lines, norm), start=1):
         mat = np.zeros((len(z), len(e)), dtype=bool)
         for link in line.split():
-            i, j = (int(x) for x in link.split("-"))
+            try:
+                i, j = (int(x) for x in link.split("-"))
+            except ValueError as exc:
+                raise BadInputError(f"eflomal output line {number}: bad link {link!r}",
+                                    hint="links are i-j with 0-based integers") from exc
             if reverse:
                 i, j = j, i
-            if i < len(z) and j < len(e):
+            if 0 <= i < len(z) and 0 <= j < len(e):
                 mat[i, j] = True
+            else:
+                outside += 1
         mats.append(mat)
+    _note_repairs("eflomal links outside their sentence pair (dropped)", outside)
     return mats

@@ -13,6 +13,7 @@ when the configuration is loaded, before any work starts.
 from __future__ import annotations
 
 import copy
+import math
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -71,6 +72,9 @@ def _check_scalar(key: str, default: Any, value: Any, shown: Any) -> Any:
                           hint=f"e.g. --set {key}={_toml_value(default)}")
     if expected is float:
         value = float(value)
+        if not math.isfinite(value):
+            raise ConfigError(f"setting '{key}' = {shown!r} is not a finite number",
+                              hint=f"the default is {default!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         low, high = RANGES.get(key, (0 if default >= 0 else None, None))
         if (low is not None and value < low) or (high is not None and value > high):

@@ -219,6 +219,30 @@ def _read_ppdb(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+# the JSON type each field of a JSONL pair record must have (what write_pairs writes)
+_JSONL_FIELDS: dict[str, tuple[type, type | None]] = {
+    "source": (str, None), "target": (str, None), "type": (str, None), "lhs": (str, None),
+    "from": (str, None), "entailment": (str, None), "alignment": (list, str),
+    "anchor": (list, str), "features": (dict, None)}
+
+
+def _check_jsonl_record(obj: Any, where: str) -> None:
+    if not isinstance(obj, dict) or "source" not in obj or "target" not in obj:
+        raise BadInputError(f"{where}: expected an object with 'source' and 'target'")
+    for key, (kind, item) in _JSONL_FIELDS.items():
+        value = obj.get(key)
+        if value is None and key not in ("source", "target"):
+            continue
+        if not isinstance(value, kind) or (item and not all(isinstance(v, item) for v in value)):
+            raise BadInputError(f"{where}: '{key}' is {json.dumps(value)[:40]}, expected "
+                                f"{kind.__name__}{f' of {item.__name__}' if item else ''}",
+                                hint="see `cppdb export --format jsonl` for the layout")
+    for name, value in (obj.get("features") or {}).items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise BadInputError(f"{where}: feature {name!r} is {json.dumps(value)[:40]}, "
+                                "expected a number")
+
+
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     records = []
     with open(path, encoding="utf-8") as handle:
@@ -229,9 +253,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise BadInputError(f"{path}, line {number}: not JSON ({exc})") from exc
-            if not isinstance(obj, dict) or "source" not in obj or "target" not in obj:
-                raise BadInputError(f"{path}, line {number}: expected an object with "
-                                    f"'source' and 'target'")
+            _check_jsonl_record(obj, f"{path}, line {number}")
             src, tgt = _split_pharaoh(list(obj.get("alignment") or []), f"{path}, line {number}")
             kind = obj.get("type") or _pair_type(obj["source"], obj["target"])
             records.append({S.TYPE: _TYPE_FROM_RELEASE.get(kind, kind),

@@ -70,8 +70,8 @@ def read_epub(path: Path) -> EpubContent:
                                       hint="pip install ebooklib") from exc
     try:
         book = epub.read_epub(str(path), options={"ignore_ncx": True})
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError, AttributeError,
-            epub.EpubException) as exc:
+    except Exception as exc:  # noqa: BLE001 - ebooklib/lxml raise many types on broken files
+        # (XMLSyntaxError, AttributeError on an empty container.xml, TypeError ...)
         raise BadInputError(f"{path} is not a readable EPUB: {type(exc).__name__}: {exc}",
                             hint="check that the file is a complete .epub (a zip with "
                                  "META-INF/container.xml)") from exc

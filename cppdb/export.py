@@ -238,9 +238,9 @@ def _check_jsonl_record(obj: Any, where: str) -> None:
                                 f"{kind.__name__}{f' of {item.__name__}' if item else ''}",
                                 hint="see `cppdb export --format jsonl` for the layout")
     for name, value in (obj.get("features") or {}).items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise BadInputError(f"{where}: feature {name!r} is {json.dumps(value)[:40]}, "
-                                "expected a number")
+                                "expected a number or null")
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -235,3 +235,27 @@ def test_aligner_output_repairs_are_counted_not_silent(tmp_path, capsys):
     assert sum(statistical.REPAIRS.values()) - before == 2
     err = capsys.readouterr().err
     assert "outside their sentence pair (dropped): 1" in err and "another shape" in err
+
+
+def test_read_stage_lists_bad_cues_and_warns_about_identical_versions(tmp_path):
+    import shutil
+
+    import polars as pl
+
+    from cppdb.extractors.monolingual import SKIPPED, _read_stage
+    from cppdb.run import RunDir
+
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for d in (a, b, c):
+        d.mkdir()
+    (a / "e1.srt").write_text(SRT, "utf-8")
+    shutil.copy(a / "e1.srt", b / "e1.srt")
+    (c / "e1.srt").write_text(SRT.split("\n\n2")[0] + "\n\n2\n00:00:05,000 --> 00:00:06,000\n"
+                              "另一句\n", "utf-8")
+    config = load_config()
+    run = RunDir(tmp_path / "run", config, command="t")
+    _read_stage(run, [a, b, c], config.section("monolingual"), config)
+    skipped = pl.read_parquet(run.path(SKIPPED))
+    assert sorted(skipped["path"].str.extract(r"(\w+\.srt:\d+)$").to_list()) == \
+        ["e1.srt:17", "e1.srt:17", "e1.srt:5", "e1.srt:5", "e1.srt:9", "e1.srt:9"]
+    assert run.stage_info("read")["notes"]["identical_versions"] == [[str(a), str(b)]]

@@ -74,11 +74,26 @@ def _read_stage(run: RunDir, dirs: Sequence[Path], section: dict[str, Any],
                      for k, u in enumerate(doc.units)]
     for item in skipped:
         console().print(f"[yellow]skipped[/yellow] {item['path']}: {item['reason']}")
+    identical = _identical_versions(rows, len(dirs))
+    for a, b in identical:
+        console().print(f"[yellow]warning[/yellow]: versions {dirs[a]} and {dirs[b]} have "
+                        "identical text: their sentence pairs will all be identical")
     with run.stage("read") as st:
+        if identical:
+            st.note("identical_versions", [[str(dirs[a]), str(dirs[b])] for a, b in identical])
         st.write_parquet(UNITS, pl.DataFrame(rows, schema_overrides={
             "start_ms": pl.Int64, "end_ms": pl.Int64}))
         st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema={"path": pl.String,
                                                                  "reason": pl.String}))
+
+
+def _identical_versions(rows: list[dict[str, Any]], n_versions: int) -> list[tuple[int, int]]:
+    """Pairs of versions whose unit texts are the same (a copy passed twice, by mistake)."""
+    texts: list[list[str]] = [[] for _ in range(n_versions)]
+    for row in rows:
+        texts[row["version"]].append(row["text"])
+    return [(a, b) for a in range(n_versions) for b in range(a + 1, n_versions)
+            if texts[a] and texts[a] == texts[b]]
 
 
 def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFile]]:

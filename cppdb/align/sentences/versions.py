@@ -106,6 +106,9 @@ def read_version_dir(directory: str | Path, version: int, units: Units = "senten
     skipped = [Skipped(Path(p), reason) for p, reason in skipped_raw]
     out = []
     for document in documents:
+        # items skipped inside a readable document (a corrupt image, a broken subtitle cue,
+        # an unparsable EPUB chapter) are listed too, not only on the document
+        skipped += [Skipped(Path(where), reason) for where, reason in document.problems]
         converted = _version_document(document, version, units)
         if converted is None:
             skipped.append(Skipped(Path(document.path), "no text units"))

@@ -91,18 +91,21 @@ class CharNgramLM(Backend):
         if self._unigrams is None:
             raise BadInputError("the char n-gram LM is not trained",
                                 hint="call fit(texts) before score(texts)")
-        rows = _char_rows(list(texts), self.order).join(self._unigrams, on="w", how="left")
+        rows = (_char_rows(list(texts), self.order).with_row_index("_row")
+                .join(self._unigrams, on="w", how="left"))
         prob = (pl.col("c0").fill_null(0) + 1) / (self._total + self._vocab + 1)
         for k, (joint, context) in enumerate(self._tables, start=1):
             h = f"h{k}"
             rows = rows.join(joint, on=[h, "w"], how="left").join(context, on=h, how="left")
             c, n, t = pl.col(f"c{k}").fill_null(0), pl.col(f"n{k}"), pl.col(f"t{k}")
             prob = pl.when(n.is_null()).then(prob).otherwise((c + t * prob) / (n + t))
-        per_doc = (rows.with_columns(prob.log().alias("logp"))
-                   .group_by("doc").agg(pl.col("logp").mean()).sort("doc"))
-        out = np.zeros(len(texts), dtype=np.float64)
-        out[per_doc["doc"].to_numpy()] = per_doc["logp"].to_numpy()
-        return out
+        # summed in row order (not by a parallel group-by, whose float sums vary in the last
+        # bit from run to run): identical runs must give identical features
+        scored = rows.select("_row", "doc", prob.log().alias("logp")).sort("_row")
+        doc = scored["doc"].to_numpy()
+        sums = np.bincount(doc, weights=scored["logp"].to_numpy(), minlength=len(texts))
+        counts = np.bincount(doc, minlength=len(texts))
+        return np.divide(sums, counts, out=np.zeros(len(texts)), where=counts > 0)
 
 
 class MaskedLM(Backend):

@@ -142,7 +142,7 @@ class RunDir:
             }
         self.manifest["status"] = "running"
         self._save()
-        _ACTIVE.append(self)
+        _ACTIVE[:] = [self]             # the latest run opened is the one being written
 
     # -- --fresh: the old run is kept until the new one has finished ------------------------
     def _move_aside(self) -> None:

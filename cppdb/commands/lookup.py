@@ -8,6 +8,7 @@ import typer
 
 from cppdb.commands.common import JsonOpt, QuietOpt, fail, print_json
 from cppdb.errors import CppdbError
+from cppdb.io import check_output_file
 
 
 def _show(frame, text: str, features: bool) -> None:
@@ -80,6 +81,8 @@ def register(app: typer.Typer) -> None:
         from cppdb.report import write_report
 
         try:
+            if out is not None:
+                check_output_file(out)
             path = write_report(run, out)
         except CppdbError as exc:
             fail(exc)

@@ -132,8 +132,10 @@ def register(app: typer.Typer) -> None:
         from cppdb.rank.pipeline import export_run
 
         try:
+            # hf writes a dataset directory (checked by its writer), the others one file
+            files = () if format_ == "hf" else (out,)
             path, count = export_run(run, top, type_, format_, out,
-                                     make_config(config, set_, quiet, outputs=(out,)))
+                                     make_config(config, set_, quiet, outputs=files))
         except CppdbError as exc:
             fail(exc)
         if as_json:

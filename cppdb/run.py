@@ -87,6 +87,11 @@ def _fingerprint(config: dict[str, Any], inputs: dict[str, str]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def fingerprint_of(config: Config, inputs: Sequence[str | Path]) -> str:
+    """The fingerprint a run directory opened with ``config`` and ``inputs`` would get."""
+    return _fingerprint(config.data, inputs_checksum(inputs))
+
+
 @dataclass
 class StageHandle:
     """What a stage body uses to write its outputs and record counts."""

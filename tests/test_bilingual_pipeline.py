@@ -13,6 +13,7 @@ from cppdb.cli import app
 from cppdb.config import load_config
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.extractors.bilingual import extract_bilingual, read_pharaoh
+from cppdb.stages import PlanError
 
 CORPUS = """\
 那位 老人 在 院子 里 种 了 一 棵 树 。 ||| The old man planted a tree in the garden .
@@ -129,8 +130,9 @@ def test_bad_inputs_and_settings(tmp_path, corpus):
         extract_bilingual(None, None, tmp_path / "r",
                           load_config(overrides={"bilingual.consistency": "loose"}),
                           parallel_path=parallel)
-    with pytest.raises(BadInputError, match="missing.zh does not exist"):
-        extract_bilingual(tmp_path / "missing.zh", None, tmp_path / "r2")
+    with pytest.raises(PlanError, match=r"(?s)2 problem.*missing.zh.*missing.en"):
+        extract_bilingual(tmp_path / "missing.zh", tmp_path / "missing.en", tmp_path / "r2")
+    assert not (tmp_path / "r2").exists()        # checked before anything is written
     with pytest.raises(BadInputError, match="give --zh FILE and --en FILE"):
         extract_bilingual(parallel, None, tmp_path / "r3")
     junk = tmp_path / "junk.align"

@@ -26,7 +26,7 @@ from cppdb.io import write_jsonl_atomic
 from cppdb.progress import progress_bar
 from cppdb.readers.parallel import ParallelText
 from cppdb.registry import Backend, load_backend
-from cppdb.run import RunDir
+from cppdb.run import RunDir, StageHandle
 from cppdb.schema import ID, ann, annotation_schema
 from cppdb.text.convert import default_converter
 from cppdb.text.normalize import collapse_whitespace, normalize_en, to_halfwidth
@@ -275,11 +275,20 @@ def _annotate_chunk(session: AnnotationSession, parallel: ParallelText, start: i
 
 def annotate_stage(run: RunDir, parallel: ParallelText, config: Config) -> Path:
     """Write ``annotations.parquet`` (+ ``rejected.jsonl``) into ``run``; resumable."""
-    out = run.path(ANNOTATIONS)
-    if run.is_done(STAGE):
-        return out
+    from cppdb.stages import Stage, run_stages
+
+    run_stages(run, "annotate", [Stage(STAGE, (), (ANNOTATIONS, REJECTED),
+                                       lambda st: annotate_into(st, parallel, config),
+                                       chunked=True)], finish=False)
+    return run.path(ANNOTATIONS)
+
+
+def annotate_into(stage: StageHandle, parallel: ParallelText, config: Config) -> None:
+    """The annotate stage's body: chunks of ``annotate.chunk_size`` pairs, each written
+    atomically (an interrupted run resumes at the first missing chunk)."""
+    run = stage.run
     chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
-    with AnnotationSession(config) as session, run.stage(STAGE) as stage:
+    with AnnotationSession(config) as session:
         for lang in ("zh", "en"):
             info = session.describe(lang)
             run.record_backend(f"{lang}_annotator", info["annotator"])
@@ -295,5 +304,3 @@ def annotate_stage(run: RunDir, parallel: ParallelText, config: Config) -> Path:
                             progress=advance)
         stage.note("pretokenized", parallel.pretokenized)
         stage.note("workers", session.workers)
-    return out
-

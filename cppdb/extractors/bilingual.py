@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -28,14 +27,17 @@ import polars as pl
 from cppdb.workers import pool_initializer
 from cppdb import schema as S
 from cppdb.config import Config, load_config
-from cppdb.errors import BadInputError, RunStateError
+from cppdb.errors import BadInputError
 from cppdb.io import write_jsonl_atomic, write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
 from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
 from cppdb.progress import progress_bar
+from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
+                          run_stages)
 
 SECTION = "bilingual"
+COMMAND = "extract-bilingual"
 ANNOTATIONS = "annotations.parquet"
 ALIGNMENT = "alignment.parquet"
 OCCURRENCES = "phrase_occurrences.parquet"
@@ -96,14 +98,16 @@ def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
 
 
 # -- stages ---------------------------------------------------------------------------------
-def _annotate(run: Any, parallel: Any, config: Config) -> None:
-    if run.is_done("annotate"):
-        return
-    from cppdb.annotate.pipeline import annotate_stage
+def _annotate(st: Any, config: Config, inputs: "BilingualInputs") -> None:
+    from cppdb.annotate.pipeline import annotate_into
 
-    annotate_stage(run, parallel, config)
-    if not run.path(ANNOTATIONS).exists():
-        raise RunStateError(f"the annotation stage did not write {run.path(ANNOTATIONS)}")
+    parallel = read_input(inputs.zh, inputs.en, inputs.parallel,
+                          int(config.get("annotate.max_chars")))
+    if len(parallel) == 0:
+        _write_rejected(st.run, parallel)
+        raise BadInputError("no usable sentence pair in the input",
+                            hint=f"see {st.run.path(REJECTED)} for the reasons")
+    annotate_into(st, parallel, config)
 
 
 def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
@@ -159,18 +163,16 @@ def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) ->
                         schema=ALIGNMENT_SCHEMA)
 
 
-def _align(run: Any, config: Config, alignment_path: str | Path | None) -> None:
-    if run.is_done("align"):
-        return
-    with run.stage("align") as st:
-        ann = run.read(ANNOTATIONS)
-        if alignment_path is not None:
-            links = _links_from_pharaoh(alignment_path, ann)
-            st.note("source", f"pharaoh:{alignment_path}")
-        else:
-            links = _links_from_aligner(run, st, ann, config)
-        st.count("links", int(links[LINK_ZH].list.len().sum() or 0))
-        st.write_parquet(ALIGNMENT, links)
+def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
+    run = st.run
+    ann = run.read(ANNOTATIONS)
+    if alignment_path is not None:
+        links = _links_from_pharaoh(alignment_path, ann)
+        st.note("source", f"pharaoh:{alignment_path}")
+    else:
+        links = _links_from_aligner(run, st, ann, config)
+    st.count("links", int(links[LINK_ZH].list.len().sum() or 0))
+    st.write_parquet(ALIGNMENT, links)
 
 
 def _workers(setting: int) -> int:
@@ -178,10 +180,9 @@ def _workers(setting: int) -> int:
     return max(1, available if setting <= 0 else setting)
 
 
-def extract_stage(run: Any, section: dict[str, Any]) -> None:
+def _extract(st: Any, section: dict[str, Any]) -> None:
     """Extract phrase and pattern occurrences (chunked, resumable, process pool)."""
-    if run.is_done("extract"):
-        return
+    run = st.run
     settings = ExtractionSettings.from_config(section)
     n_rows = run.scan(ANNOTATIONS).select(pl.len()).collect().item()
     workers = _workers(int(section["workers"]))
@@ -209,7 +210,7 @@ def extract_stage(run: Any, section: dict[str, Any]) -> None:
         return pl.concat(frames) if frames else pl.DataFrame(schema=OCCURRENCE_SCHEMA)
 
     try:
-        with run.stage("extract") as st, progress_bar(n_rows, "extract") as advance:
+        with progress_bar(n_rows, "extract") as advance:
             run.run_chunked(st, OCCURRENCES, n_rows, chunk, compute, advance)
             kinds = (run.scan(OCCURRENCES).group_by("kind").agg(pl.len()).collect())
             for kind, n in kinds.iter_rows():
@@ -230,22 +231,83 @@ def _sum_counts(counts_dir: Path, settings: ExtractionSettings) -> dict[str, int
     return {rule.label: int(sums[mode]) for mode, rule in zip(COUNT_MODES, settings.report_rules)}
 
 
-def pivot_stage(run: Any, section: dict[str, Any]) -> None:
+def _pivot(st: Any, section: dict[str, Any]) -> None:
     """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet."""
-    if run.is_done("pivot"):
-        return
+    run = st.run
     settings = pivot_settings(section)
     occurrences = run.scan(OCCURRENCES)
-    with run.stage("pivot") as st:
-        for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
-            work = run.path(f".pivot-{kind}.work")
-            pruned: dict[str, int] = {}
-            parts = pivot(occurrences.filter(pl.col("kind") == kind), kind, work, settings,
-                          pruned)
-            for rule, count in pruned.items():
-                st.count(f"pruned_{kind}_units_{rule}", count)
-            st.write_parquet(artifact, pl.scan_parquet(parts) if parts else empty_pair_table())
-            shutil.rmtree(work, ignore_errors=True)
+    for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
+        work = run.path(f".pivot-{kind}.work")
+        pruned: dict[str, int] = {}
+        parts = pivot(occurrences.filter(pl.col("kind") == kind), kind, work, settings,
+                      pruned)
+        for rule, count in pruned.items():
+            st.count(f"pruned_{kind}_units_{rule}", count)
+        st.write_parquet(artifact, pl.scan_parquet(parts) if parts else empty_pair_table())
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class BilingualInputs:
+    """The user's files: raw ``zh``/``en`` or pre-tokenised ``parallel``, and a Pharaoh
+    ``alignment`` that replaces the word aligner."""
+
+    zh: Path | None = None
+    en: Path | None = None
+    parallel: Path | None = None
+    alignment: Path | None = None
+
+    def files(self) -> list[Path]:
+        return [p for p in (self.zh, self.en, self.parallel, self.alignment) if p is not None]
+
+    def corpus(self) -> External:
+        if self.parallel is not None and (self.zh is not None or self.en is not None):
+            raise BadInputError("give either --parallel or --zh/--en, not both")
+        if self.parallel is None and (self.zh is None or self.en is None):
+            raise BadInputError("missing input: give --zh FILE and --en FILE, or --parallel FILE",
+                                hint="--parallel takes pre-tokenised 'zh tokens ||| en tokens' "
+                                     "lines")
+        paths = (self.parallel,) if self.parallel is not None else (self.zh, self.en)
+        return External("the parallel corpus", tuple(Path(p) for p in paths if p is not None))
+
+
+_ANN_KEYS = (S.ID, S.ann("zh", "tokens"), S.ann("en", "tokens"))
+
+
+def bilingual_stages(config: Config, inputs: BilingualInputs) -> list[Stage]:
+    """The declared stages of ``extract-bilingual`` (see the module docstring)."""
+    section = config.section(SECTION)
+    align_reads: tuple[Artifact | External, ...] = (Artifact(ANNOTATIONS, _ANN_KEYS),)
+    if inputs.alignment is not None:
+        align_reads += (External("the Pharaoh alignment", (Path(inputs.alignment),)),)
+    return [
+        Stage("annotate", (inputs.corpus(),), (ANNOTATIONS, REJECTED),
+              lambda st: _annotate(st, config, inputs), chunked=True,
+              doc="tokenise, tag, parse and chunk both sides"),
+        Stage("align", align_reads, (ALIGNMENT,), lambda st: _align(st, config, inputs.alignment),
+              optional=(LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN),
+              doc="word alignment (statistical aligner or the given Pharaoh file)"),
+        Stage("extract", (Artifact(ANNOTATIONS, _ANN_KEYS),
+                          Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),
+              lambda st: _extract(st, section), chunked=True,
+              doc="aligned phrase and pattern occurrences"),
+        Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), (PHRASE_PAIRS, PATTERN_PAIRS),
+              lambda st: _pivot(st, section), doc="pivot through English, p(z2|z1)"),
+    ]
+
+
+def extract_stage(run: Any, section: dict[str, Any]) -> None:
+    """Run only the extract stage (benchmarks); skipped when done."""
+    run_stages(run, "extract-bilingual", [Stage(
+        "extract", (Artifact(ANNOTATIONS), Artifact(ALIGNMENT)), (OCCURRENCES,),
+        lambda st: _extract(st, section), chunked=True)], finish=False)
+
+
+def pivot_stage(run: Any, section: dict[str, Any]) -> None:
+    """Run only the pivot stage (benchmarks); skipped when done."""
+    run_stages(run, "extract-bilingual", [Stage(
+        "pivot", (Artifact(OCCURRENCES),), (PHRASE_PAIRS, PATTERN_PAIRS),
+        lambda st: _pivot(st, section))], finish=False)
 
 
 def pivot_settings(section: dict[str, Any]) -> PivotSettings:
@@ -261,6 +323,30 @@ def pivot_settings(section: dict[str, Any]) -> PivotSettings:
 
 
 # -- the API --------------------------------------------------------------------------------
+def _open(zh_path: str | Path | None, en_path: str | Path | None, config: Config | None,
+          parallel_path: str | Path | None, alignment_path: str | Path | None
+          ) -> tuple[Config, BilingualInputs, list[Stage]]:
+    config = config or load_config()
+    ExtractionSettings.from_config(config.section(SECTION))   # invalid settings fail first
+    as_path = (lambda p: Path(p) if p is not None else None)
+    inputs = BilingualInputs(as_path(zh_path), as_path(en_path), as_path(parallel_path),
+                             as_path(alignment_path))
+    return config, inputs, bilingual_stages(config, inputs)
+
+
+def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
+                   out_dir: str | Path, config: Config | None = None, *,
+                   parallel_path: str | Path | None = None,
+                   alignment_path: str | Path | None = None) -> Plan:
+    """The plan ``extract_bilingual`` would run (``--dry-run``); nothing is written."""
+    from cppdb.run import fingerprint_of
+
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
+    plan_stages(out_dir, COMMAND, stages)          # every missing input at once
+    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs.files()))
+    return plan_stages(out_dir, COMMAND, stages, notes=notes)
+
+
 def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
                       out_dir: str | Path, config: Config | None = None, *,
                       parallel_path: str | Path | None = None,
@@ -274,31 +360,10 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     """
     from cppdb.run import RunDir
 
-    config = config or load_config()
-    section = config.section(SECTION)
-    ExtractionSettings.from_config(section)   # invalid settings fail before any work
-    inputs: Sequence[str | Path] = [p for p in (zh_path, en_path, parallel_path, alignment_path)
-                                    if p is not None]
-    for path in inputs:
-        if not Path(path).is_file():
-            raise BadInputError(f"input file {path} does not exist", hint="check the path")
-    run = RunDir(out_dir, config, command="extract-bilingual", inputs=inputs, fresh=fresh)
-    try:
-        if not run.is_done("annotate"):
-            parallel = read_input(zh_path, en_path, parallel_path,
-                                  int(config.get("annotate.max_chars")))
-            if len(parallel) == 0:
-                _write_rejected(run, parallel)
-                raise BadInputError("no usable sentence pair in the input",
-                                    hint=f"see {run.path(REJECTED)} for the reasons")
-            _annotate(run, parallel, config)
-        _align(run, config, alignment_path)
-        extract_stage(run, section)
-        pivot_stage(run, section)
-    except BaseException:
-        run.finish("failed")
-        raise
-    run.finish()
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
+    plan_stages(out_dir, COMMAND, stages, manifest={})   # inputs checked before any work
+    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs.files(), fresh=fresh)
+    run_stages(run, COMMAND, stages)
     return _result(run)
 
 

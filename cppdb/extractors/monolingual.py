@@ -36,12 +36,15 @@ from cppdb.align.sentences.versions import read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
 from cppdb.progress import console, progress_bar
-from cppdb.run import RunDir
+from cppdb.run import RunDir, StageHandle
+from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
+                          run_stages)
 from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normalizer,
                                  cooccurring_names)
 
 UNITS, SKIPPED, DOCUMENTS = "units.parquet", "skipped.parquet", "documents.parquet"
 ENTITIES, BEADS, PAIRS = "entities.parquet", "beads.parquet", "sentence_pairs.parquet"
+COMMAND = "extract-monolingual"
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ def _doc_id(version: int, path: Path) -> str:
     return f"{version}:{path.parent.name}/{path.name}"
 
 
-def _read_stage(run: RunDir, dirs: Sequence[Path], section: dict[str, Any],
+def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
                 config: Config) -> None:
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
@@ -78,13 +81,12 @@ def _read_stage(run: RunDir, dirs: Sequence[Path], section: dict[str, Any],
     for a, b in identical:
         console().print(f"[yellow]warning[/yellow]: versions {dirs[a]} and {dirs[b]} have "
                         "identical text: their sentence pairs will all be identical")
-    with run.stage("read") as st:
-        if identical:
-            st.note("identical_versions", [[str(dirs[a]), str(dirs[b])] for a, b in identical])
-        st.write_parquet(UNITS, pl.DataFrame(rows, schema_overrides={
-            "start_ms": pl.Int64, "end_ms": pl.Int64}))
-        st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema={"path": pl.String,
-                                                                 "reason": pl.String}))
+    if identical:
+        st.note("identical_versions", [[str(dirs[a]), str(dirs[b])] for a, b in identical])
+    st.write_parquet(UNITS, pl.DataFrame(rows, schema_overrides={
+        "start_ms": pl.Int64, "end_ms": pl.Int64}))
+    st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema={"path": pl.String,
+                                                             "reason": pl.String}))
 
 
 def _identical_versions(rows: list[dict[str, Any]], n_versions: int) -> list[tuple[int, int]]:
@@ -110,8 +112,9 @@ def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFil
     return versions
 
 
-def _documents_stage(run: RunDir, n_versions: int, section: dict[str, Any],
+def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
                      pairs_file: Path | None) -> None:
+    run = st.run
     versions = _version_files(run.read(UNITS), n_versions)
     if pairs_file is not None:
         groups, unpaired = read_pairs_file(pairs_file, versions)
@@ -128,15 +131,15 @@ def _documents_stage(run: RunDir, n_versions: int, section: dict[str, Any],
               "score": None, "method": None, "reason": u.reason} for u in unpaired]
     for u in unpaired:
         console().print(f"[yellow]unpaired[/yellow] {u.file.path}: {u.reason}")
-    with run.stage("documents") as st:
-        st.write_parquet(DOCUMENTS, pl.DataFrame(rows, schema={
-            "group": pl.Int64, "version": pl.Int64, "doc_id": pl.String, "path": pl.String,
-            "score": pl.Float64, "method": pl.String, "reason": pl.String}))
-        st.count("groups", len(groups))
-        st.count("unpaired", len(unpaired))
+    st.write_parquet(DOCUMENTS, pl.DataFrame(rows, schema={
+        "group": pl.Int64, "version": pl.Int64, "doc_id": pl.String, "path": pl.String,
+        "score": pl.Float64, "method": pl.String, "reason": pl.String}))
+    st.count("groups", len(groups))
+    st.count("unpaired", len(unpaired))
 
 
-def _entities_stage(run: RunDir, n_versions: int, section: dict[str, Any]) -> None:
+def _entities_stage(st: StageHandle, n_versions: int, section: dict[str, Any]) -> None:
+    run = st.run
     units = run.read(UNITS)
     per_version = [units.filter(pl.col("version") == v)["text"].to_list()
                    for v in range(n_versions)]
@@ -149,9 +152,8 @@ def _entities_stage(run: RunDir, n_versions: int, section: dict[str, Any]) -> No
                                   cooccurring=together)
     rows = [{"canonical": c.canonical, "variant": v, "count": n}
             for c in normalizer.clusters for v, n in zip(c.variants, c.counts)]
-    with run.stage("entities") as st:
-        st.write_parquet(ENTITIES, pl.DataFrame(rows, schema={
-            "canonical": pl.String, "variant": pl.String, "count": pl.Int64}))
+    st.write_parquet(ENTITIES, pl.DataFrame(rows, schema={
+        "canonical": pl.String, "variant": pl.String, "count": pl.Int64}))
 
 
 def load_normalizer(path: Path) -> EntityNormalizer:
@@ -186,7 +188,8 @@ def _make_encoder(run: RunDir, config: Config, settings: AlignSettings) -> Any:
     return encoder
 
 
-def _align_stage(run: RunDir, config: Config, section: dict[str, Any]) -> None:
+def _align_stage(st: StageHandle, config: Config, section: dict[str, Any]) -> None:
+    run = st.run
     settings = AlignSettings.from_config(config.section("align_sentences"))
     pairs = _document_pairs(run.read(DOCUMENTS))
     units = run.read(UNITS).sort("doc_id", "position")
@@ -209,7 +212,7 @@ def _align_stage(run: RunDir, config: Config, section: dict[str, Any]) -> None:
             encoder.save()
         return pl.DataFrame(rows, schema=_BEAD_SCHEMA)
 
-    with run.stage("align") as st, progress_bar(len(pairs), "aligning documents") as advance:
+    with progress_bar(len(pairs), "aligning documents") as advance:
         run.run_chunked(st, BEADS, len(pairs), section["chunk_size"], compute, advance)
         st.note("method", settings.method)
         st.note("alignment_notes", notes)
@@ -242,9 +245,10 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
             .sort("group", "doc_src", "doc_tgt", "bead"))
 
 
-def _pairs_stage(run: RunDir, config: Config) -> None:
+def _pairs_stage(st: StageHandle, config: Config) -> None:
     from cppdb.registry import load_backend
 
+    run = st.run
     frame = _pairs_frame(run.read(BEADS), run.read(UNITS))
     normalizer = load_normalizer(run.path(ENTITIES))
     annotator = load_backend("zh_annotator", config.section("annotate")["zh_backend"])
@@ -276,37 +280,67 @@ def _pairs_stage(run: RunDir, config: Config) -> None:
     table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + ["source_norm", "target_norm",
                                                                  "identical_after_norm"]),
                        extras], how="horizontal")
-    with run.stage("pairs") as st:
-        st.write_parquet(PAIRS, table)
+    st.write_parquet(PAIRS, table)
+
+
+def monolingual_stages(dirs: Sequence[Path], config: Config,
+                       pairs_file: Path | None) -> list[Stage]:
+    """The declared stages of ``extract-monolingual`` (see the module docstring)."""
+    section = config.section("monolingual")
+    n = len(dirs)
+    units = Artifact(UNITS, ("doc_id", "version", "position", "text"))
+    docs_reads: tuple[Artifact | External, ...] = (units,)
+    if pairs_file is not None:
+        docs_reads += (External("the --pairs file", (pairs_file,)),)
+    beads = Artifact(BEADS, ("group", "doc_src", "doc_tgt", "src", "tgt", "kind"))
+    return [
+        Stage("read", (External("the version directories", tuple(dirs)),), (UNITS, SKIPPED),
+              lambda st: _read_stage(st, dirs, section, config), doc="sentences/lines per file"),
+        Stage("documents", docs_reads, (DOCUMENTS,),
+              lambda st: _documents_stage(st, n, section, pairs_file),
+              doc="which files are the same chapter"),
+        Stage("align", (units, Artifact(DOCUMENTS, ("group", "doc_id"))), (BEADS,),
+              lambda st: _align_stage(st, config, section), chunked=True,
+              doc="BAM + Vecalign per document pair"),
+        Stage("entities", (units, beads), (ENTITIES,),
+              lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
+        Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))), (PAIRS,),
+              lambda st: _pairs_stage(st, config), doc="1-1 sentence pairs"),
+    ]
+
+
+def _open(version_dirs: Sequence[str | Path], config: Config | None,
+          pairs_file: str | Path | None) -> tuple[Config, list[Path], list[Stage]]:
+    config = config or load_config()
+    dirs = [Path(d) for d in version_dirs]
+    if len(dirs) < 2:
+        raise BadInputError(f"extract-monolingual needs two or more version directories, got "
+                            f"{len(dirs)}", hint="pass one directory per translation/version")
+    return config, dirs, monolingual_stages(dirs, config, Path(pairs_file) if pairs_file else None)
+
+
+def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
+                     config: Config | None = None, *,
+                     pairs_file: str | Path | None = None) -> Plan:
+    """The plan ``extract_monolingual`` would run (``--dry-run``); nothing is written."""
+    from cppdb.run import fingerprint_of
+
+    config, dirs, stages = _open(version_dirs, config, pairs_file)
+    plan_stages(out_dir, COMMAND, stages, manifest={})
+    inputs = [*dirs, *([pairs_file] if pairs_file else [])]
+    return plan_stages(out_dir, COMMAND, stages,
+                       notes=dry_run_notes(Path(out_dir), fingerprint_of(config, inputs)))
 
 
 def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
                         config: Config | None = None, *, pairs_file: str | Path | None = None,
                         fresh: bool = False) -> MonolingualSummary:
     """Run (or resume) every stage; returns counts.  See the module docstring."""
-    config = config or load_config()
-    dirs = [Path(d) for d in version_dirs]
-    if len(dirs) < 2:
-        raise BadInputError(f"extract-monolingual needs two or more version directories, got "
-                            f"{len(dirs)}", hint="pass one directory per translation/version")
-    section = config.section("monolingual")
+    config, dirs, stages = _open(version_dirs, config, pairs_file)
+    plan_stages(out_dir, COMMAND, stages, manifest={})     # inputs checked before any work
     inputs = [*dirs, *([pairs_file] if pairs_file else [])]
-    run = RunDir(out_dir, config, command="extract-monolingual", inputs=inputs, fresh=fresh)
-    try:
-        if not run.is_done("read"):
-            _read_stage(run, dirs, section, config)
-        if not run.is_done("documents"):
-            _documents_stage(run, len(dirs), section, Path(pairs_file) if pairs_file else None)
-        if not run.is_done("align"):
-            _align_stage(run, config, section)
-        if not run.is_done("entities"):
-            _entities_stage(run, len(dirs), section)
-        if not run.is_done("pairs"):
-            _pairs_stage(run, config)
-    except BaseException:
-        run.finish("failed")
-        raise
-    run.finish()
+    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh)
+    run_stages(run, COMMAND, stages)
     documents = run.read(DOCUMENTS)
     return MonolingualSummary(
         run.root, documents.height, documents["group"].drop_nulls().n_unique(),

@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 import sys
 from pathlib import Path
@@ -35,6 +36,7 @@ from cppdb.progress import progress_bar
 from cppdb.rank import filters, tiers, weak_labels
 from cppdb.rank.pairs import (
     LABEL,
+    PAIR_TABLES,
     join_key,
     pair_table_paths,
     read_run_pairs,
@@ -47,9 +49,12 @@ from cppdb.rank.ranker import (
     train_ranker,
     usable_features,
 )
-from cppdb.run import RunDir
+from cppdb.run import RunDir, StageHandle
+from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
+                          run_stages)
 
 RANK_DIR = "ranking"
+COMMAND = "rank"
 CANDIDATES, REJECTED, FEATURES = "candidates.parquet", "filtered_pairs.parquet", "features.parquet"
 MODEL, TRAINING, RANKED, TIERS = ("ranker.json", "training_pairs.parquet", "ranked_pairs.parquet",
                                   "tiers.parquet")
@@ -82,24 +87,24 @@ def _models(config: Config, cache_dir: Path | None) -> FeatureModels:
     return load_feature_models(config.section("features"), config.section("embed"), cache_dir)
 
 
-def _filter_stage(run: RunDir, run_dir: Path, config: Config) -> None:
+def _filter_stage(st: StageHandle, run_dir: Path, config: Config) -> None:
     settings = filters.settings_from_config(config.section("rank"))
-    with run.stage("filter") as st:
-        kept, rejected = filters.filter_pairs(read_run_pairs(run_dir), settings)
-        st.write_parquet(CANDIDATES, kept)
-        st.write_parquet(REJECTED, rejected)
-        for reason in filters.REASONS:
-            st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
+    kept, rejected = filters.filter_pairs(read_run_pairs(run_dir), settings)
+    st.write_parquet(CANDIDATES, kept)
+    st.write_parquet(REJECTED, rejected)
+    for reason in filters.REASONS:
+        st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
 
 
-def _features_stage(run: RunDir, models: FeatureModels, config: Config) -> None:
-    for role, info in models.describe().items():
+def _features_stage(st: StageHandle, models: Callable[[], FeatureModels],
+                    config: Config) -> None:
+    run = st.run
+    for role, info in models().describe().items():
         if info:
             run.record_backend(role, info)
-    with run.stage("features") as st:
-        frame = build_feature_table(run.read(CANDIDATES), models,
-                                    workers=config.section("features")["workers"])
-        st.write_parquet(FEATURES, frame)
+    frame = build_feature_table(run.read(CANDIDATES), models(),
+                                workers=config.section("features")["workers"])
+    st.write_parquet(FEATURES, frame)
 
 
 def _run_texts(features: pl.DataFrame) -> list[str]:
@@ -153,14 +158,14 @@ def _candidate_features(config: Config) -> list[str]:
     return list(FEATURE_DESCRIPTIONS)
 
 
-def _train_stage(run: RunDir, models: FeatureModels, config: Config,
+def _train_stage(st: StageHandle, models: Callable[[], FeatureModels], config: Config,
                  labels: Path | None) -> None:
-    with run.stage("train") as st:
-        ranker, training, summary = _train(run, models, config, labels)
-        ranker.save(run.path(MODEL))
-        st.count(MODEL, 1)
-        st.write_parquet(TRAINING, training)
-        st.note("model", summary["source"])
+    run = st.run
+    ranker, training, summary = _train(run, models(), config, labels)
+    ranker.save(run.path(MODEL))
+    st.count(MODEL, 1)
+    st.write_parquet(TRAINING, training)
+    st.note("model", summary["source"])
 
 
 def _train(run: RunDir, models: FeatureModels, config: Config,
@@ -191,17 +196,60 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
     return ranker, training, summary
 
 
-def _score_stage(run: RunDir, config: Config) -> None:
-    with run.stage("score") as st:
-        features = run.read(FEATURES)
-        ranker = Ranker.load(run.path(MODEL))
-        threads = config.section("rank")["threads"]
-        scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
-        tier_list = tiers.tiers_from_config(config.section("rank"))
-        ranked = tiers.add_ranks(scored.select([c for c in scored.columns
-                                                if not c.startswith("f_")]), tier_list)
-        st.write_parquet(RANKED, ranked)
-        st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
+def _score_stage(st: StageHandle, config: Config) -> None:
+    run = st.run
+    features = run.read(FEATURES)
+    ranker = Ranker.load(run.path(MODEL))
+    threads = config.section("rank")["threads"]
+    scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
+    tier_list = tiers.tiers_from_config(config.section("rank"))
+    ranked = tiers.add_ranks(scored.select([c for c in scored.columns
+                                            if not c.startswith("f_")]), tier_list)
+    st.write_parquet(RANKED, ranked)
+    st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
+
+
+def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stage]:
+    """The declared stages of ``rank`` (see the module docstring); models load once, lazily."""
+    loaded: list[FeatureModels] = []
+
+    def models() -> FeatureModels:
+        if not loaded:
+            loaded.append(_models(config, run_dir))
+        return loaded[0]
+
+    tables = External("a pair table of the run", tuple(run_dir / n for n in PAIR_TABLES),
+                      any_of=True, hint="run `cppdb extract-bilingual` or "
+                                        "`cppdb extract-monolingual` into this directory first")
+    train_reads: tuple[Artifact | External, ...] = (Artifact(FEATURES, (S.SOURCE, S.TARGET)),)
+    if labels is not None:
+        train_reads += (External("the labels file", (labels,)),)
+    return [
+        Stage("filter", (tables,), (CANDIDATES, REJECTED),
+              lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
+        Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)),), (FEATURES,),
+              lambda st: _features_stage(st, models, config), doc="every f_* feature"),
+        Stage("train", train_reads, (MODEL, TRAINING),
+              lambda st: _train_stage(st, models, config, labels),
+              doc="fit on human/weak labels, or load a pretrained model"),
+        Stage("score", (Artifact(FEATURES), Artifact(MODEL)), (RANKED, TIERS),
+              lambda st: _score_stage(st, config), doc="score, rank, tiers"),
+    ]
+
+
+def plan_rank(run_dir: str | Path, config: Config | None = None,
+              labels: str | Path | None = None) -> Plan:
+    """The plan ``rank_run`` would run (``--dry-run``); nothing is written."""
+    from cppdb.run import fingerprint_of
+
+    config = config or load_config()
+    run_dir = Path(run_dir)
+    label_path = Path(labels) if labels else None
+    stages = rank_stages(run_dir, config, label_path)
+    plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})
+    inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
+    return plan_stages(run_dir / RANK_DIR, COMMAND, stages,
+                       notes=dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs)))
 
 
 def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Path | None = None,
@@ -211,20 +259,13 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     run_dir = Path(run_dir)
     if labels is not None:          # a bad labels file fails before --fresh moves the run aside
         read_tsv_pairs(labels, with_score=True)
-    inputs = pair_table_paths(run_dir) + ([Path(labels)] if labels else [])
-    run = RunDir(run_dir / RANK_DIR, config, command="rank", inputs=inputs, fresh=fresh)
-    models = _models(config, run_dir)
-    stages = [("filter", lambda: _filter_stage(run, run_dir, config)),
-              ("features", lambda: _features_stage(run, models, config)),
-              ("train", lambda: _train_stage(run, models, config,
-                                             Path(labels) if labels else None)),
-              ("score", lambda: _score_stage(run, config))]
+    label_path = Path(labels) if labels else None
+    stages = rank_stages(run_dir, config, label_path)
+    plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
+    inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
+    run = RunDir(run_dir / RANK_DIR, config, command=COMMAND, inputs=inputs, fresh=fresh)
     with progress_bar(len(stages), "ranking (filter, features, train, score)") as advance:
-        for name, body in stages:
-            if not run.is_done(name):
-                body()
-            advance(1)
-    run.finish()
+        run_stages(run, COMMAND, stages, progress=lambda _name: advance(1))
     return RankSummary(run.root, run.stage_info("filter")["rows"][CANDIDATES]
                        + run.stage_info("filter")["rows"][REJECTED],
                        run.stage_info("filter")["rows"][REJECTED],

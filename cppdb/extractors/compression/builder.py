@@ -31,12 +31,15 @@ from cppdb.extractors.compression.reader import NewsPair, PairReader
 from cppdb.extractors.compression.report import build_report
 from cppdb.io import write_json_atomic, write_jsonl_atomic
 from cppdb.progress import console, progress_bar
-from cppdb.run import RunDir
+from cppdb.run import RunDir, StageHandle
+from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
+                          run_stages)
 
 RECORDS = "records.parquet"
 COMPRESSIONS = "compressions.jsonl"
 REJECTED = "rejected.jsonl"
 REPORT = "report.json"
+COMMAND = "build-compression"
 
 RECORD_SCHEMA: dict[str, pl.DataType] = {
     "line": pl.Int64, "status": pl.String, "rule": pl.String,
@@ -118,6 +121,42 @@ def effective_config(config: Config, *, methods: Sequence[str] | None = None,
     return config.with_overrides(overrides)
 
 
+def _open(input_path: str | Path, config: Config, paraphrases: str | Path | None,
+          methods: Sequence[str] | None, dtt: bool | None, parser: str | None,
+          bert_dir: str | Path | None) -> tuple[Config, list[Path], list[Stage]]:
+    config = effective_config(config, methods=methods, dtt=dtt, parser=parser, bert_dir=bert_dir)
+    section = config.section("compression")
+    active = _resolve_methods(section, methods is not None, paraphrases)
+    skipped = [m for m in section["methods"] if m not in active]
+    section["methods"] = active
+    settings = CompressionSettings.from_config(section)
+    reader = PairReader(input_path)
+    inputs = [reader.path] + ([Path(paraphrases)] if paraphrases else [])
+    table_path = str(paraphrases) if paraphrases else None
+    table_options = (("min_score", float(section["paraphrase_min_score"])),
+                     ("top_percent", float(section["paraphrase_top_percent"])),
+                     ("max_chars", int(section["paraphrase_max_chars"])))
+    workers = int(section["workers"]) or (os.cpu_count() or 1)
+    batch = max(1, int(section["batch_size"]))
+    stages = compression_stages(reader, settings, table_path, table_options, workers, batch,
+                                skipped, Path(paraphrases) if paraphrases else None)
+    return config, inputs, stages
+
+
+def plan_compression(input_path: str | Path, out_dir: str | Path, config: Config, *,
+                     paraphrases: str | Path | None = None,
+                     methods: Sequence[str] | None = None, dtt: bool | None = None,
+                     parser: str | None = None, bert_dir: str | Path | None = None) -> Plan:
+    """The plan ``build_compression`` would run (``--dry-run``); nothing is written."""
+    from cppdb.run import fingerprint_of
+
+    config, inputs, stages = _open(input_path, config, paraphrases, methods, dtt, parser,
+                                   bert_dir)
+    plan_stages(out_dir, COMMAND, stages, manifest={})
+    return plan_stages(out_dir, COMMAND, stages,
+                       notes=dry_run_notes(Path(out_dir), fingerprint_of(config, inputs)))
+
+
 def build_compression(input_path: str | Path, out_dir: str | Path, config: Config, *,
                       paraphrases: str | Path | None = None,
                       methods: Sequence[str] | None = None, dtt: bool | None = None,
@@ -129,41 +168,58 @@ def build_compression(input_path: str | Path, out_dir: str | Path, config: Confi
     ``pattern_pairs.parquet``) or a table file (.parquet / .tsv); ``methods``, ``dtt``,
     ``parser`` and ``bert_dir`` override the ``[compression]`` settings.
     """
-    config = effective_config(config, methods=methods, dtt=dtt, parser=parser, bert_dir=bert_dir)
-    section = config.section("compression")
-    active = _resolve_methods(section, methods is not None, paraphrases)
-    skipped = [m for m in section["methods"] if m not in active]
-    section["methods"] = active
-    settings = CompressionSettings.from_config(section)
-    reader = PairReader(input_path)
-    inputs = [reader.path] + ([Path(paraphrases)] if paraphrases else [])
-    run = RunDir(out_dir, config, command="build-compression", inputs=inputs, fresh=fresh)
-    table_path = str(paraphrases) if paraphrases else None
-    table_options = (("min_score", float(section["paraphrase_min_score"])),
-                     ("top_percent", float(section["paraphrase_top_percent"])),
-                     ("max_chars", int(section["paraphrase_max_chars"])))
-    workers = int(section["workers"]) or (os.cpu_count() or 1)
-    batch = max(1, int(section["batch_size"]))
-    local = load_pipeline(settings, table_path, table_options)
-    run.record_backend("ud_parser", local.parser.describe())
-    if local.bert is not None:
-        run.record_backend("bert_align", local.bert.describe())
-    if not run.is_done("compress"):
-        _compress_stage(run, reader, local, settings, table_path, table_options, workers, batch)
-    with run.stage("write") as stage:
-        records = run.read(RECORDS)
-        kept = records.filter(pl.col("status") == "kept")["record"].to_list()
-        rejected = records.filter(pl.col("status") == "rejected")["record"].to_list()
-        stage.count(COMPRESSIONS, write_jsonl_atomic(run.path(COMPRESSIONS),
-                                                     (json.loads(r) for r in kept)))
-        stage.count(REJECTED, write_jsonl_atomic(run.path(REJECTED),
-                                                 (json.loads(r) for r in rejected)))
-        report = build_report(records, settings, parser=local.parser.describe(),
-                              paraphrase_table=_table_info(local), skipped_methods=skipped)
-        write_json_atomic(run.path(REPORT), report)
-        stage.count(REPORT, 1)
-    run.finish()
+    config, inputs, stages = _open(input_path, config, paraphrases, methods, dtt, parser,
+                                   bert_dir)
+    plan_stages(out_dir, COMMAND, stages, manifest={})    # inputs checked before any work
+    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh)
+    run_stages(run, COMMAND, stages)
+    report = json.loads(run.path(REPORT).read_text("utf-8"))
     return CompressionResult(run.root, run.path(COMPRESSIONS), run.path(REJECTED), report)
+
+
+def compression_stages(reader: PairReader, settings: CompressionSettings,
+                       table_path: str | None, table_options: tuple[tuple[str, Any], ...],
+                       workers: int, batch: int, skipped: list[str],
+                       paraphrases: Path | None) -> list[Stage]:
+    """The declared stages of ``build-compression`` (see the module docstring)."""
+    loaded: list[CompressionPipeline] = []
+
+    def local(run: RunDir) -> CompressionPipeline:
+        if not loaded:       # the parser and the table load once, only when a stage runs
+            loaded.append(load_pipeline(settings, table_path, table_options))
+            run.record_backend("ud_parser", loaded[0].parser.describe())
+            if loaded[0].bert is not None:
+                run.record_backend("bert_align", loaded[0].bert.describe())
+        return loaded[0]
+
+    inputs: tuple[Artifact | External, ...] = (External("the input pairs", (reader.path,)),)
+    if paraphrases is not None:
+        inputs += (External("the paraphrase table", (paraphrases,)),)
+    return [
+        Stage("compress", inputs, (RECORDS,),
+              lambda st: _compress_stage(st, reader, local(st.run), settings, table_path,
+                                         table_options, workers, batch), chunked=True,
+              doc="parse, align, compress (batch_size x workers pairs per chunk)"),
+        Stage("write", (Artifact(RECORDS, ("status", "record")),), (COMPRESSIONS, REJECTED, REPORT),
+              lambda st: _write_stage(st, local(st.run), settings, skipped),
+              doc="compressions.jsonl, rejected.jsonl, report.json"),
+    ]
+
+
+def _write_stage(stage: StageHandle, local: CompressionPipeline,
+                 settings: CompressionSettings, skipped: list[str]) -> None:
+    run = stage.run
+    records = run.read(RECORDS)
+    kept = records.filter(pl.col("status") == "kept")["record"].to_list()
+    rejected = records.filter(pl.col("status") == "rejected")["record"].to_list()
+    stage.count(COMPRESSIONS, write_jsonl_atomic(run.path(COMPRESSIONS),
+                                                 (json.loads(r) for r in kept)))
+    stage.count(REJECTED, write_jsonl_atomic(run.path(REJECTED),
+                                             (json.loads(r) for r in rejected)))
+    report = build_report(records, settings, parser=local.parser.describe(),
+                          paraphrase_table=_table_info(local), skipped_methods=skipped)
+    write_json_atomic(run.path(REPORT), report)
+    stage.count(REPORT, 1)
 
 
 def _table_info(pipeline: CompressionPipeline) -> dict[str, Any] | None:
@@ -173,11 +229,11 @@ def _table_info(pipeline: CompressionPipeline) -> dict[str, Any] | None:
     return {"source": table.source, "pairs": table.n_pairs, "scored": table.scored}
 
 
-def _compress_stage(run: RunDir, reader: PairReader, local: CompressionPipeline,
+def _compress_stage(stage: StageHandle, reader: PairReader, local: CompressionPipeline,
                     settings: CompressionSettings, table_path: str | None,
                     table_options: tuple[tuple[str, Any], ...], workers: int, batch: int) -> None:
-    chunk = batch * workers
-    with run.stage("compress") as stage, progress_bar(len(reader), "compressing") as advance:
+    run, chunk = stage.run, batch * workers
+    with progress_bar(len(reader), "compressing") as advance:
         if workers <= 1:
             def compute(start: int, stop: int) -> pl.DataFrame:
                 return _outcome_frame(local.process(reader.read(start, stop)))

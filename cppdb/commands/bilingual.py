@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, fail,
-                                   make_config, print_json)
+from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
+                                   fail, make_config, print_json, print_plan)
 from cppdb.errors import CppdbError
 
 
@@ -33,10 +33,10 @@ def extract_bilingual_command(
     max_phrase_len: Annotated[Optional[int], typer.Option(
         "--max-phrase-len", help="Maximum words per phrase on each side.")] = None,
     config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
-    json_out: JsonOpt = False, fresh: FreshOpt = False,
+    json_out: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
 ) -> None:
     """Annotate, word-align, extract aligned phrases and patterns, and pivot through English."""
-    from cppdb.extractors.bilingual import extract_bilingual
+    from cppdb.extractors.bilingual import extract_bilingual, plan_bilingual
 
     overrides = list(set_ or [])
     for key, value in (("consistency", consistency), ("tolerance", tolerance),
@@ -46,6 +46,10 @@ def extract_bilingual_command(
                              else f"bilingual.{key}={value}")
     try:
         cfg = make_config(config, overrides, quiet)
+        if dry_run:
+            print_plan(plan_bilingual(zh, en, out, cfg, parallel_path=parallel,
+                                      alignment_path=alignment), json_out)
+            return
         result = extract_bilingual(zh, en, out, cfg, parallel_path=parallel,
                                    alignment_path=alignment, fresh=fresh)
     except CppdbError as exc:

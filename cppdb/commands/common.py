@@ -20,6 +20,9 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 FreshOpt = Annotated[bool, typer.Option(
     "--fresh", help="Discard finished stages of an existing run directory and start over.")]
+DryRunOpt = Annotated[bool, typer.Option(
+    "--dry-run", help="Check the inputs and print the stage plan (what runs, resumes or is "
+                      "skipped; what each stage reads and writes); run nothing.")]
 
 
 def make_config(config: Path | None, overrides: list[str] | None, quiet: bool = False,
@@ -50,3 +53,11 @@ def fail(exc: CppdbError) -> None:
     Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}",
                                                markup=True, highlight=False)
     raise typer.Exit(2)
+
+
+def print_plan(plan: Any, as_json: bool) -> None:
+    """A ``cppdb.stages.Plan`` on stdout (``--dry-run``)."""
+    if as_json:
+        print_json(plan.to_json())
+    else:
+        sys.stdout.write(plan.render() + "\n")

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, fail,
-                                   make_config, print_json)
+from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
+                                   fail, make_config, print_json, print_plan)
 from cppdb.errors import ConfigError, CppdbError
 
 
@@ -41,14 +41,19 @@ def build_compression_command(
     bert_dir: Annotated[Optional[Path], typer.Option(
         "--bert-dir", help="Local Chinese BERT directory for --methods ...,bert.")] = None,
     config: ConfigOpt = None, overrides: SetOpt = None, quiet: QuietOpt = False,
-    json_out: JsonOpt = False, fresh: FreshOpt = False,
+    json_out: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
 ) -> None:
     """Build a Chinese sentence-compression corpus (SPEC §4) with paraphrase-aware alignment."""
-    from cppdb.extractors.compression.builder import build_compression
+    from cppdb.extractors.compression.builder import build_compression, plan_compression
     from cppdb.extractors.compression.report import print_report
 
     try:
         cfg = make_config(config, overrides, quiet)
+        if dry_run:
+            print_plan(plan_compression(
+                input_path, out, cfg, paraphrases=paraphrases, methods=_split_methods(methods),
+                dtt=False if no_dtt else None, parser=parser, bert_dir=bert_dir), json_out)
+            return
         result = build_compression(
             input_path, out, cfg, paraphrases=paraphrases, methods=_split_methods(methods),
             dtt=False if no_dtt else None, parser=parser, bert_dir=bert_dir, fresh=fresh)

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, fail,
-                                   make_config, print_json)
+from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
+                                   fail, make_config, print_json, print_plan)
 from cppdb.align.sentences.files import align_files
 from cppdb.errors import CppdbError
 
@@ -69,13 +69,16 @@ def register(app: typer.Typer) -> None:
             "--pairs", help="TSV of file names per version, one chapter per line "
                             "(replaces automatic document pairing).")] = None,
         config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
-        json_: JsonOpt = False, fresh: FreshOpt = False,
+        json_: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
     ) -> None:
         """Pair chapters, align sentences, and write 1-1 paraphrase sentence pairs."""
-        from cppdb.extractors.monolingual import extract_monolingual
+        from cppdb.extractors.monolingual import extract_monolingual, plan_monolingual
 
         try:
             cfg = make_config(config, set_, quiet)
+            if dry_run:
+                print_plan(plan_monolingual(version_dirs, out, cfg, pairs_file=pairs), json_)
+                return
             summary = extract_monolingual(version_dirs, out, cfg, pairs_file=pairs, fresh=fresh)
         except CppdbError as exc:
             fail(exc)

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, fail,
-                                   make_config, print_json)
+from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
+                                   fail, make_config, print_json, print_plan)
 from cppdb.errors import BadInputError, CppdbError
 
 
@@ -26,10 +26,13 @@ def _print_table(frame, title: str) -> None:
 
 
 def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, quiet: bool,
-          as_json: bool, fresh: bool) -> None:
-    from cppdb.rank.pipeline import rank_run, summary_dict
+          as_json: bool, fresh: bool, dry_run: bool = False) -> None:
+    from cppdb.rank.pipeline import plan_rank, rank_run, summary_dict
 
     cfg = make_config(config, overrides, quiet)
+    if dry_run:
+        print_plan(plan_rank(run, cfg, labels), as_json)
+        return
     summary = rank_run(run, cfg, labels, fresh=fresh)
     if as_json:
         print_json(summary_dict(summary))
@@ -83,11 +86,11 @@ def register(app: typer.Typer) -> None:
             "--labels", help="Human labels: TSV source<TAB>target<TAB>score 1-5 (header "
                              "allowed). Without it the ranker learns from weak labels.")] = None,
         config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
-        as_json: JsonOpt = False, fresh: FreshOpt = False,
+        as_json: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
     ) -> None:
         """Filter, featurise and rank a run's pairs with LightGBM (outputs in RUN/ranking/)."""
         try:
-            _rank(run, labels, config, set_, quiet, as_json, fresh)
+            _rank(run, labels, config, set_, quiet, as_json, fresh, dry_run)
         except CppdbError as exc:
             fail(exc)
 

@@ -284,8 +284,9 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
                                                settings.max_anchors))
             out = work / "pairs" / f"part-{k:05d}.parquet"
             out.parent.mkdir(parents=True, exist_ok=True)
-            pairs.sort(["lhs", "source", S.P_TGT_GIVEN_SRC], descending=[False, False, True]
-                       ).write_parquet(out)
+            # target breaks ties: group_by order varies, the written order must not
+            pairs.sort(["lhs", "source", S.P_TGT_GIVEN_SRC, S.TARGET],
+                       descending=[False, False, True, False]).write_parquet(out)
             outputs.append(out)
     return outputs
 

@@ -126,11 +126,15 @@ CONFIG = {"annotate.workers": 1, "annotate.chunk_size": 1, "bilingual.chunk_size
           "bilingual.workers": 1}
 
 
-def _extract(corpus, out: Path):
+def _extract(corpus, out: Path, sampled: bool = False):
+    """With ``sampled``: no Pharaoh file; the aligner trains on 2 of the 3 pairs and aligns
+    one pair per chunk (the chunked align stage)."""
     from cppdb.extractors.bilingual import extract_bilingual
 
-    return extract_bilingual(None, None, out, load_config(overrides=CONFIG),
-                             parallel_path=corpus[0], alignment_path=corpus[1])
+    overrides = {**CONFIG, **({"align_words.train_sample": 2} if sampled else {})}
+    return extract_bilingual(None, None, out, load_config(overrides=overrides),
+                             parallel_path=corpus[0],
+                             alignment_path=None if sampled else corpus[1])
 
 
 def _tables(run: Path) -> dict[str, pl.DataFrame]:
@@ -162,14 +166,25 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, corpus):
     assert "labels.tsv" in missing.output
 
 
-@pytest.mark.parametrize("where", ["extract", "pivot"])
+@pytest.mark.parametrize("where", ["extract", "pivot", "align"])
 def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpus, monkeypatch,
                                                                  where):
+    import cppdb.align.words.api as word_api
     import cppdb.extractors.bilingual as bilingual
 
-    clean = _tables(_extract(corpus, tmp_path / "clean").run_dir)
+    sampled = where == "align"
+    clean = _tables(_extract(corpus, tmp_path / "clean", sampled).run_dir)
     calls = {"n": 0}
-    if where == "extract":                 # fail on the second chunk, after one part is on disk
+    if where == "align":                   # the sampled, chunked align stage: fail on chunk 2
+        real_align = word_api.align_with
+
+        def flaky_align(*args, **kwargs):
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise RuntimeError("injected failure")
+            return real_align(*args, **kwargs)
+        monkeypatch.setattr(word_api, "align_with", flaky_align)
+    elif where == "extract":                 # fail on the second chunk, after one part is on disk
         real = bilingual.extract_range
 
         def flaky(*args, **kwargs):
@@ -184,15 +199,16 @@ def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpu
         monkeypatch.setattr(bilingual, "pivot", broken)
     out = tmp_path / "interrupted"
     with pytest.raises(RuntimeError, match="injected failure"):
-        _extract(corpus, out)
+        _extract(corpus, out, sampled)
     manifest = json.loads((out / "manifest.json").read_text("utf-8"))
     assert manifest["status"] == "failed"
     assert manifest["stages"][where]["status"] == "failed"
     assert "injected failure" in manifest["stages"][where]["error"]
-    if where == "extract":
-        assert len(list((out / "phrase_occurrences.parquet.parts").glob("part-*"))) == 1
+    artifact = {"extract": "phrase_occurrences", "align": "alignment"}.get(where)
+    if artifact:
+        assert len(list((out / f"{artifact}.parquet.parts").glob("part-*"))) == 1
     monkeypatch.undo()
-    resumed = _tables(_extract(corpus, out).run_dir)
+    resumed = _tables(_extract(corpus, out, sampled).run_dir)
     for name, frame in clean.items():
         assert resumed[name].equals(frame), name
     assert json.loads((out / "manifest.json").read_text("utf-8"))["status"] == "done"

@@ -22,6 +22,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from cppdb.workers import pool_initializer
@@ -163,8 +164,75 @@ def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) ->
                         schema=ALIGNMENT_SCHEMA)
 
 
+def _train_sample(config: Config) -> int:
+    return max(0, int(config.section("align_words")["train_sample"]))
+
+
+def _sample_rows(n_rows: int, size: int, seed: int) -> list[int]:
+    """A seeded sample of row numbers (all of them when ``size >= n_rows``), sorted."""
+    if size >= n_rows:
+        return list(range(n_rows))
+    return sorted(np.random.default_rng(seed).choice(n_rows, size, replace=False).tolist())
+
+
+def _align_sampled(st: Any, config: Config, section: dict[str, Any]) -> None:
+    """Train the aligners on a seeded sample, then align chunk by chunk with the fixed model:
+    memory holds the sample, the model tables and one chunk, whatever the corpus size."""
+    from cppdb.align.words.api import align_with, train_ensemble
+
+    run = st.run
+    zh, en, lemma = S.ann("zh", "tokens"), S.ann("en", "tokens"), S.ann("en", "lemma")
+    scan = run.scan(ANNOTATIONS)
+    has_lemma = lemma in scan.collect_schema().names()
+    columns = [S.ID, zh, en] + ([lemma] if has_lemma else [])
+    n_rows = scan.select(pl.len()).collect().item()
+    rows = _sample_rows(n_rows, _train_sample(config), int(config.get("align_words.seed")))
+    sample = (scan.select(zh, en).with_row_index("_row")
+              .filter(pl.col("_row").is_in(rows)).collect())
+    ensemble = train_ensemble(sample[zh].to_list(), sample[en].to_list(), config)
+    del sample
+    run.record_backend("word_aligner", {"name": "+".join(ensemble.aligners),
+                                        "signature": "+".join(ensemble.signatures)})
+    st.note("train_sample", {"rows": len(rows), "usable": ensemble.trained_pairs,
+                             "of": n_rows, "seed": int(config.get("align_words.seed"))})
+    if ensemble.skipped:
+        st.note("skipped_aligners", {a.name: a.reason for a in ensemble.skipped})
+    lex_e_f, lex_f_e = ensemble.lexical_frames()
+    if lex_e_f.height:
+        st.write_parquet(LEX_EN_GIVEN_ZH, lex_e_f)
+        st.write_parquet(LEX_ZH_GIVEN_EN, lex_f_e)
+
+    def compute(start: int, stop: int) -> pl.DataFrame:
+        part = scan.slice(start, stop - start).select(columns).collect()
+        lemmas = _usable_lemmas(part, lemma) if has_lemma else None
+        links, _ = align_with(ensemble, part[zh].to_list(), part[en].to_list(), lemmas)
+        return pl.DataFrame({S.ID: part[S.ID], LINK_ZH: [[i for i, _ in x] for x in links],
+                             LINK_EN: [[j for _, j in x] for x in links]},
+                            schema=ALIGNMENT_SCHEMA)
+
+    with progress_bar(n_rows, "align") as advance:
+        run.run_chunked(st, ALIGNMENT, n_rows, max(1, int(section["chunk_size"])), compute,
+                        advance)
+    max_tokens = int(config.get("align_words.max_tokens"))
+    lengths = [pl.col(c).list.len() for c in (zh, en)]
+    st.count("rejected_by_aligner", scan.filter(
+        pl.any_horizontal([(n == 0) | (n > max_tokens) for n in lengths])
+    ).select(pl.len()).collect().item())
+
+
+def _usable_lemmas(part: pl.DataFrame, lemma: str) -> list[list[str]] | None:
+    lemmas = [list(x or ()) for x in part[lemma].to_list()]
+    tokens = part[S.ann("en", "tokens")].list.len().to_list()
+    return lemmas if all(len(a) == b for a, b in zip(lemmas, tokens)) else None
+
+
 def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
     run = st.run
+    if alignment_path is None and _train_sample(config):
+        _align_sampled(st, config, config.section(SECTION))
+        st.count("links", run.scan(ALIGNMENT).select(
+            pl.col(LINK_ZH).list.len().sum()).collect().item() or 0)
+        return
     ann = run.read(ANNOTATIONS)
     if alignment_path is not None:
         links = _links_from_pharaoh(alignment_path, ann)
@@ -286,6 +354,7 @@ def bilingual_stages(config: Config, inputs: BilingualInputs) -> list[Stage]:
               doc="tokenise, tag, parse and chunk both sides"),
         Stage("align", align_reads, (ALIGNMENT,), lambda st: _align(st, config, inputs.alignment),
               optional=(LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN),
+              chunked=inputs.alignment is None and _train_sample(config) > 0,
               doc="word alignment (statistical aligner or the given Pharaoh file)"),
         Stage("extract", (Artifact(ANNOTATIONS, _ANN_KEYS),
                           Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),

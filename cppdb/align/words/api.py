@@ -232,3 +232,61 @@ def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], co
                          skipped_aligners=skipped,
                          signatures=tuple(a.signature() for a in aligners.values()),
                          matrices=matrices)
+
+
+# -- train once, align in chunks (bounded memory; the same model on every partition) ------------
+@dataclass
+class TrainedEnsemble:
+    """Aligners whose statistical models were trained (on a sample) and are now fixed."""
+
+    aligners: dict[str, WordAligner]
+    params: EnsembleParams
+    skipped: tuple[SkippedAligner, ...]
+    max_tokens: int
+    trained_pairs: int
+
+    @property
+    def signatures(self) -> tuple[str, ...]:
+        return tuple(a.signature() for a in self.aligners.values())
+
+    def lexical_frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        return lexical_frames(self.aligners)
+
+
+def train_ensemble(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]],
+                   config: Config) -> TrainedEnsemble:
+    """Build the configured aligners and train the statistical ones on ``zh``/``en`` only
+    (the training sample); :func:`align_with` then aligns any pairs with the fixed models."""
+    section = config.section(SECTION)
+    max_tokens = int(section["max_tokens"])
+    train_pairs = _screen_train((zh, en), max_tokens)
+    params = ensemble_params(config)
+    aligners, skipped = build_aligners(config, params.names)
+    for aligner in aligners.values():
+        if aligner.needs_training:
+            if not train_pairs:
+                raise BadInputError("no usable pair to train the statistical word aligner on",
+                                    hint="check the input, or raise align_words.train_sample")
+            aligner.train(train_pairs)
+    return TrainedEnsemble(aligners, params.restricted(tuple(aligners)), tuple(skipped),
+                           max_tokens, len(train_pairs))
+
+
+def align_with(ensemble: TrainedEnsemble, zh: Sequence[Sequence[str]],
+               en: Sequence[Sequence[str]], en_lemmas: Sequence[Sequence[str]] | None = None
+               ) -> tuple[list[list[tuple[int, int]]], list[RejectedPair]]:
+    """Links of every pair (empty for rejected ones) decoded with the fixed models."""
+    kept, rejected = screen_pairs(zh, en, ensemble.max_tokens)
+    pairs = [(list(zh[k]), list(en[k])) for k in kept]
+    check_pairs(pairs)
+    lemmas = [list(en_lemmas[k]) for k in kept] if en_lemmas is not None else None
+    links: list[list[tuple[int, int]]] = [[] for _ in zh]
+    for start in range(0, len(pairs), CHUNK_PAIRS):
+        chunk = pairs[start:start + CHUNK_PAIRS]
+        chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
+        mats = {name: aligner.align(chunk, en_lemmas=chunk_lemmas)
+                for name, aligner in ensemble.aligners.items()}
+        for k, one in zip(kept[start:start + CHUNK_PAIRS],
+                          decode(combine(mats, ensemble.params), ensemble.params)):
+            links[k] = one
+    return links, rejected

@@ -86,6 +86,10 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
     Capability("converter", "traditional -> simplified conversion", {
         "opencc": "cppdb.text.convert:OpenCCConverter",
     }, "opencc"),
+    Capability("engine", "where chunked stages and the pivot run (--engine)", {
+        "local": "cppdb.engine:LocalEngine",
+        "spark": "cppdb.engine.spark:SparkEngine",
+    }, "local"),
     Capability("word_aligner", "zh-en word alignment (link-probability matrices)", {
         "thot": "cppdb.align.words.statistical:ThotAligner",
         "eflomal": "cppdb.align.words.statistical:EflomalAligner",

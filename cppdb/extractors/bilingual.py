@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from functools import partial
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -32,7 +33,7 @@ from cppdb.errors import BadInputError
 from cppdb.io import write_jsonl_atomic, write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
-from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
+from cppdb.extractors.pivot import PivotSettings, empty_pair_table
 from cppdb.progress import progress_bar
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
@@ -248,8 +249,30 @@ def _workers(setting: int) -> int:
     return max(1, available if setting <= 0 else setting)
 
 
-def _extract(st: Any, section: dict[str, Any]) -> None:
-    """Extract phrase and pattern occurrences (chunked, resumable, process pool)."""
+def _extract_part(ann_path: str, align_path: str, settings: ExtractionSettings,
+                  parts_dir: str, counts_dir: str, start: int, stop: int) -> None:
+    """One chunk on an engine's worker: its counts, then its part (the ``run_chunked`` name)."""
+    frame, counts = extract_range(ann_path, align_path, start, stop, settings)
+    write_parquet_atomic(Path(counts_dir) / f"part-{start:012d}.parquet",
+                         pl.DataFrame([counts], schema=list(COUNT_MODES[:len(counts)]),
+                                      orient="row"))
+    write_parquet_atomic(Path(parts_dir) / f"part-{start:012d}.parquet", frame)
+
+
+def _extract_on(engine: Any, run: Any, settings: ExtractionSettings, n_rows: int,
+                chunk: int, counts_dir: Path) -> None:
+    """Compute the missing chunks on ``engine``; ``run_chunked`` then only assembles them."""
+    parts = run.path(OCCURRENCES + ".parts")
+    parts.mkdir(parents=True, exist_ok=True)
+    missing = [(a, min(a + chunk, n_rows)) for a in range(0, max(n_rows, 1), chunk)
+               if not (parts / f"part-{a:012d}.parquet").exists()]
+    engine.map_chunks(partial(_extract_part, str(run.path(ANNOTATIONS)),
+                              str(run.path(ALIGNMENT)), settings, str(parts), str(counts_dir)),
+                      missing)
+
+
+def _extract(st: Any, section: dict[str, Any], engine: Any = None) -> None:
+    """Extract phrase and pattern occurrences (chunked, resumable, process pool or engine)."""
     run = st.run
     settings = ExtractionSettings.from_config(section)
     n_rows = run.scan(ANNOTATIONS).select(pl.len()).collect().item()
@@ -258,8 +281,11 @@ def _extract(st: Any, section: dict[str, Any]) -> None:
     ann_path, align_path = run.path(ANNOTATIONS), run.path(ALIGNMENT)
     counts_dir = run.path(_COUNT_PARTS)
     counts_dir.mkdir(exist_ok=True)
+    if engine is not None and engine.name != "local":
+        _extract_on(engine, run, settings, n_rows, chunk, counts_dir)
     pool = (ProcessPoolExecutor(workers, mp_context=get_context("spawn"), **pool_initializer())
-            if workers > 1 and n_rows > int(section["min_rows_for_pool"]) else None)
+            if workers > 1 and n_rows > int(section["min_rows_for_pool"])
+            and (engine is None or engine.name == "local") else None)
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         step = max(1, -(-(stop - start) // (workers * 4)))
@@ -299,19 +325,25 @@ def _sum_counts(counts_dir: Path, settings: ExtractionSettings) -> dict[str, int
     return {rule.label: int(sums[mode]) for mode, rule in zip(COUNT_MODES, settings.report_rules)}
 
 
-def _pivot(st: Any, section: dict[str, Any]) -> None:
+def _pivot(st: Any, section: dict[str, Any], engine: Any = None) -> None:
     """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet."""
+    from cppdb.engine import LocalEngine
+
+    engine = engine or LocalEngine()
     run = st.run
     settings = pivot_settings(section)
-    occurrences = run.scan(OCCURRENCES)
+    run.scan(OCCURRENCES)                              # a clear error when it is missing
     for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
         work = run.path(f".pivot-{kind}.work")
         pruned: dict[str, int] = {}
-        parts = pivot(occurrences.filter(pl.col("kind") == kind), kind, work, settings,
-                      pruned)
+        parts = engine.pivot(run.path(OCCURRENCES), kind, work, settings, pruned)
         for rule, count in pruned.items():
             st.count(f"pruned_{kind}_units_{rule}", count)
-        st.write_parquet(artifact, pl.scan_parquet(parts) if parts else empty_pair_table())
+        frame = pl.scan_parquet(parts) if parts else empty_pair_table().lazy()
+        if engine.name != "local":       # Spark's part order is arbitrary: one global order
+            frame = frame.sort(["lhs", S.SOURCE, S.P_TGT_GIVEN_SRC, S.TARGET],
+                               descending=[False, False, True, False])
+        st.write_parquet(artifact, frame)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -342,8 +374,9 @@ class BilingualInputs:
 _ANN_KEYS = (S.ID, S.ann("zh", "tokens"), S.ann("en", "tokens"))
 
 
-def bilingual_stages(config: Config, inputs: BilingualInputs) -> list[Stage]:
-    """The declared stages of ``extract-bilingual`` (see the module docstring)."""
+def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None) -> list[Stage]:
+    """The declared stages of ``extract-bilingual`` (see the module docstring); ``engine``
+    (``cppdb.engine``) runs the extract chunks and the pivot."""
     section = config.section(SECTION)
     align_reads: tuple[Artifact | External, ...] = (Artifact(ANNOTATIONS, _ANN_KEYS),)
     if inputs.alignment is not None:
@@ -358,10 +391,10 @@ def bilingual_stages(config: Config, inputs: BilingualInputs) -> list[Stage]:
               doc="word alignment (statistical aligner or the given Pharaoh file)"),
         Stage("extract", (Artifact(ANNOTATIONS, _ANN_KEYS),
                           Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),
-              lambda st: _extract(st, section), chunked=True,
+              lambda st: _extract(st, section, engine), chunked=True,
               doc="aligned phrase and pattern occurrences"),
         Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), (PHRASE_PAIRS, PATTERN_PAIRS),
-              lambda st: _pivot(st, section), doc="pivot through English, p(z2|z1)"),
+              lambda st: _pivot(st, section, engine), doc="pivot through English, p(z2|z1)"),
     ]
 
 
@@ -393,26 +426,31 @@ def pivot_settings(section: dict[str, Any]) -> PivotSettings:
 
 # -- the API --------------------------------------------------------------------------------
 def _open(zh_path: str | Path | None, en_path: str | Path | None, config: Config | None,
-          parallel_path: str | Path | None, alignment_path: str | Path | None
-          ) -> tuple[Config, BilingualInputs, list[Stage]]:
+          parallel_path: str | Path | None, alignment_path: str | Path | None,
+          engine: Any = None) -> tuple[Config, BilingualInputs, list[Stage]]:
     config = config or load_config()
     ExtractionSettings.from_config(config.section(SECTION))   # invalid settings fail first
     as_path = (lambda p: Path(p) if p is not None else None)
     inputs = BilingualInputs(as_path(zh_path), as_path(en_path), as_path(parallel_path),
                              as_path(alignment_path))
-    return config, inputs, bilingual_stages(config, inputs)
+    return config, inputs, bilingual_stages(config, inputs, engine)
 
 
 def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
                    out_dir: str | Path, config: Config | None = None, *,
                    parallel_path: str | Path | None = None,
-                   alignment_path: str | Path | None = None) -> Plan:
+                   alignment_path: str | Path | None = None, engine: str = "local",
+                   spark_master: str | None = None) -> Plan:
     """The plan ``extract_bilingual`` would run (``--dry-run``); nothing is written."""
+    from cppdb.engine import make_engine
     from cppdb.run import fingerprint_of
 
-    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
+    chosen = make_engine(engine, master=spark_master)
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path,
+                                   chosen)
     plan_stages(out_dir, COMMAND, stages)          # every missing input at once
     notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs.files()))
+    notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(out_dir, COMMAND, stages, notes=notes)
 
 
@@ -420,18 +458,28 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
                       out_dir: str | Path, config: Config | None = None, *,
                       parallel_path: str | Path | None = None,
                       alignment_path: str | Path | None = None,
-                      fresh: bool = False) -> BilingualResult:
+                      fresh: bool = False, engine: str = "local",
+                      spark_master: str | None = None,
+                      spark_session: Any = None) -> BilingualResult:
     """Run (or resume) bilingual pivot extraction into ``out_dir``.
 
     >>> result = extract_bilingual("data/parallel/sample.zh", "data/parallel/sample.en",
     ...                            "demo-run/bilingual")            # doctest: +SKIP
     >>> pl.read_parquet(result.phrase_pairs).head()                  # doctest: +SKIP
+
+    ``engine="spark"`` runs the extract chunks and the pivot on Spark (``spark_master``, or
+    an existing ``spark_session``); the outputs are the same Parquet artifacts.
     """
+    from cppdb.engine import make_engine
     from cppdb.run import RunDir
 
-    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
+    chosen = make_engine(engine, master=spark_master, session=spark_session)
+    chosen.check()                                       # a missing engine fails before work
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path,
+                                   chosen)
     plan_stages(out_dir, COMMAND, stages, manifest={})   # inputs checked before any work
     run = RunDir(out_dir, config, command=COMMAND, inputs=inputs.files(), fresh=fresh)
+    run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)
     return _result(run)
 

@@ -1,0 +1,200 @@
+"""The Spark engine (``--engine spark``, the ``[spark]`` extra): chunks as Spark tasks, the pivot
+as Spark SQL.
+
+* Chunks: a DataFrame of ``(start, stop)`` ranges, one per partition, ``mapInPandas`` calls the
+  stage's own per-chunk function, which writes its part file atomically into the run
+  directory (so the run directory must be on storage every executor sees: local disk for
+  ``local[N]``, a shared mount on a cluster).  Parts already on disk are not recomputed, so a
+  killed run resumes exactly as on the local engine.
+* Pivot: units c(z,e), p(z|e), the rank of z under e and p(e|z) are Spark SQL aggregations
+  and windows; the self-join of the Chinese sides within an English pivot is a Spark join
+  with the same ``max_per_pivot`` pruning; the contributions are repartitioned by
+  (LHS, source) and every partition is summed into pairs by the polars function the local
+  engine uses (``mapInArrow``), so the p(z2|z1) = Σ_e p(z2|e)·p(e|z1) sums, anchors and
+  composed alignments are computed by one piece of code.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from cppdb.engine import Engine
+from cppdb.errors import BackendUnavailableError
+
+UNIT_KEYS = ["lhs", "slot_sig", "en", "zh", "swapped"]
+PIVOT_KEYS = ["lhs", "slot_sig", "en"]
+
+
+class SparkEngine(Engine):
+    name = "spark"
+    requires = (("pyspark", "pyspark"),)
+    install_hint = "pip install 'cppdb[spark]' and a Java 17 runtime (apt install openjdk-17-jre-headless)"
+    description = "Apache Spark: chunks as tasks (mapInPandas), the pivot as Spark SQL"
+
+    def __init__(self, master: str | None = None, session: Any = None) -> None:
+        self.master = master
+        self._session = session
+
+    def check(self) -> None:
+        super().check()
+        if self._session is None and shutil.which("java") is None \
+                and not os.environ.get("JAVA_HOME"):
+            raise BackendUnavailableError("the Spark engine needs a Java runtime (17 or later)",
+                                          hint="apt install openjdk-17-jre-headless, or set "
+                                               "JAVA_HOME")
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info["master"] = self.session.sparkContext.master if self._session else self.master
+        return info
+
+    @property
+    def session(self) -> Any:
+        if self._session is None:
+            self.check()
+            from pyspark.sql import SparkSession
+
+            # executors run this interpreter (and so this cppdb) unless the user chose otherwise
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            builder = (SparkSession.builder.appName("cppdb")
+                       .config("spark.ui.showConsoleProgress", "false"))
+            if self.master:
+                builder = builder.master(self.master)
+            self._session = builder.getOrCreate()
+            self._session.sparkContext.setLogLevel("ERROR")
+        return self._session
+
+    # -- chunks --------------------------------------------------------------------------------
+    def map_chunks(self, compute: Callable[[int, int], None],
+                   chunks: Sequence[tuple[int, int]]) -> None:
+        if not chunks:
+            return
+        import pandas as pd
+
+        spark = self.session
+
+        def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+            for batch in batches:
+                for start, stop in zip(batch["start"], batch["stop"]):
+                    compute(int(start), int(stop))
+                yield pd.DataFrame({"start": batch["start"]})
+
+        ranges = spark.createDataFrame(pd.DataFrame(list(chunks), columns=["start", "stop"]))
+        done = (ranges.repartition(len(chunks)).mapInPandas(run, "start long")
+                .count())
+        if done != len(chunks):
+            raise RuntimeError(f"Spark ran {done} of {len(chunks)} chunks")
+
+    # -- pivot ---------------------------------------------------------------------------------
+    def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any) -> list[Path]:
+        if work_dir.exists():
+            shutil.rmtree(work_dir)
+        occ = self.session.read.parquet(str(occurrences))
+        occ = occ.filter(occ["kind"] == kind)
+        contributions = _contributions(_units(occ), settings.max_per_pivot)
+        out = work_dir / "pairs"
+        _aggregate(contributions, kind, settings).write.parquet(str(out))
+        return sorted(out.glob("part-*.parquet"))
+
+
+def _units(occ: Any) -> Any:
+    """c(z,e) with its most frequent alignment and POS; p(z|e), rank of z under e, p(e|z)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    per_align = occ.groupBy(*UNIT_KEYS, "align", "zh_pos").agg(F.count("*").alias("n"))
+    best = Window.partitionBy(*UNIT_KEYS).orderBy(F.desc("n"), F.asc("align"), F.asc("zh_pos"))
+    units = (per_align.withColumn("c_ze", F.sum("n").over(Window.partitionBy(*UNIT_KEYS)))
+             .withColumn("_best", F.row_number().over(best))
+             .filter(F.col("_best") == 1).drop("_best", "n"))
+    by_count = Window.partitionBy(*PIVOT_KEYS).orderBy(F.desc("c_ze"), F.asc("zh"),
+                                                       F.asc("swapped"))
+    return (units
+            .withColumn("p_z_given_e",
+                        F.col("c_ze") / F.sum("c_ze").over(Window.partitionBy(*PIVOT_KEYS)))
+            .withColumn("rank_in_e", F.row_number().over(by_count).cast("long"))
+            .withColumn("c_z", F.sum("c_ze").over(Window.partitionBy("lhs", "zh")))
+            .withColumn("p_e_given_z", F.col("c_ze") / F.col("c_z")))
+
+
+def _swap_slots(column: Any) -> Any:
+    """[X1] ↔ [X2] in a pattern (Java regex; the same rewrite as the polars pivot)."""
+    from pyspark.sql import functions as F
+
+    placeholder = "\ue000"
+    once = F.regexp_replace(column, r"(\[[^\]\s]+?)1\]", "$1" + placeholder + "]")
+    twice = F.regexp_replace(once, r"(\[[^\]\s]+?)2\]", "$11]")
+    return F.regexp_replace(twice, placeholder, "2")
+
+
+def _contributions(units: Any, max_per_pivot: int) -> Any:
+    """The self-join of the Chinese sides of every English pivot (top ``max_per_pivot``)."""
+    from pyspark.sql import functions as F
+
+    kept = units.filter(F.col("rank_in_e") <= max_per_pivot)
+    sides = {"source": ("source", "source_pos", "swap1", "c1", "source_count", "p_z1_e",
+                        "p_e_z1", "align1"),
+             "target": ("target_raw", "target_pos", "swap2", "c2", "target_count", "p_z2_e",
+                        "p_e_z2", "align2")}
+    columns = ("zh", "zh_pos", "swapped", "c_ze", "c_z", "p_z_given_e", "p_e_given_z", "align")
+
+    def side(names: tuple[str, ...]) -> Any:
+        return kept.select(*PIVOT_KEYS, *[F.col(c).alias(n) for c, n in zip(columns, names)])
+
+    pairs = (side(sides["source"]).join(side(sides["target"]), on=PIVOT_KEYS)
+             .filter(F.col("source") != F.col("target_raw")))
+    target = F.when(F.col("swap1") != F.col("swap2"), _swap_slots(F.col("target_raw"))) \
+        .otherwise(F.col("target_raw"))
+    return pairs.select(
+        "lhs", "slot_sig", "en", "source", "source_pos", "target_pos", "source_count",
+        "target_count", "align1", "align2", target.alias("target"),
+        (F.col("p_z2_e") * F.col("p_e_z1")).alias("fwd"),
+        (F.col("p_z1_e") * F.col("p_e_z2")).alias("bwd"),
+        F.least("c1", "c2").alias("joint"))
+
+
+def _aggregate(contributions: Any, kind: str, settings: Any) -> Any:
+    """Pairs per (LHS, source) partition, summed by the local engine's polars function."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    from cppdb.extractors.pivot import empty_pair_table
+
+    schema = _spark_schema(empty_pair_table().schema)
+    arrow_schema = to_arrow_schema(schema)
+    max_anchors = settings.max_anchors
+
+    def summed(batches: Iterator[Any]) -> Iterator[Any]:
+        import polars as pl
+        import pyarrow as pa
+
+        from cppdb.extractors.pivot import _aggregate_pairs, _finalise
+
+        tables = [pa.Table.from_batches([b]) for b in batches]
+        if not tables:
+            return
+        frame = pl.from_arrow(pa.concat_tables(tables))
+        if frame.height == 0:
+            return
+        pairs = _finalise(_aggregate_pairs(frame, kind, max_anchors))
+        yield from pairs.to_arrow().cast(arrow_schema).to_batches()
+
+    n = max(1, contributions.sparkSession.sparkContext.defaultParallelism)
+    return contributions.repartition(n, "lhs", "source").mapInArrow(summed, schema)
+
+
+def _spark_schema(polars_schema: Any) -> Any:
+    import polars as pl
+    from pyspark.sql import types as T
+
+    def convert(dtype: Any) -> Any:
+        if isinstance(dtype, pl.List):
+            return T.ArrayType(convert(dtype.inner))
+        return {pl.String: T.StringType(), pl.Int64: T.LongType(), pl.Int32: T.IntegerType(),
+                pl.Float64: T.DoubleType(), pl.Boolean: T.BooleanType()}[dtype.base_type()]
+
+    return T.StructType([T.StructField(name, convert(dtype)) for name, dtype in
+                         polars_schema.items()])

@@ -6,8 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
-                                   fail, make_config, print_json, print_plan)
+from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
+                                   SetOpt, SparkMasterOpt, fail, make_config, print_json,
+                                   print_plan)
 from cppdb.errors import CppdbError
 
 
@@ -34,6 +35,7 @@ def extract_bilingual_command(
         "--max-phrase-len", help="Maximum words per phrase on each side.")] = None,
     config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
     json_out: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
+    engine: EngineOpt = "local", spark_master: SparkMasterOpt = None,
 ) -> None:
     """Annotate, word-align, extract aligned phrases and patterns, and pivot through English."""
     from cppdb.extractors.bilingual import extract_bilingual, plan_bilingual
@@ -48,10 +50,12 @@ def extract_bilingual_command(
         cfg = make_config(config, overrides, quiet)
         if dry_run:
             print_plan(plan_bilingual(zh, en, out, cfg, parallel_path=parallel,
-                                      alignment_path=alignment), json_out)
+                                      alignment_path=alignment, engine=engine,
+                                      spark_master=spark_master), json_out)
             return
         result = extract_bilingual(zh, en, out, cfg, parallel_path=parallel,
-                                   alignment_path=alignment, fresh=fresh)
+                                   alignment_path=alignment, fresh=fresh, engine=engine,
+                                   spark_master=spark_master)
     except CppdbError as exc:
         fail(exc)
         return

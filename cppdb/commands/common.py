@@ -20,6 +20,10 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 FreshOpt = Annotated[bool, typer.Option(
     "--fresh", help="Discard finished stages of an existing run directory and start over.")]
+EngineOpt = Annotated[str, typer.Option(
+    "--engine", help="local (polars + process pool) or spark (the [spark] extra).")]
+SparkMasterOpt = Annotated[Optional[str], typer.Option(
+    "--spark-master", help="With --engine spark: local[N], spark://host:port, yarn or k8s://...")]
 DryRunOpt = Annotated[bool, typer.Option(
     "--dry-run", help="Check the inputs and print the stage plan (what runs, resumes or is "
                       "skipped; what each stage reads and writes); run nothing.")]

@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test bench sysdeps sysdeps-test install install-test clean
+.PHONY: demo test bench sysdeps sysdeps-test javadeps install install-test clean
 
 # System packages: a CJK font (test screenshots are rendered from text at test time).
 sysdeps:
@@ -25,6 +25,14 @@ sysdeps-test:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
+# Java for the Spark engine's tests (the [spark] extra); Debian's headless JRE 17.
+javadeps:
+	@if ! command -v java >/dev/null 2>&1; then \
+	  echo "installing openjdk-17-jre-headless (Debian package) for the Spark engine"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null; \
+	fi
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -34,7 +42,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[test,neural,stanza,eflomal,hf]'
+	$(BIN)/pip install -q -e '.[test,neural,stanza,eflomal,hf,spark]'
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -43,10 +51,10 @@ install-test: $(VENV)/.installed-test
 demo: sysdeps install
 	$(BIN)/python -m cppdb.demo
 
-test: sysdeps sysdeps-test install-test
+test: sysdeps sysdeps-test javadeps install-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
-bench: sysdeps install-test
+bench: sysdeps javadeps install-test
 	$(BIN)/python -m bench.run_all
 
 clean:

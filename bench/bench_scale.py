@@ -1,0 +1,71 @@
+"""End to end at scale: ``extract-bilingual`` + ``rank`` on a (synthetic) corpus, per engine.
+
+Each command runs as its own process under ``/usr/bin/time -v`` (its peak RSS, including its
+worker processes' own peaks are not summed: the figure is the largest single process), and
+the per-stage seconds and counts come from the run's manifest.  The load average at start
+and end is recorded: the machine is shared, so absolute times are pessimistic.
+
+    python -m bench.make_corpus --tatoeba cmn.txt --pairs 100000 --out /tmp/c100k --work /tmp/seed
+    python -m bench.bench_scale --corpus /tmp/c100k --out /tmp/scale-100k [--engine spark]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import record
+
+
+def _timed_command(args: list[str]) -> dict[str, Any]:
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-v", *args], capture_output=True, text=True)
+    seconds = round(time.perf_counter() - start, 1)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    return {"seconds": seconds, "peak_rss_mb": round(int(rss.group(1)) / 1024) if rss else None}
+
+
+def _stages(manifest: Path) -> dict[str, Any]:
+    info = json.loads(manifest.read_text("utf-8"))
+    return {name: {"seconds": s.get("seconds"), "rows": s.get("rows", {})}
+            for name, s in info["stages"].items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, required=True, help="CORPUS.zh / CORPUS.en")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--engine", default="local")
+    parser.add_argument("--spark-master", default="local[2]")
+    parser.add_argument("--set", action="append", default=[], dest="overrides")
+    args = parser.parse_args()
+    cppdb = [sys.executable, "-m", "cppdb.cli"]
+    sets = [x for item in args.overrides for x in ("--set", item)]
+    engine = ["--engine", args.engine] + (["--spark-master", args.spark_master]
+                                          if args.engine == "spark" else [])
+    load_start = os.getloadavg()
+    n_pairs = sum(1 for _ in open(f"{args.corpus}.zh", encoding="utf-8"))
+    extract = _timed_command(cppdb + ["extract-bilingual", "--zh", f"{args.corpus}.zh",
+                                      "--en", f"{args.corpus}.en", "-o", str(args.out),
+                                      "--quiet", *engine, *sets])
+    rank = _timed_command(cppdb + ["rank", str(args.out), "--quiet", *sets])
+    record("scale", {
+        "corpus": str(args.corpus), "synthetic": True, "pairs": n_pairs,
+        "engine": args.engine + (f" {args.spark_master}" if args.engine == "spark" else ""),
+        "overrides": args.overrides, "extract_bilingual": extract, "rank": rank,
+        "extract_stages": _stages(args.out / "manifest.json"),
+        "rank_stages": _stages(args.out / "ranking" / "manifest.json"),
+        "loadavg_start": [round(x, 2) for x in load_start],
+        "loadavg_end": [round(x, 2) for x in os.getloadavg()]})
+
+
+if __name__ == "__main__":
+    main()

@@ -101,3 +101,29 @@ def test_spark_runs_every_chunk_once(tmp_path, spark):
 
     SparkEngine(session=spark).map_chunks(compute, [(0, 5), (5, 9), (9, 10)])
     assert sorted(p.name for p in seen.iterdir()) == ["0-5", "5-9", "9-10"]
+
+
+@pytest.mark.parametrize("name, master, error", [
+    ("local", None, None),
+    ("spark", "local[2]", None),
+    ("local", "local[2]", "--spark-master needs --engine spark"),
+    ("flink", None, "unknown engine 'flink'"),
+])
+def test_engine_choice(name, master, error):
+    from cppdb.engine import make_engine
+    from cppdb.errors import ConfigError
+
+    if error is None:
+        engine = make_engine(name, master=master)
+        assert engine.name == name
+        return
+    with pytest.raises(ConfigError, match=error):
+        make_engine(name, master=master)
+
+
+def test_doctor_has_an_engine_row():
+    from cppdb.doctor import doctor_rows
+
+    rows = {r["backend"]: r for r in doctor_rows(load_config()) if r["capability"] == "engine"}
+    assert rows["local"]["default"] and rows["local"]["usable"]
+    assert rows["spark"]["usable"] and rows["spark"]["version"].startswith("pyspark==")

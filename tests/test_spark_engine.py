@@ -72,7 +72,10 @@ def test_both_engines_write_the_same_table(runs, table):
 
 
 def test_the_spark_run_records_its_engine(runs):
-    manifest = json.loads((runs[1] / "manifest.json").read_text("utf-8"))
+    local, manifest = (json.loads((run / "manifest.json").read_text("utf-8")) for run in runs)
+    # the pruning counts (function-word pivots are pruned by default) agree too
+    assert manifest["stages"]["pivot"]["rows"] == local["stages"]["pivot"]["rows"]
+    assert manifest["stages"]["pivot"]["rows"]["pruned_phrase_units_function_pivot"] > 0
     assert manifest["status"] == "done"
     assert manifest["backends"]["engine"]["name"] == "spark"
     assert manifest["backends"]["engine"]["master"] == "local[2]"
@@ -127,3 +130,28 @@ def test_doctor_has_an_engine_row():
     rows = {r["backend"]: r for r in doctor_rows(load_config()) if r["capability"] == "engine"}
     assert rows["local"]["default"] and rows["local"]["usable"]
     assert rows["spark"]["usable"] and rows["spark"]["version"].startswith("pyspark==")
+
+
+PRUNING = {
+    "no pruning": dict(skip_function_pivots=False),
+    "every rule": dict(skip_function_pivots=True, min_p_e_given_f=0.05, min_p_f_given_e=0.05,
+                       min_count=2, max_pivots_per_phrase=3, max_per_pivot=5, max_anchors=2),
+}
+
+
+@pytest.mark.parametrize("options", PRUNING.values(), ids=PRUNING)
+def test_the_pivot_prunes_alike_on_both_engines(runs, tmp_path, spark, options):
+    from cppdb.engine import LocalEngine
+    from cppdb.engine.spark import SparkEngine
+    from cppdb.extractors.pivot import PivotSettings
+
+    settings = PivotSettings(**options)
+    occurrences = runs[0] / "phrase_occurrences.parquet"
+    tables, counts = [], []
+    for name, engine in (("local", LocalEngine()), ("spark", SparkEngine(session=spark))):
+        pruned: dict[str, int] = {}
+        parts = engine.pivot(occurrences, "phrase", tmp_path / name, settings, pruned)
+        tables.append(pl.read_parquet(parts).sort(*PAIR_ORDER[:1]))
+        counts.append(pruned)
+    assert tables[0].height > 0 and tables[0].equals(tables[1])
+    assert counts[0] == counts[1]

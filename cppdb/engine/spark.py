@@ -90,12 +90,18 @@ class SparkEngine(Engine):
             raise RuntimeError(f"Spark ran {done} of {len(chunks)} chunks")
 
     # -- pivot ---------------------------------------------------------------------------------
-    def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any) -> list[Path]:
+    def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any,
+              pruned: dict[str, int] | None = None) -> list[Path]:
         if work_dir.exists():
             shutil.rmtree(work_dir)
         occ = self.session.read.parquet(str(occurrences))
         occ = occ.filter(occ["kind"] == kind)
-        contributions = _contributions(_units(occ), settings.max_per_pivot)
+        units = _units(occ).cache()
+        kept, counts = _prune(units, settings)
+        if pruned is not None:
+            for name, count in counts.items():
+                pruned[name] = pruned.get(name, 0) + count
+        contributions = _contributions(kept, settings.max_per_pivot)
         out = work_dir / "pairs"
         _aggregate(contributions, kind, settings).write.parquet(str(out))
         return sorted(out.glob("part-*.parquet"))
@@ -113,12 +119,58 @@ def _units(occ: Any) -> Any:
              .filter(F.col("_best") == 1).drop("_best", "n"))
     by_count = Window.partitionBy(*PIVOT_KEYS).orderBy(F.desc("c_ze"), F.asc("zh"),
                                                        F.asc("swapped"))
+    by_pivot = Window.partitionBy("lhs", "zh").orderBy(F.desc("c_ze"), F.asc("en"),
+                                                       F.asc("slot_sig"), F.asc("swapped"))
     return (units
             .withColumn("p_z_given_e",
                         F.col("c_ze") / F.sum("c_ze").over(Window.partitionBy(*PIVOT_KEYS)))
             .withColumn("rank_in_e", F.row_number().over(by_count).cast("long"))
             .withColumn("c_z", F.sum("c_ze").over(Window.partitionBy("lhs", "zh")))
-            .withColumn("p_e_given_z", F.col("c_ze") / F.col("c_z")))
+            .withColumn("p_e_given_z", F.col("c_ze") / F.col("c_z"))
+            .withColumn("rank_in_z", F.row_number().over(by_pivot).cast("long")))
+
+
+def _pruning_masks(settings: Any) -> dict[str, Any]:
+    """The polars pivot's pruning rules (``cppdb.extractors.pivot.pruning_masks``) in SQL."""
+    from pyspark.sql import functions as F
+
+    from cppdb.text.function_words import ENGLISH_FUNCTION_WORDS, SLOT
+
+    masks: dict[str, Any] = {}
+    if settings.skip_function_pivots:
+        words = F.array(*[F.lit(w) for w in sorted(ENGLISH_FUNCTION_WORDS)])
+        masks["function_pivot"] = F.forall(
+            F.split(F.col("en"), " "),
+            lambda t: F.array_contains(words, F.lower(t)) | t.rlike(SLOT.pattern))
+    if settings.min_p_e_given_f > 0:
+        masks["min_p_e_given_f"] = F.col("p_e_given_z") < settings.min_p_e_given_f
+    if settings.min_p_f_given_e > 0:
+        masks["min_p_f_given_e"] = F.col("p_z_given_e") < settings.min_p_f_given_e
+    if settings.min_count > 1:
+        masks["min_count"] = F.col("c_ze") < settings.min_count
+    if settings.max_pivots_per_phrase > 0:
+        masks["max_pivots_per_phrase"] = F.col("rank_in_z") > settings.max_pivots_per_phrase
+    return masks
+
+
+def _prune(units: Any, settings: Any) -> tuple[Any, dict[str, int]]:
+    """Units no rule prunes, and how many units each rule removes first (rules in order)."""
+    from pyspark.sql import functions as F
+
+    masks = _pruning_masks(settings)
+    if not masks:
+        return units, {}
+    flagged = units.select("*", *[F.coalesce(m, F.lit(False)).alias(f"_prune_{name}")
+                                  for name, m in masks.items()])
+    firsts, taken = [], F.lit(False)
+    for name in masks:
+        flag = F.col(f"_prune_{name}")
+        firsts.append(F.sum((flag & ~taken).cast("long")).alias(name))
+        taken = taken | flag
+    row = flagged.agg(*firsts).collect()[0]
+    counts = {name: int(row[name] or 0) for name in masks}
+    kept = flagged.filter(~taken).drop(*[f"_prune_{name}" for name in masks])
+    return kept, counts
 
 
 def _swap_slots(column: Any) -> Any:

@@ -254,7 +254,8 @@ def test_read_stage_lists_bad_cues_and_warns_about_identical_versions(tmp_path):
                               "另一句\n", "utf-8")
     config = load_config()
     run = RunDir(tmp_path / "run", config, command="t")
-    _read_stage(run, [a, b, c], config.section("monolingual"), config)
+    with run.stage("read") as st:   # the read stage body takes its stage handle
+        _read_stage(st, [a, b, c], config.section("monolingual"), config)
     skipped = pl.read_parquet(run.path(SKIPPED))
     assert sorted(skipped["path"].str.extract(r"(\w+\.srt:\d+)$").to_list()) == \
         ["e1.srt:17", "e1.srt:17", "e1.srt:5", "e1.srt:5", "e1.srt:9", "e1.srt:9"]

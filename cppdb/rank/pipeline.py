@@ -21,6 +21,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, ConfigError
+from cppdb.features.lexical_weights import add_run_weights
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
@@ -96,7 +97,7 @@ def _filter_stage(st: StageHandle, run_dir: Path, config: Config) -> None:
         st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
 
 
-def _features_stage(st: StageHandle, models: Callable[[], FeatureModels],
+def _features_stage(st: StageHandle, run_dir: Path, models: Callable[[], FeatureModels],
                     config: Config) -> None:
     run = st.run
     for role, info in models().describe().items():
@@ -104,7 +105,7 @@ def _features_stage(st: StageHandle, models: Callable[[], FeatureModels],
             run.record_backend(role, info)
     frame = build_feature_table(run.read(CANDIDATES), models(),
                                 workers=config.section("features")["workers"])
-    st.write_parquet(FEATURES, frame)
+    st.write_parquet(FEATURES, add_run_weights(frame, run_dir))
 
 
 def _run_texts(features: pl.DataFrame) -> list[str]:
@@ -228,7 +229,7 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stag
         Stage("filter", (tables,), (CANDIDATES, REJECTED),
               lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
         Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)),), (FEATURES,),
-              lambda st: _features_stage(st, models, config), doc="every f_* feature"),
+              lambda st: _features_stage(st, run_dir, models, config), doc="every f_* feature"),
         Stage("train", train_reads, (MODEL, TRAINING),
               lambda st: _train_stage(st, models, config, labels),
               doc="fit on human/weak labels, or load a pretrained model"),

@@ -95,6 +95,21 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
 EVIDENCE_FEATURES = ("f_source_unaligned", "f_source_has_unaligned", "f_p_t_given_s",
                      "f_p_s_given_t", "f_alignments", "f_target_unaligned",
                      "f_target_has_unaligned", "f_count", "f_n_pivots", *LEX_FEATURES)
+#: the pair-table columns each evidence feature is computed from (every other feature reads
+#: only the text, token and POS columns); weak labels must not come from these columns
+#: (cppdb.rank.weak_labels.independent_features)
+FEATURE_INPUTS: dict[str, tuple[str, ...]] = {
+    "f_source_unaligned": (S.SOURCE_TOKENS, S.ALIGN_SRC),
+    "f_source_has_unaligned": (S.SOURCE_TOKENS, S.ALIGN_SRC),
+    "f_p_t_given_s": (S.P_TGT_GIVEN_SRC,),
+    "f_p_s_given_t": (S.P_SRC_GIVEN_TGT,),
+    "f_alignments": (S.ALIGN_SRC,),
+    "f_target_unaligned": (S.TARGET_TOKENS, S.ALIGN_TGT),
+    "f_target_has_unaligned": (S.TARGET_TOKENS, S.ALIGN_TGT),
+    "f_count": (S.COUNT,),
+    "f_n_pivots": (S.N_PIVOTS,),
+    **{name: (S.TYPE, S.LHS, S.SOURCE, S.TARGET, S.ANCHORS) for name in LEX_FEATURES},
+}
 LM_FEATURES = ("f_lm_source", "f_lm_target", "f_lm_difference")
 EMBEDDING_FEATURES = ("f_cosine",)
 LEXICAL_FEATURES = tuple(name for name in FEATURE_DESCRIPTIONS

@@ -187,7 +187,11 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
         if labels is None or section["labels_with_weak"]:
             parts.append(_weak_features(features, models, config))
         training = pl.concat(parts, how="diagonal_relaxed")
-        names = usable_features(training, _candidate_features(config))
+        candidates = _candidate_features(config)
+        if labels is None or section["labels_with_weak"]:
+            # weak labels come from pivot statistics: never train on features made of them
+            candidates = weak_labels.independent_features(candidates)
+        names = usable_features(training, candidates)
         kinds = training[weak_labels.LABEL_KIND].value_counts().rows()
         summary = {"source": "human labels" if labels else "weak labels",
                    "labels_file": str(labels) if labels else None,

@@ -342,7 +342,7 @@ def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(
     assert set(labels["label_file"].unique()) == set(LABEL_FILES)
     sentences = labels.filter(pl.col("label_file") == "sentence_labels.tsv")
     assert sentences.height >= 300 and set(sentences["label"].unique()) == {1.0, 2.0, 3.0, 4.0, 5.0}
-    ranker = load_ranker(None)
+    ranker = load_ranker(None).models["*"]       # the sentence model of the shipped pair
     assert ranker.anchor is not None and ranker.anchor.feature == "f_cosine"
     assert ranker.anchor.slope > 0 and 0.0 <= ranker.anchor.residual_weight <= 1.0
     assert all(f"data/labels/{name}" in ranker.training["data"] for name in LABEL_FILES)
@@ -355,7 +355,7 @@ def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(
 def test_shipped_model_lowers_detected_meaning_changes_at_the_same_cosine():
     from cppdb.rank.pipeline import load_ranker
 
-    ranker = load_ranker(None)
+    ranker = load_ranker(None).models["*"]
     base = {"f_cosine": [0.95] * 4, "f_numbers_identical": [1, 0, 1, 1],
             "f_negation_flip": [0, 0, 1, 0], "f_argument_swap": [0, 0, 0, 1]}
     scores = ranker.predict(pl.DataFrame(base))

@@ -35,6 +35,7 @@ from cppdb.features.table import (
 )
 from cppdb.progress import progress_bar
 from cppdb.rank import filters, tiers, weak_labels
+from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
 from cppdb.rank.pairs import (
     LABEL,
     PAIR_TABLES,
@@ -77,11 +78,12 @@ def default_model_path() -> Path:
     return Path(cppdb.__file__).resolve().parent / "resources" / "default_ranker.json"
 
 
-def load_ranker(model: str | Path | None) -> Ranker:
-    """``None``/"default": the shipped model; otherwise a ranker JSON file."""
+def load_ranker(model: str | Path | None) -> Ranker | TypedRanker:
+    """``None``/"default": the shipped models by type (cppdb.rank.by_type); otherwise a
+    ranker JSON file."""
     if model is None or str(model) == "default":
-        return Ranker.load(default_model_path())
-    return Ranker.load(model)
+        return shipped_ranker()
+    return load_model(model)
 
 
 def _models(config: Config, cache_dir: Path | None) -> FeatureModels:
@@ -174,10 +176,11 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
     """The run's ranker: trained on human and/or weak labels, or a pretrained model."""
     section = config.section("rank")
     features = run.read(FEATURES)
-    if labels is None and section["model"] != "weak":
-        ranker = load_ranker(section["model"])
+    model = resolve_model(section["model"], features[S.TYPE])
+    if labels is None and model != "weak":
+        ranker = load_ranker(model)
         training = features.clear().with_columns(pl.lit(0.0).alias(LABEL))
-        summary = {"source": f"pretrained model {section['model']}"}
+        summary = {"source": f"pretrained model {model}"}
     else:
         parts = []
         if labels is not None:
@@ -204,7 +207,7 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
 def _score_stage(st: StageHandle, config: Config) -> None:
     run = st.run
     features = run.read(FEATURES)
-    ranker = Ranker.load(run.path(MODEL))
+    ranker = load_model(run.path(MODEL))
     threads = config.section("rank")["threads"]
     scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
     tier_list = tiers.tiers_from_config(config.section("rank"))

@@ -2,7 +2,7 @@
 
 ``rank.model``:
 
-``"auto"`` (default)
+``"auto"``
     bilingual runs (no sentence pairs) use the shipped models (``"default"``); runs with
     sentence pairs (monolingual) train on their own weak labels (``"weak"``), as before.
 ``"default"``
@@ -92,10 +92,15 @@ def resources() -> Path:
 
 def shipped_ranker() -> TypedRanker:
     """The shipped default: the judged bilingual model for phrases and patterns, the
-    sentence model for everything else."""
-    bilingual = Ranker.load(resources() / BILINGUAL_MODEL)
-    return TypedRanker({"phrase": bilingual, "pattern": bilingual,
-                        OTHER: Ranker.load(resources() / SENTENCE_MODEL)})
+    sentence model for everything else.  A checkout without ``bilingual_ranker.json`` (it is
+    written by ``python -m cppdb.rank.train_bilingual``) ranks every type with the sentence
+    model, as before the bilingual model existed; the run's ``ranker.json`` records which
+    models were used."""
+    models = {OTHER: Ranker.load(resources() / SENTENCE_MODEL)}
+    if (resources() / BILINGUAL_MODEL).exists():
+        bilingual = Ranker.load(resources() / BILINGUAL_MODEL)
+        models.update(phrase=bilingual, pattern=bilingual)
+    return TypedRanker(models)
 
 
 def resolve_model(setting: str, types: pl.Series) -> str:

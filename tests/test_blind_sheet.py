@@ -116,3 +116,11 @@ def test_bad_ratings_are_reported(tmp_path, ratings, message):
     path.write_text(ratings, "utf-8")
     with pytest.raises(BadInputError, match=message):
         blind.shares(_key(), blind.read_ratings(path))
+
+
+def test_exclusion_lists_need_no_rating_and_may_omit_the_type(tmp_path):
+    path = tmp_path / "exclude.tsv"
+    path.write_text("source\ttarget\nph s 1\tph t 1\n[NP1] 的\t[NP1]\n", "utf-8")
+    keys = blind.excluded_keys([path])
+    assert set(keys.rows()) == {("phrase", "phs1", "pht1"), ("phrase", "pht1", "phs1"),
+                                ("pattern", "[NP1]的", "[NP1]"), ("pattern", "[NP1]", "[NP1]的")}

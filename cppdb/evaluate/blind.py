@@ -34,11 +34,22 @@ ACCEPTABLE = 3
 
 
 def excluded_keys(paths: list[Path]) -> pl.DataFrame:
-    """(type, source key, target key) of every pair in the label files (both directions)."""
-    from cppdb.rank.judged import read_judgements
-
-    frames = [read_judgements(p).select(S.TYPE, join_key(S.SOURCE).alias("_ks"),
-                                        join_key(S.TARGET).alias("_kt")) for p in paths]
+    """(type, source key, target key) of every pair in the files (both directions).  A file
+    is a TSV with a header holding ``source`` and ``target`` (``type`` optional: a side
+    with a slot makes a pattern); ratings and other columns are ignored."""
+    frames = []
+    for path in paths:
+        frame = pl.read_csv(path, separator="\t", quote_char=None, infer_schema=False)
+        if S.SOURCE not in frame.columns or S.TARGET not in frame.columns:
+            raise BadInputError(f"{path} has no source/target header",
+                                hint="write a header: type, source, target[, rating]")
+        if S.TYPE not in frame.columns:
+            slot = (pl.col(S.SOURCE).str.contains(r"\[[A-Z$]+\d+\]")
+                    | pl.col(S.TARGET).str.contains(r"\[[A-Z$]+\d+\]"))
+            frame = frame.with_columns(pl.when(slot).then(pl.lit("pattern"))
+                                       .otherwise(pl.lit("phrase")).alias(S.TYPE))
+        frames.append(frame.select(S.TYPE, join_key(S.SOURCE).alias("_ks"),
+                                   join_key(S.TARGET).alias("_kt")))
     if not frames:
         return pl.DataFrame(schema={S.TYPE: pl.String, "_ks": pl.String, "_kt": pl.String})
     keys = pl.concat(frames)

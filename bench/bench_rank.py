@@ -6,6 +6,7 @@
     python -m bench.bench_rank sts [valid|train]  # Spearman on Chinese STS-B (needs ../shared/data);
                                                   # train = development data, in two parts
     python -m bench.bench_rank tatoeba         # ROC AUC on natural Tatoeba judgements (../shared/data)
+    python -m bench.bench_rank lexweights RUN [COPIES]  # lexical weights of a bilingual run's pairs
 
 ``scale`` runs the whole ``rank_run`` (filters, the 18 features, char n-gram LM, weak
 labels, LightGBM training and scoring of every pair, tiers) without neural features, each
@@ -267,6 +268,30 @@ def bench_tatoeba() -> None:
                   "seconds": box["seconds"], "command": "python -m bench.bench_rank tatoeba"})
 
 
+def bench_lexweights(run_dir: Path, copies: int = 10) -> None:
+    """PPDB lexical weights (cppdb.features.lexical_weights) of a bilingual run: the unit
+    table from the occurrences, then the run's phrase+pattern pairs, then ``copies`` times
+    as many pairs (the pair step is a join: time should grow linearly)."""
+    from cppdb.features.lexical_weights import OCCURRENCES, pair_weights, run_units
+
+    with timer() as units_time:
+        units = run_units(run_dir)
+    if units is None:
+        raise SystemExit(f"{run_dir} has no lex_*.parquet / {OCCURRENCES}")
+    pairs = pl.concat([pl.read_parquet(run_dir / f"{kind}_pairs.parquet")
+                       for kind in ("phrase", "pattern")
+                       if (run_dir / f"{kind}_pairs.parquet").exists()], how="diagonal_relaxed")
+    occurrences = pl.scan_parquet(run_dir / OCCURRENCES).select(pl.len()).collect().item()
+    for n_copies in (1, copies):
+        frame = pl.concat([pairs] * n_copies)
+        with timer() as pair_time:
+            pair_weights(frame, units)
+        record(AREA, {"bench": "lexweights", "run": str(run_dir), "occurrences": occurrences,
+                      "units": units.height, "units_seconds": units_time["seconds"],
+                      "pairs": frame.height, "pairs_seconds": pair_time["seconds"],
+                      "peak_rss_mb": peak_rss_mb()})
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     what = args.pop(0) if args else "all"
@@ -281,6 +306,8 @@ def main(argv: list[str] | None = None) -> None:
             bench_sts(split)
     elif what == "tatoeba":
         bench_tatoeba()
+    elif what == "lexweights":
+        bench_lexweights(Path(args[0]), int(args[1]) if len(args) > 1 else 10)
     elif what == "all":
         bench_scale([100_000, 1_000_000])
         bench_embed(256)
@@ -288,7 +315,7 @@ def main(argv: list[str] | None = None) -> None:
         bench_sts("train")
         bench_tatoeba()
     else:
-        raise SystemExit(f"unknown benchmark {what!r}: scale | embed | sts | tatoeba | all")
+        raise SystemExit(f"unknown benchmark {what!r}: scale | embed | sts | tatoeba | lexweights | all")
 
 
 if __name__ == "__main__":

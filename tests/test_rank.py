@@ -342,7 +342,7 @@ def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(
     assert set(labels["label_file"].unique()) == set(LABEL_FILES)
     sentences = labels.filter(pl.col("label_file") == "sentence_labels.tsv")
     assert sentences.height >= 300 and set(sentences["label"].unique()) == {1.0, 2.0, 3.0, 4.0, 5.0}
-    ranker = load_ranker(None)
+    ranker = load_ranker(None).models["*"]       # the sentence model of the shipped pair
     assert ranker.anchor is not None and ranker.anchor.feature == "f_cosine"
     assert ranker.anchor.slope > 0 and 0.0 <= ranker.anchor.residual_weight <= 1.0
     assert all(f"data/labels/{name}" in ranker.training["data"] for name in LABEL_FILES)
@@ -355,7 +355,7 @@ def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(
 def test_shipped_model_lowers_detected_meaning_changes_at_the_same_cosine():
     from cppdb.rank.pipeline import load_ranker
 
-    ranker = load_ranker(None)
+    ranker = load_ranker(None).models["*"]
     base = {"f_cosine": [0.95] * 4, "f_numbers_identical": [1, 0, 1, 1],
             "f_negation_flip": [0, 0, 1, 0], "f_argument_swap": [0, 0, 0, 1]}
     scores = ranker.predict(pl.DataFrame(base))
@@ -390,3 +390,41 @@ def test_decreasing_features_are_monotone():
     off = ranker.predict(frame.with_columns(pl.lit(0).alias("f_flag")))
     assert (on <= off + 1e-9).all()
     assert ranker.training["decreasing"] == ["f_flag"]
+
+
+def test_weak_label_rule_reads_only_its_declared_inputs():
+    frame = pl.DataFrame({
+        S.TYPE: ["phrase", "phrase", "phrase", "sentence", "sentence"],
+        S.N_PIVOTS: [3, 1, 3, 0, 0], S.P_TGT_GIVEN_SRC: [0.3, 0.5, 0.05, None, None],
+        S.P_SRC_GIVEN_TGT: [0.2, 0.5, 0.5, None, None], S.COUNT: [5, 1, 4, 1, 1],
+        "anchor": [None, None, None, True, False], "cost": [None, None, None, 0.9, 0.1]})
+    settings = weak_labels.WeakLabelSettings(sentence_cost_quantile=0.5)
+    # nothing but the declared columns: reading any other column would raise
+    only = frame.select(weak_labels.RULE_SELECTOR, *weak_labels.LABEL_INPUTS)
+    assert weak_labels.positive_mask(only, settings).to_list() == [True, False, False, True, True]
+
+
+def test_weak_training_features_share_no_input_with_the_label_rule():
+    from cppdb.features.table import EVIDENCE_FEATURES, FEATURE_DESCRIPTIONS, FEATURE_INPUTS
+
+    kept = weak_labels.independent_features(list(FEATURE_DESCRIPTIONS))
+    for name in kept:
+        assert not set(FEATURE_INPUTS.get(name, ())) & set(weak_labels.LABEL_INPUTS), name
+    for dropped in ("f_p_t_given_s", "f_p_s_given_t", "f_n_pivots", "f_count"):
+        assert dropped not in kept
+    assert {"f_cosine", "f_edit_distance", "f_alignments", "f_lex_best"} <= set(kept)
+    assert set(EVIDENCE_FEATURES) <= set(FEATURE_INPUTS)   # every evidence feature declared
+
+
+def test_text_features_do_not_read_the_label_inputs():
+    from cppdb.features.table import FEATURE_INPUTS, lexical_feature_table
+
+    rows = pair_frame([(["去世"], ["逝世"], ["VV"], ["VV"]),
+                       (["他", "不", "来"], ["他", "来"], ["PN", "AD", "VV"], ["PN", "VV"])])
+    evidence = {S.N_PIVOTS: pl.Int64, S.P_TGT_GIVEN_SRC: pl.Float64,
+                S.P_SRC_GIVEN_TGT: pl.Float64, S.COUNT: pl.Int64}
+    low = rows.with_columns([pl.lit(1).cast(t).alias(c) for c, t in evidence.items()])
+    high = rows.with_columns([pl.lit(9).cast(t).alias(c) for c, t in evidence.items()])
+    text = [c for c in lexical_feature_table(low).columns
+            if c.startswith("f_") and c not in FEATURE_INPUTS]
+    assert lexical_feature_table(low).select(text).equals(lexical_feature_table(high).select(text))

@@ -19,6 +19,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.features.detectors import argument_swap, meaning_change_detectors, negation_flip
+from cppdb.features.lexical_weights import LEX_FEATURES, null_weights
 from cppdb.features.numbers import number_candidates, number_values
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
@@ -79,6 +80,11 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
     "f_lcs_ratio": "extra: 1 - Indel distance / (len(s)+len(t)) (LCS based)",
     "f_count": "extra: co-occurrence count through pivots",
     "f_n_pivots": "extra: number of distinct pivots",
+    "f_lex_t_given_s": "[12] PPDB lexical weight lex(t|s) through the pivots, weighted by "
+                       "each pivot's share of p(t|s) (cppdb.features.lexical_weights)",
+    "f_lex_s_given_t": "[12] PPDB lexical weight lex(s|t) through the pivots, weighted by "
+                       "each pivot's share of p(s|t)",
+    "f_lex_best": "[12] best single pivot: max over pivots of min(lex(t|s), lex(s|t))",
     "f_lm_source": "model: language-model log-probability per unit of s",
     "f_lm_target": "model: language-model log-probability per unit of t",
     "f_lm_difference": "model: f_lm_target - f_lm_source",
@@ -88,7 +94,22 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
 #: features that exist only with pivot/alignment evidence (null for raw scored pairs)
 EVIDENCE_FEATURES = ("f_source_unaligned", "f_source_has_unaligned", "f_p_t_given_s",
                      "f_p_s_given_t", "f_alignments", "f_target_unaligned",
-                     "f_target_has_unaligned", "f_count", "f_n_pivots")
+                     "f_target_has_unaligned", "f_count", "f_n_pivots", *LEX_FEATURES)
+#: the pair-table columns each evidence feature is computed from (every other feature reads
+#: only the text, token and POS columns); weak labels must not come from these columns
+#: (cppdb.rank.weak_labels.independent_features)
+FEATURE_INPUTS: dict[str, tuple[str, ...]] = {
+    "f_source_unaligned": (S.SOURCE_TOKENS, S.ALIGN_SRC),
+    "f_source_has_unaligned": (S.SOURCE_TOKENS, S.ALIGN_SRC),
+    "f_p_t_given_s": (S.P_TGT_GIVEN_SRC,),
+    "f_p_s_given_t": (S.P_SRC_GIVEN_TGT,),
+    "f_alignments": (S.ALIGN_SRC,),
+    "f_target_unaligned": (S.TARGET_TOKENS, S.ALIGN_TGT),
+    "f_target_has_unaligned": (S.TARGET_TOKENS, S.ALIGN_TGT),
+    "f_count": (S.COUNT,),
+    "f_n_pivots": (S.N_PIVOTS,),
+    **{name: (S.TYPE, S.LHS, S.SOURCE, S.TARGET, S.ANCHORS) for name in LEX_FEATURES},
+}
 LM_FEATURES = ("f_lm_source", "f_lm_target", "f_lm_difference")
 EMBEDDING_FEATURES = ("f_cosine",)
 LEXICAL_FEATURES = tuple(name for name in FEATURE_DESCRIPTIONS
@@ -250,6 +271,8 @@ def lexical_feature_table(pairs: pl.DataFrame, *, workers: int = -1) -> pl.DataF
     frame = frame.with_columns(*_surface_features(), *_structure_features(),
                                *_evidence_features())
     frame = _string_distances(frame, workers).with_columns(argument_swap(frame))
+    # filled from the run's lexical tables by cppdb.features.lexical_weights.add_run_weights
+    frame = frame.with_columns(null_weights())
     return frame.drop(SOURCE_CHARS, TARGET_CHARS, SOURCE_NUMBERS, TARGET_NUMBERS)
 
 

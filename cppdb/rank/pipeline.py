@@ -21,6 +21,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, ConfigError
+from cppdb.features.lexical_weights import add_run_weights
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
@@ -34,6 +35,7 @@ from cppdb.features.table import (
 )
 from cppdb.progress import progress_bar
 from cppdb.rank import filters, tiers, weak_labels
+from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
 from cppdb.rank.pairs import (
     LABEL,
     PAIR_TABLES,
@@ -76,11 +78,12 @@ def default_model_path() -> Path:
     return Path(cppdb.__file__).resolve().parent / "resources" / "default_ranker.json"
 
 
-def load_ranker(model: str | Path | None) -> Ranker:
-    """``None``/"default": the shipped model; otherwise a ranker JSON file."""
+def load_ranker(model: str | Path | None) -> Ranker | TypedRanker:
+    """``None``/"default": the shipped models by type (cppdb.rank.by_type); otherwise a
+    ranker JSON file."""
     if model is None or str(model) == "default":
-        return Ranker.load(default_model_path())
-    return Ranker.load(model)
+        return shipped_ranker()
+    return load_model(model)
 
 
 def _models(config: Config, cache_dir: Path | None) -> FeatureModels:
@@ -96,7 +99,7 @@ def _filter_stage(st: StageHandle, run_dir: Path, config: Config) -> None:
         st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
 
 
-def _features_stage(st: StageHandle, models: Callable[[], FeatureModels],
+def _features_stage(st: StageHandle, run_dir: Path, models: Callable[[], FeatureModels],
                     config: Config) -> None:
     run = st.run
     for role, info in models().describe().items():
@@ -104,7 +107,7 @@ def _features_stage(st: StageHandle, models: Callable[[], FeatureModels],
             run.record_backend(role, info)
     frame = build_feature_table(run.read(CANDIDATES), models(),
                                 workers=config.section("features")["workers"])
-    st.write_parquet(FEATURES, frame)
+    st.write_parquet(FEATURES, add_run_weights(frame, run_dir))
 
 
 def _run_texts(features: pl.DataFrame) -> list[str]:
@@ -173,10 +176,11 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
     """The run's ranker: trained on human and/or weak labels, or a pretrained model."""
     section = config.section("rank")
     features = run.read(FEATURES)
-    if labels is None and section["model"] != "weak":
-        ranker = load_ranker(section["model"])
+    model = resolve_model(section["model"], features[S.TYPE])
+    if labels is None and model != "weak":
+        ranker = load_ranker(model)
         training = features.clear().with_columns(pl.lit(0.0).alias(LABEL))
-        summary = {"source": f"pretrained model {section['model']}"}
+        summary = {"source": f"pretrained model {model}"}
     else:
         parts = []
         if labels is not None:
@@ -186,7 +190,11 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
         if labels is None or section["labels_with_weak"]:
             parts.append(_weak_features(features, models, config))
         training = pl.concat(parts, how="diagonal_relaxed")
-        names = usable_features(training, _candidate_features(config))
+        candidates = _candidate_features(config)
+        if labels is None or section["labels_with_weak"]:
+            # weak labels come from pivot statistics: never train on features made of them
+            candidates = weak_labels.independent_features(candidates)
+        names = usable_features(training, candidates)
         kinds = training[weak_labels.LABEL_KIND].value_counts().rows()
         summary = {"source": "human labels" if labels else "weak labels",
                    "labels_file": str(labels) if labels else None,
@@ -199,7 +207,7 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
 def _score_stage(st: StageHandle, config: Config) -> None:
     run = st.run
     features = run.read(FEATURES)
-    ranker = Ranker.load(run.path(MODEL))
+    ranker = load_model(run.path(MODEL))
     threads = config.section("rank")["threads"]
     scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
     tier_list = tiers.tiers_from_config(config.section("rank"))
@@ -228,7 +236,7 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stag
         Stage("filter", (tables,), (CANDIDATES, REJECTED),
               lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
         Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)),), (FEATURES,),
-              lambda st: _features_stage(st, models, config), doc="every f_* feature"),
+              lambda st: _features_stage(st, run_dir, models, config), doc="every f_* feature"),
         Stage("train", train_reads, (MODEL, TRAINING),
               lambda st: _train_stage(st, models, config, labels),
               doc="fit on human/weak labels, or load a pretrained model"),

@@ -130,15 +130,30 @@ class Ranker:
             raise BadInputError("only an anchored ranker has a residual weight")
         return replace(self, anchor=replace(self.anchor, residual_weight=float(weight)))
 
-    def save(self, path: str | Path) -> Path:
-        path = Path(path)
+    def to_dict(self) -> dict[str, Any]:
         data = {"format": FORMAT, "features": list(self.features),
                 "training": self.training, "importance": self.importance,
                 "model": self.model_text}
         if self.anchor is not None:
             data["anchor"] = asdict(self.anchor)
-        write_json_atomic(path, data)
+        return data
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        write_json_atomic(path, self.to_dict())
         return path
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], origin: str | Path) -> Ranker:
+        if data.get("format") != FORMAT:
+            raise BadInputError(f"{origin} is not a cppdb ranker (format {data.get('format')!r})",
+                                hint=f"expected a JSON file with format '{FORMAT}'")
+        anchor = Anchor(**data["anchor"]) if data.get("anchor") else None
+        if anchor is not None and anchor.feature not in data["features"]:
+            raise BadInputError(f"{origin}: anchor feature {anchor.feature} is not a model "
+                                "feature")
+        return cls(tuple(data["features"]), data["model"], data.get("training", {}),
+                   data.get("importance", {}), anchor)
 
     @classmethod
     def load(cls, path: str | Path) -> Ranker:
@@ -147,18 +162,20 @@ class Ranker:
             raise BadInputError(f"ranker model {path} does not exist",
                                 hint="train one with `cppdb rank RUN` (it writes ranker.json) "
                                      "or omit --model to use the shipped default")
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except json.JSONDecodeError as exc:
-            raise BadInputError(f"ranker model {path} is not valid JSON: {exc}") from exc
-        if data.get("format") != FORMAT:
-            raise BadInputError(f"{path} is not a cppdb ranker (format {data.get('format')!r})",
-                                hint=f"expected a JSON file with format '{FORMAT}'")
-        anchor = Anchor(**data["anchor"]) if data.get("anchor") else None
-        if anchor is not None and anchor.feature not in data["features"]:
-            raise BadInputError(f"{path}: anchor feature {anchor.feature} is not a model feature")
-        return cls(tuple(data["features"]), data["model"], data.get("training", {}),
-                   data.get("importance", {}), anchor)
+        return cls.from_dict(read_model_json(path), path)
+
+
+def read_model_json(path: str | Path) -> dict[str, Any]:
+    """A model file's JSON (BadInputError when missing or not JSON)."""
+    path = Path(path)
+    if not path.is_file():
+        raise BadInputError(f"ranker model {path} does not exist",
+                            hint="train one with `cppdb rank RUN` (it writes ranker.json) "
+                                 "or omit --model to use the shipped default")
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BadInputError(f"ranker model {path} is not valid JSON: {exc}") from exc
 
 
 def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],

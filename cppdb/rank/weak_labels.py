@@ -18,6 +18,17 @@ easy         1      random pairs: a positive's source with the target of another
                     the same character length (±1)
 ===========  =====  ========================================================================
 
+**Independence from the ranker's inputs.**  The positive rule reads the pivot statistics
+``n_pivots``, ``p_t_given_s`` and ``p_s_given_t`` (and, for sentences, ``anchor`` and
+``cost``, which are no feature).  A model trained on these labels with the features made
+from the same columns (``f_n_pivots``, ``f_p_*``) would learn the rule back and nothing
+else, so :func:`independent_features` drops every feature whose inputs
+(:data:`cppdb.features.table.FEATURE_INPUTS`) meet :data:`LABEL_INPUTS`; ``count`` is listed
+there too because it is bounded below by the number of pivots (count ≥ n_pivots), so
+``f_count`` would leak the rule's ``n_pivots ≥ 2``.  The weakly trained ranker then learns
+which *text* properties (overlap, cosine, detectors, alignment coverage) go with strong
+pivot evidence, and can rank pairs with weak evidence by them.
+
 Perturbed and random pairs copy the evidence columns (pivot probabilities, counts,
 alignment) of the pair they were made from, so evidence alone cannot tell them from real
 pairs and the model must learn what is wrong with the text.  Perturbation is per-row Python
@@ -36,6 +47,11 @@ from cppdb.errors import RunStateError
 
 LABEL = "label"
 LABEL_KIND = "label_kind"
+#: every column the label decision (:func:`positive_mask`) reads, plus ``count``, which is
+#: bounded below by ``n_pivots`` (see the module docstring); the rule also reads ``type``
+#: (:data:`RULE_SELECTOR`) to choose the sentence or the pivot rule, a key, not evidence
+LABEL_INPUTS = (S.N_PIVOTS, S.P_TGT_GIVEN_SRC, S.P_SRC_GIVEN_TGT, S.COUNT, "anchor", "cost")
+RULE_SELECTOR = S.TYPE
 NEGATIONS = ("没有", "不是", "不", "没", "未", "无", "非", "别", "勿")
 _NEGATION_RE = re.compile("|".join(NEGATIONS))
 _DIGITS = re.compile(r"[0-9]+")
@@ -72,6 +88,13 @@ def positive_mask(frame: pl.DataFrame, settings: WeakLabelSettings) -> pl.Series
     is_sentence = pl.col(S.TYPE) == "sentence"
     return frame.select(pl.when(is_sentence).then(sentence).otherwise(pivots)
                         .fill_null(False).alias("m"))["m"]
+
+
+def independent_features(candidates: list[str]) -> list[str]:
+    """The ``candidates`` not computed from a column of :data:`LABEL_INPUTS`."""
+    from cppdb.features.table import FEATURE_INPUTS
+
+    return [f for f in candidates if not set(FEATURE_INPUTS.get(f, ())) & set(LABEL_INPUTS)]
 
 
 Tagged = list[tuple[str, str]]   # (token, CTB tag); the tag is "" when POS is unknown

@@ -1,0 +1,122 @@
+"""Quality like the paper: Tatoeba end to end, a blind judging sheet, Table 5 shares.
+
+    python -m bench.bench_quality sheet --cmn cmn.txt --out DIR [--exclude labels.tsv]
+    python -m bench.bench_quality sheet --zh t.zh --en t.en --out DIR
+    python -m bench.bench_quality sheet --run RUN --out DIR        # an extracted run
+    python -m bench.bench_quality score --key DIR/key.jsonl --ratings ratings.tsv
+
+``sheet`` runs ``extract-bilingual`` and ``rank`` with the defaults into ``DIR/run`` (or
+ranks ``--run`` when it has no ranking yet), then draws ``--per-cell`` (60) pairs per type
+(phrase, pattern) × cell: ``top20`` (uniform over the best 20 % of the type's ranking) and
+``all`` (uniform over every ranked pair of the type), seeded, leaving out every pair of
+``--exclude`` label files (type + text up to whitespace) so that the judged sample is
+fresh.  A pair drawn in both cells is judged once.  It writes
+
+* ``sheet.jsonl`` — what the judge sees: ``id``, ``type``, ``a``, ``b`` (the two sides,
+  spaces between words removed), in a shuffled order; no score, rank or cell;
+* ``key.jsonl`` — one row per (id, cell) with the pair, its score, rank and percentile;
+* ``automatic.json`` — the paper's Table 3/4 metrics (edit distance, normalised edit
+  distance, cosine) at the top 20 / 60 / 100 % (:mod:`cppdb.evaluate.tables`).
+
+``score`` joins a ratings file (``id<TAB>rating``, 1–5, an optional header) to the key and
+prints the share rated ≥ 3 per cell with n and ±1.96·SE (normal approximation,
+SE = √(p(1−p)/n)) next to the paper's Table 5; ``--out`` writes it as JSON.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import polars as pl
+
+from cppdb.evaluate.blind import (
+    draw_cells,
+    excluded_keys,
+    format_shares,
+    read_ratings,
+    shares,
+    sheet_and_key,
+    write_jsonl,
+)
+from cppdb.io import write_json_atomic
+
+def _ranked_run(args: argparse.Namespace, out: Path) -> Path:
+    from cppdb.config import load_config
+    from cppdb.extractors.bilingual import extract_bilingual
+    from cppdb.rank.pipeline import RANK_DIR, RANKED, rank_run
+
+    config = load_config(args.config)
+    run = Path(args.run) if args.run else out / "run"
+    if not args.run:
+        if args.cmn:
+            from bench.bench_bilingual import tatoeba_inputs
+
+            zh, en = tatoeba_inputs(Path(args.cmn), out / "input")
+        else:
+            zh, en = Path(args.zh), Path(args.en)
+        extract_bilingual(zh, en, run, config)
+    if args.rerank or not (run / RANK_DIR / RANKED).exists():
+        rank_run(run, config, fresh=args.rerank)
+    return run
+
+
+def cmd_sheet(args: argparse.Namespace) -> None:
+    from cppdb.config import load_config
+    from cppdb.evaluate.api import evaluate_run
+    from cppdb.rank.pipeline import read_ranked
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    run = _ranked_run(args, out)
+    ranked = read_ranked(run)
+    keys = draw_cells(ranked, args.per_cell, excluded_keys([Path(p) for p in args.exclude]),
+                      args.seed)
+    sheet, key = sheet_and_key(keys, args.seed)
+    write_jsonl(sheet, out / "sheet.jsonl")
+    write_jsonl(key, out / "key.jsonl")
+    print(f"wrote {out / 'sheet.jsonl'} ({sheet.height} pairs to judge) and {out / 'key.jsonl'}")
+    if not args.no_automatic:
+        table = evaluate_run(run, load_config(args.config))
+        write_json_atomic(out / "automatic.json", {"run": str(run), "rows": table.to_dicts()})
+        print(table)
+
+
+def cmd_score(args: argparse.Namespace) -> None:
+    key = pl.read_ndjson(args.key)
+    table = shares(key, read_ratings(Path(args.ratings)))
+    print(format_shares(table))
+    if args.out:
+        write_json_atomic(args.out, {"key": str(args.key), "ratings": str(args.ratings),
+                                     "rows": table.to_dicts()})
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sheet = sub.add_parser("sheet", help="run, rank, and write the blind sheet + key")
+    source = sheet.add_mutually_exclusive_group(required=True)
+    source.add_argument("--cmn", help="Tatoeba cmn.txt (en<TAB>zh<TAB>attribution)")
+    source.add_argument("--zh", help="Chinese side (with --en)")
+    source.add_argument("--run", help="an extracted bilingual run directory")
+    sheet.add_argument("--en")
+    sheet.add_argument("--out", required=True)
+    sheet.add_argument("--exclude", action="append", default=[],
+                       help="label/judgement TSV whose pairs must not be drawn (repeatable)")
+    sheet.add_argument("--per-cell", type=int, default=60)
+    sheet.add_argument("--seed", type=int, default=13)
+    sheet.add_argument("--config", default=None, help="TOML config (default: the defaults)")
+    sheet.add_argument("--rerank", action="store_true", help="rank the run again (fresh)")
+    sheet.add_argument("--no-automatic", action="store_true",
+                       help="skip the Table 3/4 metrics (they embed up to 2,000 pairs/type)")
+    score = sub.add_parser("score", help="join ratings to the key; Table 5 shares")
+    score.add_argument("--key", required=True)
+    score.add_argument("--ratings", required=True)
+    score.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    if args.command == "sheet" and args.zh and not args.en:
+        parser.error("--zh needs --en")
+    {"sheet": cmd_sheet, "score": cmd_score}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

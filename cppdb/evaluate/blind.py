@@ -1,0 +1,148 @@
+"""Blind judging of a ranking like the paper's Table 5: draw, write a sheet, score it back.
+
+Cells: per pair type (phrase, pattern), ``top20`` = uniform over the best 20 % of the type's
+ranking, ``all`` = uniform over every ranked pair of the type.  Pairs of given label files
+are left out (type + text up to whitespace, both directions) so that a reported sample is
+fresh.  A pair drawn in both cells is judged once.  The sheet holds only ``id``, ``type``
+and the two sides ``a``, ``b`` (spaces between words removed), shuffled; the key holds the
+rest.  ``bench/bench_quality.py`` is the command around it.
+
+Shares are the fraction rated ≥ 3 with a normal-approximation 95 % interval
+(± 1.96·√(p(1−p)/n)).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.errors import BadInputError
+from cppdb.io import write_text_atomic
+from cppdb.rank.pairs import join_key
+from cppdb.rank.tiers import PERCENTILE, RANK, SCORE, in_top
+
+#: the paper's Table 5: share judged acceptable (≥ 3)
+PAPER = {("phrase", "top20"): 0.87, ("phrase", "all"): 0.58,
+         ("pattern", "top20"): 0.86, ("pattern", "all"): 0.61}
+CELLS = (("top20", 0.2), ("all", 1.0))
+TYPES = ("phrase", "pattern")
+ACCEPTABLE = 3
+
+
+def excluded_keys(paths: list[Path]) -> pl.DataFrame:
+    """(type, source key, target key) of every pair in the files (both directions).  A file
+    is a TSV with a header holding ``source`` and ``target`` (``type`` optional: a side
+    with a slot makes a pattern); ratings and other columns are ignored."""
+    frames = []
+    for path in paths:
+        frame = pl.read_csv(path, separator="\t", quote_char=None, infer_schema=False)
+        if S.SOURCE not in frame.columns or S.TARGET not in frame.columns:
+            raise BadInputError(f"{path} has no source/target header",
+                                hint="write a header: type, source, target[, rating]")
+        if S.TYPE not in frame.columns:
+            slot = (pl.col(S.SOURCE).str.contains(r"\[[A-Z$]+\d+\]")
+                    | pl.col(S.TARGET).str.contains(r"\[[A-Z$]+\d+\]"))
+            frame = frame.with_columns(pl.when(slot).then(pl.lit("pattern"))
+                                       .otherwise(pl.lit("phrase")).alias(S.TYPE))
+        frames.append(frame.select(S.TYPE, join_key(S.SOURCE).alias("_ks"),
+                                   join_key(S.TARGET).alias("_kt")))
+    if not frames:
+        return pl.DataFrame(schema={S.TYPE: pl.String, "_ks": pl.String, "_kt": pl.String})
+    keys = pl.concat(frames)
+    return pl.concat([keys, keys.select(S.TYPE, pl.col("_kt").alias("_ks"),
+                                        pl.col("_ks").alias("_kt"))]).unique()
+
+
+def draw_cells(ranked: pl.DataFrame, per_cell: int, exclude: pl.DataFrame,
+               seed: int = 13) -> pl.DataFrame:
+    """The key rows: ``per_cell`` pairs per type × cell, none of ``exclude``."""
+    fresh = (ranked.with_columns(join_key(S.SOURCE).alias("_ks"), join_key(S.TARGET).alias("_kt"))
+             .join(exclude, on=[S.TYPE, "_ks", "_kt"], how="anti", maintain_order="left"))
+    parts = []
+    for t_index, pair_type in enumerate(TYPES):
+        part = ranked.filter(pl.col(S.TYPE) == pair_type)
+        # the cell is defined on the full ranking; exclusion only removes candidates
+        top = part.filter(in_top(0.2)).select(S.SOURCE, S.TARGET)
+        pool = fresh.filter(pl.col(S.TYPE) == pair_type)
+        for c_index, (cell, share) in enumerate(CELLS):
+            members = pool if share >= 1.0 else pool.join(top, on=[S.SOURCE, S.TARGET],
+                                                          how="semi", maintain_order="left")
+            take = min(per_cell, members.height)
+            chosen = members.sample(take, seed=seed + 10 * t_index + c_index, shuffle=True)
+            parts.append(chosen.with_columns(pl.lit(cell).alias("cell")))
+    keys = pl.concat(parts, how="vertical_relaxed")
+    columns = ["cell", S.TYPE, S.LHS, S.SOURCE, S.TARGET, SCORE, RANK, PERCENTILE]
+    return keys.select([c for c in columns if c in keys.columns])
+
+
+def sheet_and_key(keys: pl.DataFrame, seed: int = 13) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A blind sheet (one row per distinct pair, shuffled; id, type, a, b) and the key
+    (every drawn row with its id)."""
+    pairs = keys.select(S.TYPE, S.SOURCE, S.TARGET).unique(maintain_order=True)
+    order = np.random.default_rng(seed).permutation(pairs.height)
+    pairs = pairs[order].with_row_index("_n", offset=1).with_columns(
+        pl.format("q{}", pl.col("_n").cast(pl.String).str.zfill(4)).alias("id")).drop("_n")
+    sheet = pairs.select("id", S.TYPE, pl.col(S.SOURCE).str.replace_all(r"\s+", "").alias("a"),
+                         pl.col(S.TARGET).str.replace_all(r"\s+", "").alias("b"))
+    key = keys.join(pairs, on=[S.TYPE, S.SOURCE, S.TARGET], how="left", maintain_order="left")
+    return sheet, key.select("id", *[c for c in key.columns if c != "id"]).sort("id", "cell")
+
+
+def write_jsonl(frame: pl.DataFrame, path: Path) -> None:
+    lines = [json.dumps(row, ensure_ascii=False) for row in frame.iter_rows(named=True)]
+    write_text_atomic(path, "\n".join(lines) + ("\n" if lines else ""))
+
+
+def read_ratings(path: Path) -> pl.DataFrame:
+    """``id<TAB>rating`` lines (a header line starting with ``id`` is skipped)."""
+    rows = []
+    for number, line in enumerate(Path(path).read_text("utf-8").splitlines(), start=1):
+        fields = line.strip().split("\t")
+        if not line.strip() or (number == 1 and fields[0].lower() == "id"):
+            continue
+        if len(fields) < 2 or fields[1].strip() not in {"1", "2", "3", "4", "5"}:
+            raise BadInputError(f"{path}: line {number} is not id<TAB>rating (1–5): {line!r}")
+        rows.append((fields[0].strip(), int(fields[1])))
+    frame = pl.DataFrame(rows, schema={"id": pl.String, "rating": pl.Int64}, orient="row")
+    dupes = frame.filter(pl.col("id").is_duplicated())
+    if dupes.height:
+        raise BadInputError(f"{path}: id {dupes['id'][0]} is rated twice")
+    return frame
+
+
+def shares(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
+    """Per type × cell: drawn, rated, share ≥ 3, ±1.96·SE, and the paper's value."""
+    unknown = ratings.join(key.select("id").unique(), on="id", how="anti")
+    if unknown.height:
+        raise BadInputError(f"rating for id {unknown['id'][0]} which is not in the key",
+                            hint="use the key.jsonl written with this sheet")
+    joined = key.join(ratings, on="id", how="left")
+    rows = []
+    for pair_type in TYPES:
+        for cell, _ in CELLS:
+            part = joined.filter((pl.col(S.TYPE) == pair_type) & (pl.col("cell") == cell))
+            rated = part.filter(pl.col("rating").is_not_null())
+            n = rated.height
+            p = float((rated["rating"] >= ACCEPTABLE).mean()) if n else None
+            half = 1.96 * math.sqrt(p * (1 - p) / n) if n else None
+            rows.append({"type": pair_type, "cell": cell, "drawn": part.height, "rated": n,
+                         "share_acceptable": p, "ci95_half_width": half,
+                         "mean_rating": float(rated["rating"].mean()) if n else None,
+                         "paper": PAPER[(pair_type, cell)]})
+    return pl.DataFrame(rows)
+
+
+def format_shares(table: pl.DataFrame) -> str:
+    lines = ["| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) |",
+             "|---|---|---|---|---|---|---|"]
+    for r in table.iter_rows(named=True):
+        share = "–" if r["share_acceptable"] is None else f"{r['share_acceptable']:.0%}"
+        half = "–" if r["ci95_half_width"] is None else f"{r['ci95_half_width']:.0%}"
+        mean = "–" if r["mean_rating"] is None else f"{r['mean_rating']:.2f}"
+        lines.append(f"| {r['type']} | {r['cell']} | {r['rated']} | {share} | {half} | {mean} | "
+                     f"{r['paper']:.0%} |")
+    return "\n".join(lines)

@@ -229,16 +229,16 @@ def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkey
     clean = pl.read_parquet(pipeline.rank_run(tmp_path / "clean", config).ranking_dir
                             / pipeline.RANKED)
     make_run(tmp_path / "run", labelled)
-    real = pipeline.Ranker.load
+    real = pipeline.load_model   # what the score stage calls to read the trained model
 
     def broken(*args, **kwargs):
         raise RuntimeError("injected failure")
-    monkeypatch.setattr(pipeline.Ranker, "load", broken)
+    monkeypatch.setattr(pipeline, "load_model", broken)
     with pytest.raises(RuntimeError, match="injected failure"):
         pipeline.rank_run(tmp_path / "run", config)
     manifest = json.loads((tmp_path / "run" / "ranking" / "manifest.json").read_text("utf-8"))
     assert manifest["status"] == "failed" and manifest["stages"]["score"]["status"] == "failed"
     assert manifest["stages"]["train"]["status"] == "done"
-    monkeypatch.setattr(pipeline.Ranker, "load", real)
+    monkeypatch.setattr(pipeline, "load_model", real)
     resumed = pipeline.rank_run(tmp_path / "run", config)
     assert pl.read_parquet(resumed.ranking_dir / pipeline.RANKED).equals(clean)

@@ -96,3 +96,41 @@ def test_person_mismatch(source, target, expected):
     assert frame.select(person_mismatch()).item() == expected
     reason = filter_reasons(frame).item()
     assert (reason in ("person_mismatch", "deixis_flip")) is bool(expected)
+
+
+# kinship terms of different relations (the English pivot neutralises seniority, lineage, sex)
+KINSHIP = [
+    ("你 哥哥", "你 弟弟", 1), ("爷爷", "外公", 1), ("他 的 儿子", "他 的 女儿", 1),
+    ("叔叔", "舅舅", 1), ("这 位 伯伯", "那 位 叔叔", 1),
+    # must not fire: synonyms of one relation, a generic term, other words changed too
+    ("哥", "哥哥", 0), ("我 的 爸爸", "我 父亲", 0), ("哥哥", "兄弟", 0),
+    ("哥哥 的 书", "弟弟 的 车", 0), ("妈妈", "母亲", 0), ("老师", "教师", 0),
+]
+
+
+@pytest.mark.parametrize("source,target,expected", KINSHIP)
+def test_kinship_flip(source, target, expected):
+    from cppdb.features.detectors import kinship_flip
+
+    frame = _frame([(source, target, " ".join(["NN"] * len(source.split())),
+                     " ".join(["NN"] * len(target.split())), "phrase", None, None)])
+    assert frame.select(kinship_flip()).item() == expected
+    assert (filter_reasons(frame).item() is not None) is bool(expected)
+
+
+NEGATIONS = [
+    ("区分 [NP1] 和 蟾蜍", "无法 区分 [NP1] 和 蟾蜍", 1),   # a multi-character negation token
+    ("他 是 医生", "他 不是 医生", 1), ("我 没有 钱", "我 有 钱", 1),
+    # must not fire: both negated, an added particle, a paraphrase that merely contains 不
+    ("他 不 来", "他 不会 来", 0), ("我 不 想 去", "我 不 想 去 了", 0), ("没法 说", "说 不 出来", 0),
+]
+
+
+@pytest.mark.parametrize("source,target,expected", NEGATIONS)
+def test_negation_flip_is_a_filter(source, target, expected):
+    from cppdb.features.detectors import negation_flip
+
+    frame = _frame([(source, target, " ".join(["X"] * len(source.split())),
+                     " ".join(["X"] * len(target.split())), "phrase", None, None)])
+    assert frame.select(negation_flip("source", "target")).item() == expected
+    assert (filter_reasons(frame).item() == "negation_flip") is bool(expected)

@@ -156,15 +156,40 @@ def test_typed_ranker_scores_each_type_with_its_model(tmp_path):
         only_phrases.predict(frame)
 
 
-@pytest.mark.parametrize("setting, types, expected", [
-    ("auto", ["phrase", "pattern"], "default"),
-    ("auto", ["sentence"], "weak"),
-    ("weak", ["phrase"], "weak"),
-    ("default", ["sentence"], "default"),
-    ("my.json", ["phrase"], "my.json"),
+def _features_frame(types: list[str], drop: tuple[str, ...] = ()) -> pl.DataFrame:
+    from cppdb.rank.by_type import shipped_ranker
+
+    names = [f for f in shipped_ranker().features if f not in drop]
+    return pl.DataFrame({S.TYPE: types, **{f: [0.5] * len(types) for f in names}})
+
+
+@pytest.mark.parametrize("setting, types, drop, expected, why", [
+    ("auto", ["phrase", "pattern"], (), "default", "bilingual run"),
+    ("auto", ["sentence"], (), "weak", "sentence pairs"),
+    ("auto", ["phrase", "sentence"], (), "weak", "sentence pairs"),
+    # the shipped phrase model needs the cosine: without the encoder auto falls back to weak
+    ("auto", ["phrase"], ("f_cosine",), "weak", "f_cosine"),
+    # an explicit choice is never second-guessed
+    ("weak", ["phrase"], (), "weak", "rank.model = weak"),
+    ("default", ["sentence"], ("f_cosine",), "default", "rank.model = default"),
+    ("my.json", ["phrase"], (), "my.json", "rank.model = my.json"),
 ])
-def test_auto_model_follows_the_run_kind(setting, types, expected):
-    assert resolve_model(setting, pl.Series(types)) == expected
+def test_auto_model_follows_the_run_kind(setting, types, drop, expected, why):
+    model, reason = resolve_model(setting, _features_frame(types, drop))
+    assert model == expected and why in reason
+
+
+def test_shipped_bilingual_model_exists_and_is_trained_on_judgements():
+    from cppdb.rank.by_type import shipped_ranker
+
+    shipped = shipped_ranker()
+    assert {"phrase", "pattern", OTHER} <= set(shipped.models)
+    training = shipped.models["phrase"].training
+    assert training["matched"] >= 900 and "cv" in training
+    # the CV table it was accepted on: the judged model beats p(t|s) alone on both types
+    by = {(r["type"], r["scorer"]): r["roc_auc"] for r in training["cv"]}
+    for kind in ("phrase", "pattern"):
+        assert by[(kind, "cv_model")] > by[(kind, "f_p_t_given_s")]
 
 
 def test_bilingual_features_leave_out_the_run_fitted_language_model():

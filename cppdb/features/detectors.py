@@ -31,6 +31,7 @@ from cppdb import schema as S
 from cppdb.annotate.classifiers import compatible_pairs, known_classifiers
 from cppdb.annotate.ctb_map import CLASSIFIERS, DETERMINERS
 from cppdb.text.function_words import ZH_CONTRAST_SETS
+from cppdb.text.kinship import KIN_RELATION
 from cppdb.text.negation import packaged_negation_words
 
 #: the one-character words of the negation list, deleted (with the particles, punctuation
@@ -51,11 +52,23 @@ def _negation_parity(tokens: str) -> pl.Expr:
 
 
 def negation_flip(source_chars: str, target_chars: str) -> pl.Expr:
-    """``f_negation_flip`` from the token columns and the two character-text columns."""
-    same_rest = (pl.col(source_chars).str.replace_all(_IGNORED, "")
-                 == pl.col(target_chars).str.replace_all(_IGNORED, ""))
+    """``f_negation_flip`` from the token columns and the two character-text columns.
+
+    "The rest" is compared twice: without the one-character negators (他 是 / 他 不是) and
+    without whole negation tokens (区分 X / 无法 区分 X: 无法 is one token, not a negator
+    character plus 法); either equality counts."""
+    same_chars = (pl.col(source_chars).str.replace_all(_IGNORED, "")
+                  == pl.col(target_chars).str.replace_all(_IGNORED, ""))
+    same_tokens = (_without_negation(S.SOURCE_TOKENS) == _without_negation(S.TARGET_TOKENS))
     flipped = _negation_parity(S.SOURCE_TOKENS) != _negation_parity(S.TARGET_TOKENS)
+    same_rest = same_chars | same_tokens.fill_null(False)
     return (flipped & same_rest).fill_null(False).cast(pl.Int8).alias("f_negation_flip")
+
+
+def _without_negation(tokens: str) -> pl.Expr:
+    words = sorted(packaged_negation_words())
+    kept = pl.col(tokens).list.eval(pl.element().filter(~pl.element().is_in(words))).list.join("")
+    return kept.str.replace_all(_IGNORED, "")
 
 
 def _nominal(tokens: list[str], tags: list[str]) -> bool:
@@ -147,6 +160,26 @@ def deixis_flip() -> pl.Expr:
             ).fill_null(False).cast(pl.Int8).alias("f_deixis_flip")
 
 
+def kinship_flip() -> pl.Expr:
+    """``f_kinship_flip``: the sides differ only in kinship terms (and closed-class words),
+    and the terms name different relations (:mod:`cppdb.text.kinship`): 你 哥哥 / 你 弟弟,
+    爷爷 / 外公.  Synonyms of one relation do not fire (哥 / 哥哥, 父亲 / 爸爸), nor does a
+    generic term (哥哥 / 兄弟)."""
+    src, tgt = _only(S.SOURCE_TOKENS, S.TARGET_TOKENS), _only(S.TARGET_TOKENS, S.SOURCE_TOKENS)
+    allowed = DETERMINER_WORDS + sorted(_CONTRAST_ID) + sorted(KIN_RELATION)
+
+    def relations(expr: pl.Expr) -> pl.Expr:
+        return expr.list.eval(pl.element().replace_strict(KIN_RELATION, default=None,
+                                                          return_dtype=pl.String)
+                              ).list.drop_nulls().list.unique()
+
+    src_rel, tgt_rel = relations(src), relations(tgt)
+    differ = (src_rel.list.set_symmetric_difference(tgt_rel).list.len() > 0)
+    return (_all_in(src, allowed) & _all_in(tgt, allowed) & (src_rel.list.len() > 0)
+            & (tgt_rel.list.len() > 0) & differ).fill_null(False).cast(pl.Int8).alias(
+        "f_kinship_flip")
+
+
 #: personal pronouns (the first two contrast sets: singular and plural persons)
 PERSONAL_PRONOUNS = sorted(ZH_CONTRAST_SETS[0] | ZH_CONTRAST_SETS[1])
 
@@ -214,4 +247,4 @@ def closed_class_detectors() -> list[pl.Expr]:
 
 def meaning_change_detectors() -> list[pl.Expr]:
     """Every closed-class detector that is a feature column (the four above + the rest)."""
-    return [*closed_class_detectors(), person_mismatch(), no_content()]
+    return [*closed_class_detectors(), person_mismatch(), kinship_flip(), no_content()]

@@ -75,6 +75,8 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
     "f_no_content": "extra: a pattern side has no content word outside its slots (他 [VP1])",
     "f_person_mismatch": "extra: both sides have personal pronouns and share none "
                          "(你的母亲 / 我们的妈妈)",
+    "f_kinship_flip": "extra: the sides differ only in kinship terms of different relations "
+                      "(你哥哥 / 你弟弟)",
     "f_char_jaccard": "extra: Jaccard similarity of character sets",
     "f_bigram_jaccard": "extra: Jaccard similarity of character-bigram sets",
     "f_lcs_ratio": "extra: 1 - Indel distance / (len(s)+len(t)) (LCS based)",

@@ -103,8 +103,18 @@ def shipped_ranker() -> TypedRanker:
     return TypedRanker(models)
 
 
-def resolve_model(setting: str, types: pl.Series) -> str:
-    """``rank.model`` with ``"auto"`` decided by the run's pair types (module docstring)."""
+def resolve_model(setting: str, features: pl.DataFrame) -> tuple[str, str]:
+    """``rank.model`` with ``"auto"`` decided by the run (module docstring), and why.
+
+    ``auto`` picks the shipped models only when the run computed every feature they use
+    (the bilingual model needs the embedding cosine): a run with ``features.embedding``
+    off falls back to weak labels rather than failing or scoring with holes."""
     if setting != "auto":
-        return setting
-    return "weak" if (types == "sentence").any() else "default"
+        return setting, f"rank.model = {setting}"
+    if (features[S.TYPE] == "sentence").any():
+        return "weak", "auto: the run has sentence pairs (monolingual) -> weak labels"
+    missing = sorted(set(shipped_ranker().features) - set(features.columns))
+    if missing:
+        return "weak", (f"auto: the shipped model needs {', '.join(missing)}, which this run "
+                        "did not compute -> weak labels")
+    return "default", "auto: bilingual run -> the shipped models"

@@ -23,6 +23,10 @@ A pair is rejected, with the first reason that applies, when its two sides are
 ``person_mismatch``
     both sides name persons by pronoun and share none (你的母亲 / 我们的妈妈), whatever else
     differs;
+``negation_flip``, ``kinship_flip``
+    one side negates the other and the rest is the same (区分 X / 无法区分 X); the sides differ
+    only in kinship terms of different relations (你哥哥 / 你弟弟, 爷爷 / 外公: English
+    "brother", "grandfather" do not keep them apart, :mod:`cppdb.text.kinship`);
 ``no_content``
     a pattern side whose words outside the slots are all function words (他 [VP1],
     [NP1] 的 [NP2]): the slots carry all its meaning.
@@ -38,11 +42,12 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.features.detectors import (classifier_clash, deixis_flip, determiner_only,
-                                     head_change, no_content, person_mismatch)
+                                     head_change, kinship_flip, negation_flip, no_content,
+                                     person_mismatch)
 
 FILTER_REASON = "filter_reason"
-REASONS = ("identical", "trivial", "entity_only", "deixis_flip", "person_mismatch",
-           "determiner_only", "head_change", "no_content")
+REASONS = ("identical", "trivial", "entity_only", "negation_flip", "deixis_flip",
+           "person_mismatch", "kinship_flip", "determiner_only", "head_change", "no_content")
 _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 
@@ -118,7 +123,9 @@ def _closed_class_checks(columns: list[str]) -> list[tuple[str, pl.Expr]]:
     """Pairs that differ only in closed-class words (cppdb.features.detectors): a deixis,
     person or number flip; a determiner/classifier change in a pattern, or in a phrase when
     the classifiers count no common noun; a new head noun on one side."""
-    checks = [("deixis_flip", deixis_flip() == 1), ("person_mismatch", person_mismatch() == 1)]
+    checks = [("negation_flip", negation_flip(S.SOURCE, S.TARGET) == 1),
+              ("deixis_flip", deixis_flip() == 1), ("person_mismatch", person_mismatch() == 1),
+              ("kinship_flip", kinship_flip() == 1)]
     determiner = determiner_only() == 1
     if S.TYPE in columns:
         determiner = determiner & ((pl.col(S.TYPE) == "pattern") | (classifier_clash() == 1))

@@ -169,6 +169,7 @@ def _train_stage(st: StageHandle, models: Callable[[], FeatureModels], config: C
     st.count(MODEL, 1)
     st.write_parquet(TRAINING, training)
     st.note("model", summary["source"])
+    st.note("model_choice", summary["choice"])
 
 
 def _train(run: RunDir, models: FeatureModels, config: Config,
@@ -176,11 +177,11 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
     """The run's ranker: trained on human and/or weak labels, or a pretrained model."""
     section = config.section("rank")
     features = run.read(FEATURES)
-    model = resolve_model(section["model"], features[S.TYPE])
+    model, reason = resolve_model(section["model"], features)
     if labels is None and model != "weak":
         ranker = load_ranker(model)
         training = features.clear().with_columns(pl.lit(0.0).alias(LABEL))
-        summary = {"source": f"pretrained model {model}"}
+        summary = {"source": f"pretrained model {model}", "choice": reason}
     else:
         parts = []
         if labels is not None:
@@ -197,6 +198,7 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
         names = usable_features(training, candidates)
         kinds = training[weak_labels.LABEL_KIND].value_counts().rows()
         summary = {"source": "human labels" if labels else "weak labels",
+                   "choice": reason if labels is None else "--labels",
                    "labels_file": str(labels) if labels else None,
                    "label_kinds": {str(k): int(v) for k, v in kinds}}
         ranker = train_ranker(training, training[LABEL].to_numpy(), names,

@@ -69,22 +69,36 @@ def ranker_settings(config: Config) -> RankerSettings:
     return replace(settings_from_config(config.section("rank")), seed=SEED, **TREES)
 
 
-def judged_features(run_dir: Path, labels: Path, config: Config,
+def judged_features(runs: Path | list[Path], labels: Path, config: Config,
                     cache_dir: Path | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
-    """The judged pairs of the run with every feature, and match counts."""
+    """The judged pairs with every feature, and match counts.
+
+    Judgements drawn from several runs of one corpus (e.g. before and after a grammar change)
+    are matched to the runs in the order given: each judgement takes its evidence from the
+    first run that has its pair, so list the run the model will mostly rank first."""
+    runs = [runs] if isinstance(runs, Path) else list(runs)
     judgements = judged.read_judgements(labels)
-    pairs = read_run_pairs(run_dir).filter(pl.col(S.TYPE).is_in(list(judged.JUDGED_TYPES)))
-    matched = judged.match_run_pairs(judgements, pairs)
-    counts = {"judgements": judgements.height, "matched": matched.height}
-    if matched.height < 20:
-        raise BadInputError(
-            f"only {matched.height} of {judgements.height} judgements match a phrase or "
-            f"pattern pair of {run_dir}",
-            hint="pass the run the judged pairs were drawn from (same source/target strings)")
+    remaining = judgements.with_columns(pl.int_range(pl.len()).alias("_judgement"))
     section = {**config.section("features"), "language_model": "none"}
     models = load_feature_models(section, config.section("embed"), cache_dir)
-    frame = build_feature_table(matched, models, workers=section["workers"])
-    return add_run_weights(frame, run_dir), counts
+    frames, counts = [], {"judgements": judgements.height}
+    for run_dir in runs:
+        pairs = read_run_pairs(run_dir).filter(pl.col(S.TYPE).is_in(list(judged.JUDGED_TYPES)))
+        matched = judged.match_run_pairs(remaining, pairs)
+        counts[f"matched:{run_dir}"] = matched.height
+        if matched.height == 0:
+            continue
+        remaining = remaining.join(matched.select("_judgement"), on="_judgement", how="anti")
+        frame = build_feature_table(matched.drop("_judgement"), models,
+                                    workers=section["workers"])
+        frames.append(add_run_weights(frame, run_dir))
+    counts["matched"] = sum(f.height for f in frames)
+    if counts["matched"] < 20:
+        raise BadInputError(
+            f"only {counts['matched']} of {judgements.height} judgements match a phrase or "
+            f"pattern pair of {', '.join(map(str, runs))}",
+            hint="pass the run(s) the judged pairs were drawn from (same source/target strings)")
+    return pl.concat(frames, how="diagonal_relaxed"), counts
 
 
 def _fit(frame: pl.DataFrame, names: list[str], settings: RankerSettings,
@@ -133,16 +147,20 @@ def evaluate(frame: pl.DataFrame, names: list[str], settings: RankerSettings, co
     return judged.metric_table(scored, [c for c in scorers if c in scored.columns])
 
 
-def train_bilingual(run_dir: Path, labels: Path, out: Path, config: Config | None = None, *,
+def train_bilingual(runs: Path | list[Path], labels: Path, out: Path,
+                    config: Config | None = None, *,
                     cache_dir: Path | None = None, baseline_ranking: Path | None = None,
                     folds: int = FOLDS) -> tuple[Ranker, pl.DataFrame]:
     config = config or load_config()
-    frame, counts = judged_features(run_dir, labels, config, cache_dir)
+    runs = [runs] if isinstance(runs, Path) else list(runs)
+    frame, counts = judged_features(runs, labels, config, cache_dir)
     names = usable_features(frame, bilingual_features())
     settings = ranker_settings(config)
     table = evaluate(frame, names, settings, config, baseline_ranking, folds)
     summary = {"source": "shipped phrase/pattern model (cppdb.rank.train_bilingual)",
-               "labels": labels.name, "run": str(run_dir), **counts, "folds": folds,
+               "labels": labels.name,
+               "runs": [str(r) for r in runs],
+               **counts, "folds": folds,
                "seed": SEED, "cv": table.to_dicts(),
                "rating_counts": {str(k): int(v) for k, v in
                                  frame[judged.RATING].value_counts().sort(judged.RATING).rows()}}
@@ -164,7 +182,8 @@ def format_table(table: pl.DataFrame) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", type=Path, required=True, help="the judged bilingual run")
+    parser.add_argument("--run", type=Path, required=True, action="append",
+                        help="a run the judged pairs were drawn from (repeat: first match wins)")
     parser.add_argument("--labels", type=Path, required=True, help="judgements TSV")
     parser.add_argument("--out", type=Path, default=default_model_path())
     parser.add_argument("--cache", type=Path, default=None,

@@ -1,0 +1,38 @@
+"""Chinese kinship terms and the relation each names.
+
+English kin words neutralise what Chinese keeps apart — seniority (brother: 哥哥 / 弟弟),
+lineage (grandfather: 爷爷 / 外公; uncle: 伯伯 / 叔叔 / 舅舅) and sex (child: 儿子 / 女儿) —
+so pivoting through English pairs 你哥哥 with 你弟弟.  Two terms of one relation (哥 / 哥哥,
+父亲 / 爸爸) are synonyms; terms of different relations never are.  Generic terms that cover
+several relations (兄弟, 姐妹, 父母, 孩子, 亲戚) are deliberately absent: 哥哥 / 兄弟 is a
+loss of detail, not a different person.
+"""
+from __future__ import annotations
+
+_RELATIONS: dict[str, tuple[str, ...]] = {
+    "father": ("爸爸", "爸", "父亲", "老爸", "爹"),
+    "mother": ("妈妈", "妈", "母亲", "老妈", "娘"),
+    "older brother": ("哥哥", "哥", "兄长", "大哥"),
+    "younger brother": ("弟弟", "弟", "小弟"),
+    "older sister": ("姐姐", "姐", "大姐"),
+    "younger sister": ("妹妹", "妹", "小妹"),
+    "paternal grandfather": ("爷爷", "祖父"),
+    "paternal grandmother": ("奶奶", "祖母"),
+    "maternal grandfather": ("外公", "姥爷", "外祖父"),
+    "maternal grandmother": ("外婆", "姥姥", "外祖母"),
+    "father's older brother": ("伯伯", "伯父", "大伯"),
+    "father's younger brother": ("叔叔", "叔父"),
+    "mother's brother": ("舅舅", "舅父"),
+    "father's sister": ("姑姑", "姑妈"),
+    "mother's sister": ("姨妈", "姨"),
+    "son": ("儿子",),
+    "daughter": ("女儿",),
+    "grandson": ("孙子",),
+    "granddaughter": ("孙女",),
+    "husband": ("丈夫", "老公"),
+    "wife": ("妻子", "老婆", "太太"),
+}
+
+#: every kinship word and the relation it names
+KIN_RELATION: dict[str, str] = {word: relation for relation, words in _RELATIONS.items()
+                                for word in words}

@@ -1,11 +1,20 @@
 """Fault injection: a pipeline killed at any stage boundary or mid-chunk resumes to the
 byte-identical result of an uninterrupted run.
 
-The "kill" is an exception that is not a cppdb error (a BaseException, like a signal),
-raised when a given stage starts or when a given chunk of a chunked stage is written.
+Two kinds of kill, for every pipeline (bilingual, monolingual, rank, compression):
+- in process, an exception that is not a cppdb error (a BaseException, like a signal), raised
+  when a given stage starts or when a given chunk of a chunked stage is written;
+- a real ``SIGKILL`` of a child process running the pipeline, sent by the process to itself
+  when a given stage starts, or in the middle of an atomic write (the temporary file is on
+  disk, the rename has not happened): no handler, no ``finally``, no flush runs.
 """
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,8 +41,15 @@ class Killed(BaseException):
     """Stands for SIGKILL/SIGTERM: not an Exception, so nothing on the way catches it."""
 
 
+#: run files whose bytes legitimately differ between runs (timestamps, the writer's lock)
+VOLATILE = {"manifest.json", ".lock"}
+
+
 def _parquet(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.parquet"))}
+    """Every output of a run: Parquet, JSONL and JSON files (not the manifest)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name not in VOLATILE
+            and p.suffix in (".parquet", ".jsonl", ".json")}
 
 
 def _kill_at_stage(monkeypatch, index: int) -> None:
@@ -81,9 +97,48 @@ def _monolingual(tmp: Path, out: Path) -> None:
                         load_config(overrides={"monolingual.chunk_size": 1}))
 
 
-PIPELINES = {"bilingual": (_bilingual, 4), "monolingual": (_monolingual, 5)}
+NO_EMBEDDING = {"features.embedding": False}
+PARAPHRASE_TABLE = "留守\t剩余\t0.9\n抵京\t抵达 北京\t0.8\n访华\t访问\t0.3\n"
+
+
+def _prepare_rank(tmp: Path) -> None:
+    """The bilingual run that ``_rank`` ranks, extracted before any fault is armed."""
+    _bilingual(tmp, tmp / "bilingual-for-rank")
+
+
+def _rank(tmp: Path, out: Path) -> None:
+    import shutil
+
+    from cppdb.rank.pipeline import rank_run
+
+    if not out.exists():
+        shutil.copytree(tmp / "bilingual-for-rank", out)
+    rank_run(out, load_config(overrides=NO_EMBEDDING))
+
+
+def _compression(tmp: Path, out: Path) -> None:
+    from cppdb.extractors.compression.builder import build_compression
+
+    # one table path for every run: the report records it, and it must not differ
+    table = Path(tempfile.gettempdir()) / "cppdb-test-faults-paraphrases.tsv"
+    table.write_text(PARAPHRASE_TABLE, "utf-8")
+    config = load_config(overrides=["compression.overlap_denominator=headline_content",
+                                    "compression.overlap_source=alignment"])
+    build_compression(DATA / "news" / "pairs.jsonl", out, config, paraphrases=table)
+
+
+PIPELINES = {"bilingual": (_bilingual, 4), "monolingual": (_monolingual, 5),
+             "rank": (_rank, 4), "compression": (_compression, 2)}
+CHUNKED = ("bilingual", "monolingual")
+#: work a pipeline needs done before it starts (not faulted)
+PREPARE = {"rank": _prepare_rank}
+
+
+def _prepare(pipeline: str, tmp: Path) -> None:
+    if pipeline in PREPARE:
+        PREPARE[pipeline](tmp)
 CASES = [(name, "stage", k) for name, (_, n) in PIPELINES.items() for k in range(n)] + \
-        [(name, "chunk", k) for name in PIPELINES for k in (0, 1)]
+        [(name, "chunk", k) for name in CHUNKED for k in (0, 1)]
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +146,7 @@ def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
     results = {}
     for name, (body, _) in PIPELINES.items():
         tmp = tmp_path_factory.mktemp(f"clean-{name}")
+        _prepare(name, tmp)
         body(tmp, tmp / "run")
         results[name] = _parquet(tmp / "run")
     return results
@@ -100,9 +156,62 @@ def clean(tmp_path_factory) -> dict[str, dict[str, bytes]]:
 def test_killed_run_resumes_to_the_identical_result(tmp_path, monkeypatch, clean, pipeline,
                                                     where, index):
     body, _ = PIPELINES[pipeline]
+    _prepare(pipeline, tmp_path)
     with monkeypatch.context() as patch:
         (_kill_at_stage if where == "stage" else _kill_at_chunk)(patch, index)
         with pytest.raises(Killed):
             body(tmp_path, tmp_path / "run")
     body(tmp_path, tmp_path / "run")                     # resume, no fault
     assert _parquet(tmp_path / "run") == clean[pipeline]
+
+
+# -- a real SIGKILL in a child process ----------------------------------------------------------
+CHILD = """
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from cppdb import io as io_module, run as run_module
+import test_faults
+where, index = {where!r}, {index}
+seen = {{"n": 0}}
+if where == "stage":
+    original = run_module.RunDir.stage
+    def stage(self, name):
+        seen["n"] += 1
+        if seen["n"] == index + 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return original(self, name)
+    run_module.RunDir.stage = stage
+else:
+    # die between writing the temporary file of an atomic write and renaming it
+    original_replace = os.replace
+    def replace(src, dst, *a, **k):
+        seen["n"] += 1
+        if seen["n"] == index + 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return original_replace(src, dst, *a, **k)
+    os.replace = replace
+test_faults.PIPELINES[{pipeline!r}][0](Path({tmp!r}), Path({out!r}))
+"""
+SIGKILL_CASES = [("bilingual", "stage", 2), ("bilingual", "write", 3),
+                 ("monolingual", "stage", 3), ("monolingual", "write", 2),
+                 ("rank", "stage", 2), ("rank", "write", 1),
+                 ("compression", "stage", 1), ("compression", "write", 0)]
+
+
+@pytest.mark.parametrize("pipeline, where, index", SIGKILL_CASES)
+def test_sigkilled_process_resumes_to_the_identical_result(tmp_path, clean, pipeline, where,
+                                                           index):
+    out = tmp_path / "run"
+    _prepare(pipeline, tmp_path)
+    script = CHILD.format(tests=str(Path(__file__).parent), where=where, index=index,
+                          pipeline=pipeline, tmp=str(tmp_path), out=str(out))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    child = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    assert out.exists()                                   # it died with work on disk
+    body, _ = PIPELINES[pipeline]
+    body(tmp_path, out)                                   # resume, no fault
+    assert _parquet(out) == clean[pipeline]

@@ -120,12 +120,23 @@ ASS = ("[Script Info]\nScriptType: v4.00+\n\n[Events]\nFormat: Layer, Start, End
        "Dialogue: 0,0:00:xx.00,0:00:03.00,Default,,0,0,0,,坏的\n"
        "Dialogue: 0,0:00:04.00,0:00:05.00,Default,,0,0,0,,再见\n")
 
+VTT = ("WEBVTT - a film\n\nNOTE translated by hand\n\n"
+       "1\n00:00:01.000 --> 00:00:02.000\n我的故乡\n\n"
+       "2\n00:00:0x.000 --> 00:00:04.000\n请问 这是小河站吗\n\n"
+       "00:09.000 --> 00:05.000\n倒着的\n\n"
+       "00:06.000 --> 00:07.000 align:start position:10%\n<v 张三>后来\n\n"
+       "5\n00:00:03.000 --> 00:00:04.000\n早一点\n")
+
 
 @pytest.mark.parametrize("name, text, cues, problems", [
     ("a.srt", SRT, ["我的故乡", "早一点", "后来"],
      [("5", "valid"), ("9", "ends before it starts"), ("17", "before the previous")]),
     ("b.ass", ASS, ["你好", "再见"], [("7", "bad event line")]),
     ("c.srt", SRT.split("\n\n2")[0] + "\n", ["我的故乡"], []),       # clean file: no problem
+    # WebVTT: optional hours, cue settings, voice tags, NOTE blocks are not cues
+    ("d.vtt", VTT, ["我的故乡", "早一点", "后来"],
+     [("9", "valid"), ("13", "ends before it starts"), ("19", "before the previous")]),
+    ("e.vtt", VTT.split("\n\n2")[0] + "\n", ["我的故乡"], []),
 ])
 def test_broken_cues_are_skipped_with_line_numbers(tmp_path, name, text, cues, problems):
     from cppdb.readers.subtitles import read_subtitles

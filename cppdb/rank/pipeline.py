@@ -196,7 +196,7 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
             # weak labels come from pivot statistics: never train on features made of them
             candidates = weak_labels.independent_features(candidates)
         names = usable_features(training, candidates)
-        kinds = training[weak_labels.LABEL_KIND].value_counts().rows()
+        kinds = training[weak_labels.LABEL_KIND].value_counts().sort(weak_labels.LABEL_KIND).rows()
         summary = {"source": "human labels" if labels else "weak labels",
                    "choice": reason if labels is None else "--labels",
                    "labels_file": str(labels) if labels else None,

@@ -62,50 +62,69 @@ def _parse(text: str, path: Path):
 
 _SRT_TIME = r"(\d{1,2}):(\d{1,2}):(\d{1,2})[,.](\d{1,3})"
 _SRT_TIMING = re.compile(rf"^\s*{_SRT_TIME}\s*-->\s*{_SRT_TIME}")
+#: WebVTT: hours are optional, the fraction is exactly three digits after a dot
+_VTT_TIME = r"(?:(\d{1,3}):)?(\d{2}):(\d{2})\.(\d{3})"
+_VTT_TIMING = re.compile(rf"^\s*{_VTT_TIME}\s+-->\s+{_VTT_TIME}(?:\s|$)")
+#: WebVTT blocks that are not cues (kept as they are)
+_VTT_OTHER_BLOCKS = ("WEBVTT", "NOTE", "STYLE", "REGION")
+_FORMAT_EXAMPLE = {"srt": "HH:MM:SS,mmm --> HH:MM:SS,mmm", "vtt": "HH:MM:SS.mmm --> HH:MM:SS.mmm"}
 
 
-def _ms(h: str, m: str, s: str, frac: str) -> int:
-    return ((int(h) * 60 + int(m)) * 60 + int(s)) * 1000 + int(frac.ljust(3, "0"))
+def _ms(h: str | None, m: str, s: str, frac: str) -> int:
+    return ((int(h or 0) * 60 + int(m)) * 60 + int(s)) * 1000 + int(frac.ljust(3, "0"))
 
 
-def _check_srt(text: str, path: Path) -> tuple[str, list[tuple[str, str]]]:
-    """The good blocks of an SRT file, and a problem (with its line number) per bad block.
-
-    pysubs2 glues a block whose timestamp is broken to the cue before it (cue number and
-    all); here such a block is dropped and reported, as is a cue that ends before it starts.
-    """
-    keep: list[str] = []
-    problems: list[tuple[str, str]] = []
+def _blocks(text: str) -> list[tuple[int, list[str]]]:
+    """The blank-line separated blocks of a text, each with its first line's number."""
+    blocks: list[tuple[int, list[str]]] = []
     block: list[str] = []
-    first = 0
-    last_start = -1
-    lines = text.split("\n") + [""]
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(text.split("\n") + [""], start=1):
         if line.strip():
             if not block:
                 first = number
             block.append(line)
-            continue
-        if not block:
+        elif block:
+            blocks.append((first, block))
+            block = []
+    return blocks
+
+
+def _check_timed_blocks(text: str, path: Path, kind: str
+                        ) -> tuple[str, list[tuple[str, str]]]:
+    """The good cues of an SRT or WebVTT file, and a problem (with its line number) per bad
+    block.
+
+    pysubs2 glues a block whose timestamp is broken to the cue before it (cue number and
+    all); here such a block is dropped and reported, as is a cue that ends before it starts.
+    """
+    timing_pattern = _SRT_TIMING if kind == "srt" else _VTT_TIMING
+    keep: list[str] = []
+    problems: list[tuple[str, str]] = []
+    last_start = -1
+    for first, block in _blocks(text):
+        if kind == "vtt" and block[0].split(" ")[0].split("\t")[0] in _VTT_OTHER_BLOCKS:
+            keep.append("\n".join(block))
             continue
         timing = next((i for i, ln in enumerate(block[:2]) if "-->" in ln), None)
-        match = _SRT_TIMING.match(block[timing]) if timing is not None else None
+        match = timing_pattern.match(block[timing]) if timing is not None else None
         where = f"{path}:{first}"
         if match is None:
-            problems.append((where, "cue without a valid 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
-                                    "line (skipped)"))
-        elif _ms(*match.groups()[4:]) < _ms(*match.groups()[:4]):
+            problems.append((where, f"cue without a valid '{_FORMAT_EXAMPLE[kind]}' line "
+                                    "(skipped)"))
+            continue
+        start, end = _ms(*match.groups()[:4]), _ms(*match.groups()[4:])
+        if end < start:
             problems.append((where, "cue ends before it starts (skipped)"))
-        else:
-            start = _ms(*match.groups()[:4])
-            if start < last_start:
-                problems.append((where, "cue starts before the previous one (kept, sorted "
-                                        "by time)"))
-            last_start = max(last_start, start)
-            keep.append("\n".join(block[timing:]) if timing else "\n".join(block))
-        block = []
-    numbered = (f"{i}\n{b}" if "-->" in b.split("\n")[0] else b
-                for i, b in enumerate(keep, start=1))
+            continue
+        if start < last_start:
+            problems.append((where, "cue starts before the previous one (kept, sorted by time)"))
+        last_start = max(last_start, start)
+        keep.append("\n".join(block[timing:]))
+    if kind == "vtt":
+        if not keep or not keep[0].startswith("WEBVTT"):
+            keep.insert(0, "WEBVTT")
+        return "\n\n".join(keep) + "\n", problems
+    numbered = (f"{i}\n{b}" for i, b in enumerate(keep, start=1))
     return "\n\n".join(numbered) + "\n", problems
 
 
@@ -133,8 +152,8 @@ def read_subtitles(path: Path, *, encoding: str = "auto",
     text = decoded.text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     problems: list[tuple[str, str]] = []
     kind = SUBTITLE_FORMATS.get(path.suffix.lower())
-    if kind == "srt":
-        text, problems = _check_srt(text, path)
+    if kind in ("srt", "vtt"):
+        text, problems = _check_timed_blocks(text, path, kind)
     try:
         subs = _parse(text, path)
     except BadInputError:

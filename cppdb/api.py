@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "score_file": "cppdb.rank.pipeline",
     "export_run": "cppdb.rank.pipeline",
     "evaluate_run": "cppdb.evaluate.api",
+    "evaluate_run_signed": "cppdb.evaluate.api",
     "write_sheet": "cppdb.evaluate.api",
     "sheet_table": "cppdb.evaluate.api",
     # using a database (cppdb lookup, report, export --format hf)

@@ -52,7 +52,7 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
                             hint="give a ranked run directory (after `cppdb rank`), a pair file "
                                  "(.ppdb, .jsonl, .tsv, .parquet) or a filled annotation sheet")
     if api.is_annotation_sheet(target):
-        table, unrated = api.sheet_table(target)
+        table, unrated, signed = api.sheet_table(target, cfg)
         title = f"acceptability (human ratings; {unrated} unrated rows ignored)"
     elif sample is not None:
         out = out or (target / "annotation_sheet.tsv" if target.is_dir()
@@ -67,12 +67,13 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
                        f"({SCALE_HELP}), then run `cppdb evaluate {out}`")
         return
     else:
-        table = api.evaluate_run(target, cfg)
+        table, signed = api.evaluate_run_signed(target, cfg)
         title = "diversity (edit distance) and consistency (cosine) per top share"
     if as_json:
-        print_json(table.to_dicts())
+        print_json({"signature": signed, "table": table.to_dicts()})
     else:
         _print_table(table, title)
+        typer.echo(f"95 % bootstrap intervals in the *_low/*_high columns; signature: {signed}")
 
 
 def register(app: typer.Typer) -> None:

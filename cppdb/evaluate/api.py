@@ -9,7 +9,12 @@ import polars as pl
 from cppdb.config import Config, load_config
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
+from cppdb.evaluate.stats import model_sha, signature
 from cppdb.evaluate.tables import evaluation_table, load_ranked_file
+from cppdb.io import write_json_atomic
+
+#: where ``evaluate_run_signed`` keeps a run's table and signature
+EVALUATION_FILE = "evaluation.json"
 
 
 def is_annotation_sheet(path: str | Path) -> bool:
@@ -47,12 +52,27 @@ def _encoders(config: Config) -> tuple[Any, Any]:
 
 def evaluate_run(run_or_file: str | Path, config: Config | None = None) -> pl.DataFrame:
     """Tables 3/4/6: diversity and consistency per type at the top shares."""
+    return evaluate_run_signed(run_or_file, config)[0]
+
+
+def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
+                        ) -> tuple[pl.DataFrame, str]:
+    """The table of :func:`evaluate_run` and its signature; a run directory also keeps both
+    in ``evaluation.json`` (what produced the numbers stays next to them)."""
     config = config or load_config()
     section = config.section("evaluate")
     first, second = _encoders(config)
-    return evaluation_table(load_ranking(run_or_file), tuple(section["tops"]), encoder=first,
-                            second_encoder=second, max_embedded=section["max_embedded_pairs"],
-                            seed=section["seed"])
+    ranking = load_ranking(run_or_file)
+    table = evaluation_table(ranking, tuple(section["tops"]), encoder=first,
+                             second_encoder=second, max_embedded=section["max_embedded_pairs"],
+                             seed=section["seed"])
+    extra = {"second-sha": model_sha(second)} if second is not None else {}
+    signed = signature(encoder=first, seed=section["seed"], n=ranking.height,
+                       extra={"max-embedded": section["max_embedded_pairs"], **extra})
+    if Path(run_or_file).is_dir():
+        write_json_atomic(Path(run_or_file) / EVALUATION_FILE,
+                          {"signature": signed, "table": table.to_dicts()})
+    return table, signed
 
 
 def write_sheet(run_or_file: str | Path, out: str | Path, n_per_type: int,
@@ -64,7 +84,11 @@ def write_sheet(run_or_file: str | Path, out: str | Path, n_per_type: int,
                                   tuple(section["tops"]), section["seed"])
 
 
-def sheet_table(path: str | Path) -> tuple[pl.DataFrame, int]:
-    """Acceptability table of a filled sheet, and the number of unrated rows."""
+def sheet_table(path: str | Path, config: Config | None = None
+                ) -> tuple[pl.DataFrame, int, str]:
+    """Acceptability table of a filled sheet, the number of unrated rows, and the signature."""
+    seed = (config or load_config()).section("evaluate")["seed"]
     sheet = read_annotation_sheet(path)
-    return acceptability_table(sheet), int(sheet["rating"].is_null().sum())
+    rated = int(sheet["rating"].is_not_null().sum())
+    signed = signature(seed=seed, n=rated, extra={"judgements": "human"})
+    return acceptability_table(sheet, seed), int(sheet["rating"].is_null().sum()), signed

@@ -13,6 +13,11 @@ empty ``rating`` column for the Callison-Burch scale:
 the band-size-weighted mean of the band shares (a stratified estimate, so oversampling
 the small top band does not bias the larger tiers), and the estimated number of acceptable
 (≥ 3) pairs = share ≥ 3 × pairs in the tier.  Unrated rows are ignored and counted.
+
+The share ≥ 3 has a 95 % interval from a stratified bootstrap (each band's ratings resampled
+within the band, seeded).  A tier that takes in a band with no rating at all is **not**
+extrapolated: its shares are null and ``not_extrapolated`` names the empty bands (scaling the
+rated bands up to the whole tier would claim knowledge of pairs nobody looked at).
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import BadInputError
+from cppdb.evaluate.stats import LEVEL, RESAMPLES
 from cppdb.io import write_text_atomic
 from cppdb.rank.tiers import in_top
 
@@ -99,38 +105,57 @@ def read_annotation_sheet(path: str | Path) -> pl.DataFrame:
                                       "target": pl.String, "rating": pl.Int64}, orient="row")
 
 
-def acceptability_table(sheet: pl.DataFrame) -> pl.DataFrame:
-    """Per type and top share: rated pairs, shares of 5 / ≥4 / ≥3, estimated acceptable pairs."""
+ACCEPTABILITY_SCHEMA = {"type": pl.String, "top": pl.String, "pairs": pl.Int64,
+                        "rated": pl.Int64, "share_5": pl.Float64,
+                        "share_4_or_more": pl.Float64, "share_3_or_more": pl.Float64,
+                        "share_3_low": pl.Float64, "share_3_high": pl.Float64,
+                        "estimated_acceptable": pl.Int64, "not_extrapolated": pl.String}
+
+
+def _stratified_interval(ratings: list[np.ndarray], weights: np.ndarray, seed: int,
+                         resamples: int = RESAMPLES) -> tuple[float, float]:
+    """Bootstrap interval of the band-weighted share ≥ 3, resampling within each band."""
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for band, weight in zip(ratings, weights):
+        picks = rng.integers(0, band.size, size=(resamples, band.size))
+        total += weight * (band[picks] >= 3).mean(axis=1)
+    tail = (1 - LEVEL) / 2 * 100
+    low, high = np.percentile(total / weights.sum(), [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def acceptability_table(sheet: pl.DataFrame, seed: int = 13) -> pl.DataFrame:
+    """Per type and top share: rated pairs, shares of 5 / ≥4 / ≥3 (with an interval for ≥ 3),
+    estimated acceptable pairs; null where a band of the tier has no rating."""
     rated = sheet.filter(pl.col("rating").is_not_null())
-    bands = (rated.group_by("type", "band", "band_high", "band_pairs")
-             .agg(pl.len().alias("rated"), (pl.col("rating") == 5).mean().alias("p5"),
-                  (pl.col("rating") >= 4).mean().alias("p4"),
-                  (pl.col("rating") >= 3).mean().alias("p3"))
-             .sort("type", "band"))
-    sizes = sheet.unique(["type", "band"]).select("type", "band_high", "band_pairs")
+    bands = sheet.unique(["type", "band"]).select("type", "band", "band_low", "band_high",
+                                                   "band_pairs").sort("type", "band")
     rows = []
     for pair_type in bands["type"].unique(maintain_order=True).to_list():
         part = bands.filter(pl.col("type") == pair_type)
         for high in part["band_high"].to_list():
-            top = part.filter(pl.col("band_high") <= high)
-            weights = top["band_pairs"].to_numpy().astype(float)
-            total = int(sizes.filter((pl.col("type") == pair_type)
-                                     & (pl.col("band_high") <= high))["band_pairs"].sum())
-            weight_sum = weights.sum()
-            share = {k: float((top[k].to_numpy() * weights).sum() / weight_sum)
-                     if weight_sum else None
-                     for k in ("p5", "p4", "p3")}
-            rows.append({"type": pair_type, "top": f"{round(high * 100)}%",
-                         "pairs": total, "rated": int(top["rated"].sum()),
-                         "share_5": share["p5"], "share_4_or_more": share["p4"],
-                         "share_3_or_more": share["p3"],
-                         "estimated_acceptable": round(share["p3"] * total)
-                         if share["p3"] is not None else None})
-    return pl.DataFrame(rows, schema={"type": pl.String, "top": pl.String, "pairs": pl.Int64,
-                                      "rated": pl.Int64, "share_5": pl.Float64,
-                                      "share_4_or_more": pl.Float64,
-                                      "share_3_or_more": pl.Float64,
-                                      "estimated_acceptable": pl.Int64})
+            tier = part.filter(pl.col("band_high") <= high)
+            ratings = [rated.filter((pl.col("type") == pair_type) & (pl.col("band") == b))
+                       ["rating"].to_numpy() for b in tier["band"].to_list()]
+            empty = [f"{round(lo * 100)}–{round(hi * 100)}%" for (lo, hi), r in
+                     zip(tier.select("band_low", "band_high").rows(), ratings) if r.size == 0]
+            row = {"type": pair_type, "top": f"{round(high * 100)}%",
+                   "pairs": int(tier["band_pairs"].sum()),
+                   "rated": int(sum(r.size for r in ratings)),
+                   "not_extrapolated": ("no ratings in band " + ", ".join(empty)) if empty
+                   else None}
+            if not empty:
+                weights = tier["band_pairs"].to_numpy().astype(float)
+                share = {k: float(sum(w * (r >= k).mean() for r, w in zip(ratings, weights))
+                                  / weights.sum()) for k in (5, 4, 3)}
+                row.update(share_5=share[5], share_4_or_more=share[4],
+                           share_3_or_more=share[3],
+                           estimated_acceptable=round(share[3] * row["pairs"]))
+                row["share_3_low"], row["share_3_high"] = _stratified_interval(ratings, weights,
+                                                                               seed)
+            rows.append(row)
+    return pl.DataFrame(rows, schema=ACCEPTABILITY_SCHEMA)
 
 
 def unrated_count(sheet: pl.DataFrame) -> int:

@@ -21,6 +21,9 @@ For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
 Edit distances use every pair; the cosines use a uniform sample of at most
 ``evaluate.max_embedded_pairs`` pairs per type (encoding is the expensive part) — the
 ``embedded`` column says how many pairs each cosine mean is over.
+
+Every mean comes with a seeded 95 % percentile bootstrap interval over its pairs
+(``<metric>_low`` / ``<metric>_high``, :mod:`cppdb.evaluate.stats`).
 """
 from __future__ import annotations
 
@@ -31,12 +34,17 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.evaluate.stats import RESAMPLES, bootstrap_mean
 from cppdb.features.table import char_text
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 
+#: the metric columns, each with a per-pair source column and a bootstrap interval
+METRICS = {"edit_distance": "ed", "normalised_edit_distance": "ned", "cosine": "cos",
+           "cosine_second": "cos2"}
 TABLE_SCHEMA = {"type": pl.String, "top": pl.String, "pairs": pl.Int64,
                 "edit_distance": pl.Float64, "normalised_edit_distance": pl.Float64,
-                "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64}
+                "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64,
+                **{f"{m}_{end}": pl.Float64 for m in METRICS for end in ("low", "high")}}
 
 
 def edit_distances(sources: list[str], targets: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +79,8 @@ def _top_label(share: float) -> str:
 
 def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 1.0), *,
                      encoder: Any = None, second_encoder: Any = None,
-                     max_embedded: int = 2000, seed: int = 13) -> pl.DataFrame:
+                     max_embedded: int = 2000, seed: int = 13,
+                     resamples: int = RESAMPLES) -> pl.DataFrame:
     """Diversity and consistency per type and top share of a ranked pair table."""
     ed, ned = edit_distances(ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list())
     frame = ranked.select(S.TYPE, RANK, S.SOURCE, S.TARGET).with_columns(
@@ -84,12 +93,14 @@ def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 
         part = frame.filter(pl.col(S.TYPE) == pair_type)
         for share in tops:
             top = part.filter(in_top(share))
-            rows.append({"type": pair_type, "top": _top_label(share), "pairs": top.height,
-                         "edit_distance": top["ed"].mean(),
-                         "normalised_edit_distance": top["ned"].mean(),
-                         "embedded": int(top["cos"].is_not_null().sum()
-                                         or top["cos2"].is_not_null().sum()),
-                         "cosine": top["cos"].mean(), "cosine_second": top["cos2"].mean()})
+            row = {"type": pair_type, "top": _top_label(share), "pairs": top.height,
+                   "embedded": int(top["cos"].is_not_null().sum()
+                                   or top["cos2"].is_not_null().sum())}
+            for metric, column in METRICS.items():
+                row[metric] = top[column].mean()
+                row[f"{metric}_low"], row[f"{metric}_high"] = bootstrap_mean(
+                    top[column].to_numpy(), resamples=resamples, seed=seed)
+            rows.append(row)
     return pl.DataFrame(rows, schema=TABLE_SCHEMA)
 
 

@@ -13,7 +13,7 @@ def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str |
     """Python API of `align-sentences`: write beads to ``out``; scores if ``gold`` is given."""
     from cppdb.align.sentences.align import AlignSettings, align_sentences
     from cppdb.align.sentences.beads import format_beads, read_beads
-    from cppdb.align.sentences.scoring import score_beads
+    from cppdb.align.sentences.scoring import bootstrap_f1, score_beads
     from cppdb.align.sentences.versions import read_units
     from cppdb.io import write_text_atomic
 
@@ -47,4 +47,7 @@ def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str |
                                         "f1_strict": s.f1_strict,
                                         "precision_lax": s.precision_lax,
                                         "recall_lax": s.recall_lax, "f1_lax": s.f1_lax}
+            low, high = bootstrap_f1(gold_beads, result.beads, one_to_one=one,
+                                     seed=section["seed"])
+            report[f"scores_{name}"].update(f1_strict_low=low, f1_strict_high=high)
     return report

@@ -7,12 +7,18 @@ are summed over documents, and :func:`scores_from_counts` turns the sum into P/R
 * lax: a wrong bead still counts if it overlaps a gold bead on both sides;
 * recall is precision with the roles swapped, insertions/deletions removed from both;
 * ``one_to_one``: only 1-1 beads are scored (the beads cppdb keeps as paraphrase pairs).
+
+:func:`bootstrap_f1` gives a 95 % interval of strict F1 by cutting the document into blocks
+of source sentences and resampling blocks (beads are not independent: one wrong bead
+shifts its neighbours, so whole stretches are resampled together).
 """
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 from cppdb.align.sentences.beads import Bead
 
@@ -112,3 +118,33 @@ def scores_from_counts(counts: BeadCounts) -> BeadScores:
 
 def score_beads(gold: list[Bead], test: list[Bead], *, one_to_one: bool = False) -> BeadScores:
     return scores_from_counts(bead_counts(gold, test, one_to_one=one_to_one))
+
+
+def _position(key: _Key, scale: float) -> float:
+    src, tgt = key
+    return float(min(src)) if src else min(tgt) * scale
+
+
+def bootstrap_f1(gold: list[Bead], test: list[Bead], *, one_to_one: bool = False,
+                 block: int = 20, seed: int = 13) -> tuple[float | None, float | None]:
+    """95 % interval of strict F1, resampling blocks of ``block`` source sentences."""
+    from cppdb.evaluate.stats import bootstrap_counts
+
+    gold_keys, test_keys = _keys(gold, one_to_one, False), _keys(test, one_to_one, False)
+    n_src = max((i for key in gold_keys | test_keys for i in key[0]), default=0) + 1
+    n_tgt = max((j for key in gold_keys | test_keys for j in key[1]), default=0) + 1
+    scale = n_src / n_tgt
+    blocks = np.zeros((n_src // block + 1, 2 * 2))     # precision tp/fp, recall tp/fn
+    for column, reference, system in ((0, gold_keys, test_keys),
+                                      (2, _keys(test, one_to_one, True),
+                                       _keys(gold, one_to_one, True))):
+        for key in system:
+            hit = key in reference
+            blocks[int(_position(key, scale)) // block, column + (0 if hit else 1)] += 1
+
+    def f1(sums: np.ndarray) -> np.ndarray:
+        precision = sums[:, 0] / np.maximum(sums[:, 0] + sums[:, 1], 1)
+        recall = sums[:, 2] / np.maximum(sums[:, 2] + sums[:, 3], 1)
+        return 2 * precision * recall / np.maximum(precision + recall, 1e-12)
+
+    return bootstrap_counts(blocks[blocks.sum(axis=1) > 0], f1, seed=seed)

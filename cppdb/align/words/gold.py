@@ -132,12 +132,16 @@ def score_alignment(system: Sequence[Iterable[Link]], gold: Sequence[GoldAlignme
 def bootstrap_aer(system: Sequence[Iterable[Link]], gold: Sequence[GoldAlignment], *,
                   rng: np.random.Generator, samples: int = 1000) -> tuple[float, float]:
     """95% bootstrap interval of AER, resampling sentence pairs."""
+    from cppdb.evaluate.stats import bootstrap_counts
+
     counts = np.array([[c.a_and_s, c.a_and_p, c.a, c.s] for c in
                        (sentence_counts(s, g) for s, g in zip(system, gold))], dtype=np.float64)
-    picks = rng.integers(0, len(counts), size=(samples, len(counts)))
-    sums = counts[picks].sum(axis=1)
-    aers = 1.0 - (sums[:, 0] + sums[:, 1]) / np.maximum(sums[:, 2] + sums[:, 3], 1.0)
-    low, high = np.percentile(aers, [2.5, 97.5])
+
+    def aer(sums: np.ndarray) -> np.ndarray:
+        return 1.0 - (sums[:, 0] + sums[:, 1]) / np.maximum(sums[:, 2] + sums[:, 3], 1.0)
+
+    low, high = bootstrap_counts(counts, aer, resamples=samples,
+                                 seed=int(rng.integers(0, 2**31 - 1)))
     return float(low), float(high)
 
 

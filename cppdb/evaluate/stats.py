@@ -1,0 +1,90 @@
+"""Confidence intervals and signatures for every evaluation table (sacrebleu's habits).
+
+* Every metric is computed from **per-item statistics** (a value per pair, or counts per
+  sentence / document block), so resampling items gives a bootstrap distribution.
+* :func:`bootstrap_mean` — percentile interval of a mean; :func:`bootstrap_counts` — of a
+  ratio computed from summed counts (AER, bead P/R/F1); :func:`paired_bootstrap` — the
+  difference of two systems scored on the *same* items, resampled together (Koehn 2004), with
+  the share of resamples in which the sign flips (a one-sided p-value).
+* :func:`signature` — the string that says what produced a number:
+  ``encoder:…|model-sha:…|seed:…|n:…|resamples:…|version:…``.
+
+Resampling is seeded (``evaluate.seed``): the same inputs give the same interval.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+RESAMPLES = 1000
+LEVEL = 0.95
+
+
+def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def bootstrap_mean(values: Any, *, resamples: int = RESAMPLES, seed: int = 13,
+                   level: float = LEVEL) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval of the mean of ``values`` (nulls/NaN dropped)."""
+    data = np.asarray([v for v in values if v is not None], dtype=np.float64)
+    data = data[~np.isnan(data)]
+    if data.size == 0:
+        return None, None
+    picks = np.random.default_rng(seed).integers(0, data.size, size=(resamples, data.size))
+    return _percentiles(data[picks].mean(axis=1), level)
+
+
+def bootstrap_counts(counts: np.ndarray, score: Callable[[np.ndarray], np.ndarray], *,
+                     resamples: int = RESAMPLES, seed: int = 13,
+                     level: float = LEVEL) -> tuple[float | None, float | None]:
+    """Interval of ``score(summed counts)``, resampling the rows of ``counts`` (items × k).
+
+    ``score`` takes an array of summed count rows (resamples × k) and returns one value per
+    row, so ratios of sums (AER, F1) are resampled the way they are computed."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        return None, None
+    picks = np.random.default_rng(seed).integers(0, counts.shape[0],
+                                                 size=(resamples, counts.shape[0]))
+    return _percentiles(score(counts[picks].sum(axis=1)), level)
+
+
+def paired_bootstrap(first: Any, second: Any, *, resamples: int = RESAMPLES, seed: int = 13,
+                     level: float = LEVEL) -> dict[str, float]:
+    """Mean difference ``first − second`` over the same items, its interval, and the share of
+    resamples where the difference is ≤ 0 (``p_value``: how often ``first`` would not win)."""
+    a, b = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError("paired_bootstrap needs two equally long, non-empty score lists")
+    diff = a - b
+    picks = np.random.default_rng(seed).integers(0, diff.size, size=(resamples, diff.size))
+    means = diff[picks].mean(axis=1)
+    low, high = _percentiles(means, level)
+    return {"difference": float(diff.mean()), "low": low, "high": high,
+            "p_value": float((means <= 0).mean())}
+
+
+def model_sha(encoder: Any) -> str:
+    """A short hash of what an encoder is (its backend signature includes the model files'
+    checksum for local models), or ``none``."""
+    if encoder is None:
+        return "none"
+    described = encoder.signature() if hasattr(encoder, "signature") else repr(encoder)
+    return hashlib.sha256(described.encode()).hexdigest()[:12]
+
+
+def signature(*, encoder: Any = None, seed: int, n: int, resamples: int = RESAMPLES,
+              extra: dict[str, Any] | None = None) -> str:
+    """``encoder:…|model-sha:…|seed:…|n:…|resamples:…|version:…`` (plus ``extra`` fields)."""
+    from cppdb import __version__
+
+    name = "none" if encoder is None else getattr(encoder, "name", type(encoder).__name__)
+    fields = {"encoder": name, "model-sha": model_sha(encoder), "seed": seed, "n": n,
+              "resamples": resamples, **(extra or {}), "version": __version__}
+    return "|".join(f"{key}:{value}" for key, value in fields.items())

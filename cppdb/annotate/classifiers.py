@@ -10,25 +10,18 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_CL_NOTE = re.compile(r"CL:([^/]+)")
 _CL_ITEM = re.compile(r"(?:[^|,\[\s]+\|)?([^|,\[\s]+)\[")
 
 
 @lru_cache(maxsize=1)
 def noun_classifiers() -> dict[str, frozenset[str]]:
     """Simplified noun -> the simplified classifiers CC-CEDICT lists for it."""
-    from cppdb.align.words.dictionary import cedict_path
+    from cppdb.text.cedict import packaged_entries
 
     table: dict[str, set[str]] = {}
-    with open(cedict_path(), encoding="utf-8") as handle:
-        for line in handle:
-            if line.startswith("#") or "CL:" not in line:
-                continue
-            parts = line.split(" ", 2)
-            if len(parts) < 3:
-                continue
-            for note in _CL_NOTE.findall(line):
-                table.setdefault(parts[1], set()).update(_CL_ITEM.findall(note))
+    for entry in packaged_entries():
+        for note in (g[3:] for g in entry.glosses if g.startswith("CL:")):
+            table.setdefault(entry.simplified, set()).update(_CL_ITEM.findall(note))
     return {noun: frozenset(cls) for noun, cls in table.items()}
 
 

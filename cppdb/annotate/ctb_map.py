@@ -18,6 +18,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from cppdb.text.numerals import APPROXIMATE, ONE_TO_NINE, ZEROS, ZH_NUMERAL_CHARS
+
 #: base table: ICTCLAS tag -> CTB tag (before the lexical/contextual refinements)
 ICTCLAS_TO_CTB: dict[str, str] = {
     "n": "NN", "ng": "NN", "nz": "NR", "vn": "NN", "an": "NN", "s": "NN", "g": "NN",
@@ -86,9 +88,8 @@ CLASSIFIERS = frozenset(
 ) | frozenset({"公里", "小时", "分钟", "公斤", "美元", "英里", "星期", "多岁", "周年", "平方米",
                "千米", "厘米", "毫米", "人民币", "种类"})
 DATE_UNITS = frozenset({"年", "月", "日", "号"})
-_NUMERAL_CHARS = frozenset("0123456789.,%零〇一二三四五六七八九十百千万亿两几半多余数廿卅"
-                           "壹贰叁肆伍陆柒捌玖拾佰仟点来")
-_CHINESE_DIGITS = frozenset("零〇一二三四五六七八九十百千万亿两几半廿卅壹贰叁肆伍陆柒捌玖拾佰仟")
+_NUMERAL_CHARS = (frozenset("0123456789.,%点来") | ZH_NUMERAL_CHARS | frozenset(APPROXIMATE))
+_CHINESE_DIGITS = ZH_NUMERAL_CHARS | frozenset("几半廿卅")
 _ORDINAL_PREFIXES = ("第", "初")
 
 
@@ -166,7 +167,7 @@ def is_date(token: str) -> bool:
         return False
     number = token[:-1]
     if token[-1] == "年":  # a year needs 3+ digits; 三年 / 两年 are durations (CD M)
-        return len(number) >= 3 and all(ch.isdigit() or ch in "零〇一二三四五六七八九"
+        return len(number) >= 3 and all(ch.isdigit() or ch in ZEROS + ONE_TO_NINE
                                         for ch in number)
     return True
 

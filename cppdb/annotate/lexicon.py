@@ -47,21 +47,13 @@ class CedictEntry:
 @lru_cache(maxsize=1)
 def cedict_entries() -> dict[str, CedictEntry]:
     """Parse CC-CEDICT once per process (about 0.5 s)."""
-    from cppdb.align.words.dictionary import cedict_path
+    from cppdb.text.cedict import packaged_entries
 
     raw: dict[str, list[tuple[bool, list[str]]]] = {}
-    with open(cedict_path(), encoding="utf-8") as handle:
-        for line in handle:
-            if line.startswith("#"):
-                continue
-            head, _, rest = line.partition("[")
-            parts = head.split()
-            if len(parts) < 2:
-                continue
-            pinyin, _, glosses = rest.partition("]")
-            proper = any(ch.isupper() for ch in pinyin)
-            senses = [g for g in glosses.strip(" /\n").split("/") if g and not g.startswith("CL:")]
-            raw.setdefault(parts[1], []).append((proper, senses))
+    for entry in packaged_entries():
+        proper = any(ch.isupper() for ch in entry.pinyin)
+        senses = [g for g in entry.glosses if g and not g.startswith("CL:")]
+        raw.setdefault(entry.simplified, []).append((proper, senses))
     return {word: _entry(readings) for word, readings in raw.items()}
 
 

@@ -40,8 +40,9 @@ from decimal import Decimal, InvalidOperation
 
 import polars as pl
 
-ZH_DIGITS = "零〇一二两三四五六七八九"
-ZH_UNITS = "十百千万亿"
+from cppdb.text.numerals import (BIG_UNIT_VALUE, UNIT_VALUE, ZH_DIGITS, ZH_UNITS,
+                                 numeral_value)
+
 _NUMERAL = ZH_DIGITS + ZH_UNITS
 #: a number candidate (see the module docstring)
 CANDIDATE_PATTERN = (rf"[{_NUMERAL}]+分之[{_NUMERAL}]+|[0-9]+/[0-9]+|"
@@ -51,9 +52,8 @@ _ALWAYS_WORDS = ("三明治", "万岁", "万物", "百姓", "百货", "百分之
                  "零售", "零件", "零食", "零钱")
 #: adverbs/words removed unless a numeral precedes (三十分钟) or 钟/之 follows (十分之一)
 _GUARDED_WORDS = ("十分", "万分", "十足", "万一", "一一")
-_DIGIT_VALUE = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
-_UNIT_VALUE = {"十": 10, "百": 100, "千": 1000}
-_BIG_UNIT_VALUE = {"万": 10**4, "亿": 10**8}
+_UNIT_VALUE = UNIT_VALUE
+_BIG_UNIT_VALUE = BIG_UNIT_VALUE
 
 
 def _strip_non_numbers(chars: pl.Expr) -> pl.Expr:
@@ -67,46 +67,6 @@ def number_candidates(chars: str) -> pl.Expr:
     """The number strings of the character-text column ``chars``, lone ``一`` dropped."""
     return (_strip_non_numbers(pl.col(chars)).str.extract_all(CANDIDATE_PATTERN)
             .list.eval(pl.element().filter(pl.element() != "一")))
-
-
-def _zh_section(text: str) -> int | None:
-    """Value of a numeral below 万 (``三千零五``, ``十二``; the short form ``一百五`` is 150);
-    None when malformed."""
-    total, digit, last_unit = 0, None, 0
-    for char in text:
-        if char in _DIGIT_VALUE:
-            digit = _DIGIT_VALUE[char]
-            last_unit = 0 if char in "零〇" else last_unit
-        elif char in _UNIT_VALUE:
-            last_unit = _UNIT_VALUE[char]
-            total += (1 if digit is None else digit) * last_unit
-            digit = None
-        else:
-            return None
-    if digit and last_unit >= 100 and text[-2] in _UNIT_VALUE:  # 一百五 = 150, 两千三 = 2300
-        return total + digit * last_unit // 10
-    return total + (digit or 0)
-
-
-def zh_numeral_value(text: str) -> int | None:
-    """Value of a Chinese numeral (``十一`` 11, ``三万五千`` 35000, ``二〇二三`` 2023)."""
-    if not text:
-        return None
-    if all(c in _DIGIT_VALUE for c in text):  # digit by digit: years, codes, 一二
-        return int("".join(str(_DIGIT_VALUE[c]) for c in text))
-    total, rest, unit_before = 0, text, 1
-    for unit in ("亿", "万"):
-        if unit in rest:
-            head, rest = rest.split(unit, 1)
-            value = zh_numeral_value(head) if head else 1
-            if value is None:
-                return None
-            total += value * _BIG_UNIT_VALUE[unit]
-            unit_before = _BIG_UNIT_VALUE[unit]
-    if len(rest) == 1 and rest in _DIGIT_VALUE and unit_before > 1:  # 三万一 = 31000
-        return total + _DIGIT_VALUE[rest] * unit_before // 10
-    section = _zh_section(rest) if rest else 0
-    return None if section is None else total + section
 
 
 def _arabic_value(text: str) -> Decimal | None:
@@ -129,7 +89,7 @@ def normalise_number(text: str) -> str:
             return f"{normalise_number(num)}/{normalise_number(den)}"
     ordinal = text.startswith("第")
     body = text[1:] if ordinal else text
-    value = _arabic_value(body) if body[:1].isdigit() else zh_numeral_value(body)
+    value = _arabic_value(body) if body[:1].isdigit() else numeral_value(body)
     if value is None:
         return text
     canonical = format(Decimal(value).normalize(), "f")

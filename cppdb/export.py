@@ -168,14 +168,10 @@ def _count(path: str | Path, format: str) -> int:
 
 # -- readers --------------------------------------------------------------------------------
 def _split_pharaoh(links: list[str], where: str) -> tuple[list[int], list[int]]:
-    src, tgt = [], []
-    for link in links:
-        a, sep, b = link.partition("-")
-        if not sep or not a.isdigit() or not b.isdigit():
-            raise BadInputError(f"{where}: '{link}' is not a Pharaoh link (i-j)")
-        src.append(int(a))
-        tgt.append(int(b))
-    return src, tgt
+    from cppdb.readers.pharaoh import parse_links
+
+    pairs = parse_links(links, where)
+    return [i for i, _ in pairs], [j for _, j in pairs]
 
 
 def _parse_features(text: str, where: str) -> dict[str, Any]:

@@ -25,6 +25,9 @@ FACTS = {
     # the CC-CEDICT line format (traditional simplified [pinyin] /gloss/)
     "CC-CEDICT parsing": ("text/cedict.py",
                           re.compile(r"partition\s*\(\s*\"\[\"\s*\)|open\s*\(\s*cedict_path\s*\(")),
+    # a link split on its dash: "i-j" Pharaoh links parsed by hand
+    "Pharaoh links": ("readers/pharaoh.py",
+                      re.compile(r"(?:partition|split)\s*\(\s*\"-\"\s*\)")),
 }
 
 
@@ -69,6 +72,8 @@ def test_the_home_exists(fact):
     ('head, _, rest = line.partition("[")', "CC-CEDICT parsing", True),
     ('with open(cedict_path(), encoding="utf-8") as f:', "CC-CEDICT parsing", True),
     ('entries = packaged_entries()', "CC-CEDICT parsing", False),
+    ('i, j = (int(x) for x in link.split("-"))', "Pharaoh links", True),
+    ('links = parse_links(line, where)', "Pharaoh links", False),
 ])
 def test_the_patterns_find_copies(text, fact, found):
     assert bool(FACTS[fact][1].search(text)) is found

@@ -85,18 +85,10 @@ def read_input(zh_path: str | Path | None, en_path: str | Path | None,
 def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
     """One line of ``i-j`` links (0-based, zh first) per sentence pair."""
     from cppdb.readers.parallel import read_lines
+    from cppdb.readers.pharaoh import parse_links
 
-    out: list[list[tuple[int, int]]] = []
-    for number, line in enumerate(read_lines(path, what="alignment"), start=1):
-        links = []
-        for item in line.split():
-            zh, sep, en = item.partition("-")
-            if not sep or not zh.isdigit() or not en.isdigit():
-                raise BadInputError(f"{path}, line {number}: '{item}' is not a Pharaoh link",
-                                    hint="links are 0-based 'zh-en' pairs such as 0-0 1-2")
-            links.append((int(zh), int(en)))
-        out.append(links)
-    return out
+    return [parse_links(line, f"{path}, line {number}")
+            for number, line in enumerate(read_lines(path, what="alignment"), start=1)]
 
 
 # -- stages ---------------------------------------------------------------------------------

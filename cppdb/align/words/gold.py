@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from cppdb.errors import BadInputError
+from cppdb.readers.pharaoh import format_links  # noqa: F401  (re-exported)
 
 _LINK = re.compile(r"(\d+)(-|p|\?)(\d+)(?:(-?[pP])|-S)?")
 
@@ -159,8 +160,3 @@ def gold_matrices(gold: Sequence[GoldAlignment], shapes: Sequence[tuple[int, int
         sure_m.append(s)
         poss_m.append(p)
     return sure_m, poss_m
-
-
-def format_links(links: Iterable[Link]) -> str:
-    """Pharaoh line ``i-j i-j`` (0-based, zh first), sorted."""
-    return " ".join(f"{i}-{j}" for i, j in sorted(links))

@@ -31,6 +31,7 @@ from cppdb.align.words.base import (CHUNK_PAIRS, TokenPair, WordAligner, cell_gr
                                     check_pairs)
 from cppdb.align.words.lexical import LexicalTable, directional_posteriors
 from cppdb.errors import BadInputError, ConfigError, RunStateError
+from cppdb.readers.pharaoh import parse_links
 
 THOT_MODELS = ("ibm1", "hmm", "ibm4", "fast_align", "eflomal")
 #: thot vocabulary indices 0-2 are NULL, UNKNOWN_WORD and <UNUSED_WORD>
@@ -385,12 +386,7 @@ def _read_pharaoh(path: str, norm: list[tuple[list[str], list[str]]], reverse: b
     outside = 0
     for number, (line, (z, e)) in enumerate(zip(lines, norm), start=1):
         mat = np.zeros((len(z), len(e)), dtype=bool)
-        for link in line.split():
-            try:
-                i, j = (int(x) for x in link.split("-"))
-            except ValueError as exc:
-                raise BadInputError(f"eflomal output line {number}: bad link {link!r}",
-                                    hint="links are i-j with 0-based integers") from exc
+        for i, j in parse_links(line, f"eflomal output line {number}"):
             if reverse:
                 i, j = j, i
             if 0 <= i < len(z) and 0 <= j < len(e):

@@ -20,7 +20,7 @@ _EXPORTS: dict[str, str] = {
     "fetch_model": "cppdb.models",
     # annotation (cppdb annotate)
     "annotate_texts": "cppdb.annotate.pipeline",
-    "run_annotate": "cppdb.commands.annotate",
+    "run_annotate": "cppdb.annotate.run",
     "read_parallel": "cppdb.readers.parallel",
     "read_pretokenized": "cppdb.readers.parallel",
     # word alignment (cppdb align-words)

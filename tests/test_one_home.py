@@ -25,6 +25,9 @@ FACTS = {
     # the CC-CEDICT line format (traditional simplified [pinyin] /gloss/)
     "CC-CEDICT parsing": ("text/cedict.py",
                           re.compile(r"partition\s*\(\s*\"\[\"\s*\)|open\s*\(\s*cedict_path\s*\(")),
+    # a reader of one input form called directly instead of read_parallel_input
+    "parallel-text input": ("readers/parallel.py",
+                            re.compile(r"\b(?:read_pretokenized|read_tatoeba_tsv|read_parallel)\s*\(")),
     # a link split on its dash: "i-j" Pharaoh links parsed by hand
     "Pharaoh links": ("readers/pharaoh.py",
                       re.compile(r"(?:partition|split)\s*\(\s*\"-\"\s*\)")),
@@ -77,3 +80,11 @@ def test_the_home_exists(fact):
 ])
 def test_the_patterns_find_copies(text, fact, found):
     assert bool(FACTS[fact][1].search(text)) is found
+
+
+def test_the_plain_api_never_imports_the_cli():
+    import cppdb.api as api
+
+    targets = set(api._EXPORTS.values())
+    source = (PACKAGE / "api.py").read_text("utf-8")
+    assert "cppdb.commands" not in source and not any("commands" in t for t in targets)

@@ -70,16 +70,9 @@ class BilingualResult:
 # -- inputs ---------------------------------------------------------------------------------
 def read_input(zh_path: str | Path | None, en_path: str | Path | None,
                parallel_path: str | Path | None, max_chars: int) -> Any:
-    from cppdb.readers.parallel import read_parallel, read_pretokenized
+    from cppdb.readers.parallel import read_parallel_input
 
-    if parallel_path is not None:
-        if zh_path is not None or en_path is not None:
-            raise BadInputError("give either --parallel or --zh/--en, not both")
-        return read_pretokenized(parallel_path, max_chars=max_chars)
-    if zh_path is None or en_path is None:
-        raise BadInputError("missing input: give --zh FILE and --en FILE, or --parallel FILE",
-                            hint="--parallel takes pre-tokenised 'zh tokens ||| en tokens' lines")
-    return read_parallel(zh_path, en_path, max_chars=max_chars)
+    return read_parallel_input(zh_path, en_path, parallel_path, max_chars=max_chars)[0]
 
 
 def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:

@@ -181,3 +181,39 @@ def read_tatoeba_tsv(path: str | Path, *, limit: int | None = None,
             en, zh = fields[0].strip(), fields[1].strip()
             yield i, zh, en, _line_problem(zh, en, max_chars)
     return _collect(rows(), pretokenized=False, source=str(path))
+
+
+def read_parallel_input(zh: str | Path | None, en: str | Path | None,
+                        parallel: str | Path | None, tatoeba: str | Path | None = None, *,
+                        max_chars: int, limit: int | None = None
+                        ) -> tuple[ParallelText, list[Path]]:
+    """The parallel text named by exactly one input form (--zh/--en, --parallel, --tatoeba),
+    and the files it came from: what every command that reads parallel text calls."""
+    forms = [f for f, given in (("--zh/--en", zh or en), ("--parallel", parallel),
+                                ("--tatoeba", tatoeba)) if given]
+    if len(forms) != 1:
+        raise BadInputError(
+            "give exactly one input: --zh FILE --en FILE, --parallel FILE or --tatoeba FILE"
+            + (f" (got {', '.join(forms)})" if forms else ""),
+            hint="e.g. cppdb annotate --zh data/parallel/sample.zh "
+                 "--en data/parallel/sample.en -o runs/sample")
+    if zh or en:
+        if not (zh and en):
+            raise BadInputError("--zh and --en must be given together",
+                                hint="pass both line-aligned files")
+        text, files = read_parallel(zh, en, max_chars=max_chars), [Path(zh), Path(en)]
+    elif parallel:
+        # a Tatoeba-style TSV passed as --parallel is read as one (no ||| but tabs)
+        reader = read_tatoeba_tsv if _sniff_tsv(Path(parallel)) else read_pretokenized
+        text, files = reader(parallel, max_chars=max_chars), [Path(parallel)]
+    elif tatoeba:
+        text, files = read_tatoeba_tsv(tatoeba, limit=limit, max_chars=max_chars), [Path(tatoeba)]
+    return (text.head(limit) if limit is not None else text), files
+
+
+def _sniff_tsv(path: Path) -> bool:
+    if not path.is_file():
+        return False             # the reader reports the missing file
+    with path.open("rb") as handle:
+        head = handle.read(4096).decode("utf-8", errors="replace")
+    return "|||" not in head and "\t" in head

@@ -38,34 +38,14 @@ def _tokenize(config: Config, text: Any) -> tuple[tuple, tuple, tuple | None]:
     return (tuple(tuple(s.tokens) for s in zh), tuple(tuple(s.tokens) for s in en), lemmas)
 
 
-def _sniff_tsv(path: Path) -> bool:
-    with path.open("rb") as handle:
-        head = handle.read(4096).decode("utf-8", errors="replace")
-    return "|||" not in head and "\t" in head
-
-
 def load_pairs(config: Config, *, parallel: Path | None = None, zh: Path | None = None,
                en: Path | None = None, what: str = "input") -> TokenizedPairs:
     """Exactly one of ``parallel`` (``zh ||| en``, or a Tatoeba TSV) or ``zh`` + ``en``."""
-    from cppdb.readers.parallel import read_parallel, read_pretokenized, read_tatoeba_tsv
+    from cppdb.readers.parallel import read_parallel_input
 
     max_chars = int(config.section("annotate")["max_chars"])
-    if (parallel is None) == (zh is None and en is None):
-        raise BadInputError(f"{what}: give either --parallel FILE or --zh FILE --en FILE",
-                            hint="--parallel takes 'zh tokens ||| en tokens' lines")
-    if parallel is not None:
-        if not Path(parallel).is_file():
-            raise BadInputError(f"{what}: file {parallel} does not exist")
-        if _sniff_tsv(Path(parallel)):
-            text = read_tatoeba_tsv(parallel, max_chars=max_chars)
-        else:
-            text = read_pretokenized(parallel, max_chars=max_chars)
-        source = str(parallel)
-    else:
-        if zh is None or en is None:
-            raise BadInputError(f"{what}: --zh and --en must be given together")
-        text = read_parallel(zh, en, max_chars=max_chars)
-        source = f"{zh}+{en}"
+    text, files = read_parallel_input(zh, en, parallel, max_chars=max_chars)
+    source = "+".join(map(str, files))
     n_lines = len(text.ids) + len(text.problems)
     if text.pretokenized:
         zh_tok = tuple(tuple(z) for z in text.zh)

@@ -28,6 +28,8 @@ FACTS = {
     # a reader of one input form called directly instead of read_parallel_input
     "parallel-text input": ("readers/parallel.py",
                             re.compile(r"\b(?:read_pretokenized|read_tatoeba_tsv|read_parallel)\s*\(")),
+    # Levenshtein computed outside the one definition
+    "edit distance": ("text/distance.py", re.compile(r"scorer\s*=\s*Levenshtein\.distance")),
     # a link split on its dash: "i-j" Pharaoh links parsed by hand
     "Pharaoh links": ("readers/pharaoh.py",
                       re.compile(r"(?:partition|split)\s*\(\s*\"-\"\s*\)")),

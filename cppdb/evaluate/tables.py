@@ -49,18 +49,11 @@ TABLE_SCHEMA = {"type": pl.String, "top": pl.String, "pairs": pl.Int64,
 
 def edit_distances(sources: list[str], targets: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(edit distance, normalised edit distance) of each pair, as defined above."""
-    from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cpdist
+    from cppdb.text.distance import edit_distances as char_edit_distances
 
     frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
     chars = frame.select(char_text("s").alias("s"), char_text("t").alias("t"))
-    if chars.height == 0:
-        return np.zeros(0), np.zeros(0)
-    dist = cpdist(chars["s"].to_list(), chars["t"].to_list(), scorer=Levenshtein.distance,
-                  workers=-1).astype(np.float64)
-    longest = np.maximum(chars["s"].str.len_chars().to_numpy(),
-                         chars["t"].str.len_chars().to_numpy())
-    return dist, np.where(longest > 0, dist / np.maximum(longest, 1), 0.0)
+    return char_edit_distances(chars["s"].to_list(), chars["t"].to_list())
 
 
 def pair_cosines(encoder: Any, sources: list[str], targets: list[str]) -> np.ndarray:

@@ -224,8 +224,10 @@ def _evidence_features() -> list[pl.Expr]:
 
 def _string_distances(frame: pl.DataFrame, workers: int) -> pl.DataFrame:
     """Edit, normalised edit, Hamming and LCS features via rapidfuzz's batched cpdist."""
-    from rapidfuzz.distance import Hamming, Indel, Levenshtein
+    from rapidfuzz.distance import Hamming, Indel
     from rapidfuzz.process import cpdist
+
+    from cppdb.text.distance import edit_distances
 
     sources = frame[SOURCE_CHARS].to_list()
     targets = frame[TARGET_CHARS].to_list()
@@ -233,13 +235,10 @@ def _string_distances(frame: pl.DataFrame, workers: int) -> pl.DataFrame:
         empty = pl.Series([], dtype=pl.Float64)
         return frame.with_columns(f_edit_distance=empty, f_normalised_edit_distance=empty,
                                   f_hamming_distance=empty, f_lcs_ratio=empty)
-    edit = cpdist(sources, targets, scorer=Levenshtein.distance, workers=workers)
+    edit, normalised = edit_distances(sources, targets, workers=workers)
     hamming = cpdist(sources, targets, scorer=Hamming.distance, scorer_kwargs={"pad": True},
                      workers=workers)
     indel = cpdist(sources, targets, scorer=Indel.normalized_distance, workers=workers)
-    longest = np.maximum(frame[SOURCE_CHARS].str.len_chars().to_numpy(),
-                         frame[TARGET_CHARS].str.len_chars().to_numpy())
-    normalised = np.where(longest > 0, edit / np.maximum(longest, 1), 0.0)
     return frame.with_columns(
         pl.Series("f_edit_distance", edit.astype(np.float64)),
         pl.Series("f_normalised_edit_distance", normalised.astype(np.float64)),

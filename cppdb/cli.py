@@ -6,9 +6,10 @@ import signal
 
 import typer
 
+from cppdb.commands.common import CliApp
 from cppdb.errors import CppdbError, RunInterrupted
 
-app = typer.Typer(name="cppdb", no_args_is_help=True, add_completion=False,
+app = CliApp(name="cppdb", no_args_is_help=True, add_completion=False,
                   help="Build, rank and export a Chinese paraphrase database.")
 
 # Each module defines `register(app)`; the order is the order of `cppdb --help`.

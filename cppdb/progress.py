@@ -17,10 +17,6 @@ def set_quiet(quiet: bool) -> None:
     _QUIET = quiet
 
 
-def is_quiet() -> bool:
-    return _QUIET
-
-
 def console() -> Console:
     """Console for human-readable messages (stderr, so stdout stays machine-readable)."""
     return Console(stderr=True, quiet=_QUIET, soft_wrap=True)

@@ -115,6 +115,11 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
         "udchinese": "cppdb.annotate.ud:UDChineseParser",
         "stanza": "cppdb.annotate.ud:StanzaUDParser",
     }, "udchinese"),
+    Capability("compression_aligner", "headline-to-sentence word vectors (compression, "
+               "method bert)", {
+        "e5-tokens": "cppdb.extractors.compression.bert_e5:E5BertAligner",
+        "transformers": "cppdb.extractors.compression.keywords:BertAligner",
+    }, "e5-tokens"),
     Capability("ocr", "text from page and subtitle images", {
         "rapidocr": "cppdb.ocr.engines:RapidOCREngine",
         "paddle": "cppdb.ocr.engines:PaddleOCREngine",

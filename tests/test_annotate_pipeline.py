@@ -11,6 +11,7 @@ from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
 from cppdb.annotate import pipeline
+from cppdb.commands.common import CliApp
 from cppdb.annotate.english import SpacyEnglish
 from cppdb.annotate.pipeline import (AnnotationSession, annotate_stage, annotate_texts,
                                      annotator_spec, frame_from_sentences, sentences_from_frame)
@@ -180,7 +181,7 @@ def test_unknown_backend_and_spacy_model():
 
 
 def _cli():
-    app = typer.Typer()
+    app = CliApp()
 
     @app.callback()
     def main() -> None:

@@ -90,3 +90,23 @@ def test_the_plain_api_never_imports_the_cli():
     targets = set(api._EXPORTS.values())
     source = (PACKAGE / "api.py").read_text("utf-8")
     assert "cppdb.commands" not in source and not any("commands" in t for t in targets)
+
+
+def test_every_command_error_goes_through_one_helper():
+    """No command module catches cppdb errors itself: CliApp does it once."""
+    copies = [p.name for p in sorted((PACKAGE / "commands").glob("*.py"))
+              if p.name != "common.py" and "except CppdbError" in p.read_text("utf-8")]
+    assert not copies
+
+
+def test_compression_aligner_and_stanza_signatures_are_registered():
+    from cppdb.config import load_config
+    from cppdb.doctor import doctor_rows
+    from cppdb.registry import backend_class
+
+    rows = {(r["capability"], r["backend"]): r for r in doctor_rows(load_config())}
+    assert rows[("compression_aligner", "e5-tokens")]["usable"]
+    assert rows[("compression_aligner", "e5-tokens")]["default"]
+    bert = rows[("compression_aligner", "transformers")]
+    assert not bert["usable"] and "bert_dir" in bert["how_to_enable"]
+    assert ("jieba", "jieba") in backend_class("zh_annotator", "stanza").requires

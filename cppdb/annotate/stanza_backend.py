@@ -158,6 +158,8 @@ class StanzaChinese(_StanzaBackend):
 
     name: ClassVar[str] = "stanza"
     description: ClassVar[str] = "Stanza zh-hans POS (CTB) + constituency over jieba tokens"
+    #: the tokens come from jieba, so the signature must name its version too
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (("stanza", "stanza"), ("jieba", "jieba"))
     lang: ClassVar[str] = "zh-hans"
     lang_dir: ClassVar[str] = "zh-hans"
     processors: ClassVar[tuple[str, ...]] = ("tokenize", "pos", "constituency")

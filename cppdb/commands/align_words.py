@@ -6,9 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, JsonOpt, QuietOpt, SetOpt, fail, make_config,
+from cppdb.commands.common import (CliApp, ConfigOpt, JsonOpt, QuietOpt, SetOpt, make_config,
                                    print_json)
-from cppdb.errors import BadInputError, CppdbError
+from cppdb.errors import BadInputError
 from cppdb.progress import console
 
 ParallelOpt = Annotated[Optional[Path], typer.Option(
@@ -50,7 +50,7 @@ def _print_summary(summary: dict, as_json: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add `align-words` (with its `tune` subcommand) to ``app``."""
-    words = typer.Typer(
+    words = CliApp(
         name="align-words", add_completion=False, invoke_without_command=True,
         help="Word-align zh-en pairs with the aligner ensemble (Pharaoh i-j output, zh "
              "first, 0-based); score against gold; `tune` fits the ensemble on gold.")
@@ -74,15 +74,11 @@ def register(app: typer.Typer) -> None:
             return
         from cppdb.align.words.workflow import align_files
 
-        try:
-            cfg = make_config(config, set_, quiet, outputs=(out,))
-            if out is None and gold is None:
-                raise BadInputError("nothing to do: give -o FILE and/or --gold FILE")
-            summary = align_files(cfg, out=out, parallel=parallel, zh=zh, en=en, train=train,
-                                  gold=gold, gold_one_based=gold_one_based)
-        except CppdbError as exc:
-            fail(exc)
-            return
+        cfg = make_config(config, set_, quiet, outputs=(out,))
+        if out is None and gold is None:
+            raise BadInputError("nothing to do: give -o FILE and/or --gold FILE")
+        summary = align_files(cfg, out=out, parallel=parallel, zh=zh, en=en, train=train,
+                              gold=gold, gold_one_based=gold_one_based)
         _print_summary(summary, as_json)
 
     @words.command("tune")
@@ -102,14 +98,10 @@ def register(app: typer.Typer) -> None:
         """Fit ensemble weights, decoding and threshold on dev gold (minimum AER)."""
         from cppdb.align.words.workflow import tune_files
 
-        try:
-            cfg = make_config(config, set_, quiet, outputs=(out,))
-            summary = tune_files(cfg, out=out, gold=gold, parallel=parallel, zh=zh, en=en,
-                                 train=train, gold_one_based=gold_one_based,
-                                 weight_step=weight_step)
-        except CppdbError as exc:
-            fail(exc)
-            return
+        cfg = make_config(config, set_, quiet, outputs=(out,))
+        summary = tune_files(cfg, out=out, gold=gold, parallel=parallel, zh=zh, en=en,
+                             train=train, gold_one_based=gold_one_based,
+                             weight_step=weight_step)
         _print_summary(summary, as_json)
 
     app.add_typer(words, name="align-words")

@@ -7,9 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from cppdb.annotate.run import run_annotate
-from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, fail,
-                                   make_config, print_json)
-from cppdb.errors import CppdbError
+from cppdb.commands.common import (ConfigOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt, make_config,
+                                   print_json)
+
 from cppdb.progress import console
 
 
@@ -33,13 +33,9 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False, fresh: FreshOpt = False,
     ) -> None:
         """Segment, POS-tag (CTB / Penn) and add phrase spans to zh-en parallel text."""
-        try:
-            cfg = make_config(config, set_, quiet)
-            summary = run_annotate(cfg, out, zh=zh, en=en, parallel=parallel,
-                                   tatoeba=tatoeba, limit=limit, fresh=fresh)
-        except CppdbError as exc:
-            fail(exc)
-            return
+        cfg = make_config(config, set_, quiet)
+        summary = run_annotate(cfg, out, zh=zh, en=en, parallel=parallel,
+                               tatoeba=tatoeba, limit=limit, fresh=fresh)
         if json_:
             print_json(summary)
             return

@@ -10,18 +10,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cppdb.commands.common import ConfigOpt, JsonOpt, SetOpt, fail, make_config, print_json
-from cppdb.errors import CppdbError
+from cppdb.commands.common import CliApp, ConfigOpt, JsonOpt, SetOpt, make_config, print_json
 
 
 def doctor(config: ConfigOpt = None, overrides: SetOpt = None, as_json: JsonOpt = False) -> None:
     """Show every capability, its backends, whether each is usable here, and how to enable it."""
     from cppdb.doctor import doctor_rows, missing_defaults
 
-    try:
-        cfg = make_config(config, overrides)
-    except CppdbError as exc:
-        fail(exc)
+    cfg = make_config(config, overrides)
     rows = doctor_rows(cfg)
     if as_json:
         print_json(rows)
@@ -41,10 +37,7 @@ def doctor(config: ConfigOpt = None, overrides: SetOpt = None, as_json: JsonOpt 
 def config_show(config: ConfigOpt = None, overrides: SetOpt = None,
                 as_json: JsonOpt = False) -> None:
     """Print the effective configuration (defaults + file + --set overrides)."""
-    try:
-        cfg = make_config(config, overrides)
-    except CppdbError as exc:
-        fail(exc)
+    cfg = make_config(config, overrides)
     if as_json:
         print_json(cfg.data)
     else:
@@ -58,10 +51,7 @@ def models_fetch(
     """Download a full model with its library's own call (needs internet)."""
     from cppdb.models import fetch_model
 
-    try:
-        path = fetch_model(name, target)
-    except CppdbError as exc:
-        fail(exc)
+    path = fetch_model(name, target)
     typer.echo(f"downloaded {name} to {path}")
 
 
@@ -84,10 +74,10 @@ def models_list(as_json: JsonOpt = False) -> None:
 
 def register(app: typer.Typer) -> None:
     app.command("doctor")(doctor)
-    config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True)
+    config_app = CliApp(help="Inspect the configuration.", no_args_is_help=True)
     config_app.command("show")(config_show)
     app.add_typer(config_app, name="config")
-    models_app = typer.Typer(help="Full models (Stanza, Hugging Face) for users with internet.",
+    models_app = CliApp(help="Full models (Stanza, Hugging Face) for users with internet.",
                              no_args_is_help=True)
     models_app.command("fetch")(models_fetch)
     models_app.command("list")(models_list)

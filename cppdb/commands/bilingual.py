@@ -7,9 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
-                                   SetOpt, SparkMasterOpt, fail, make_config, print_json,
-                                   print_plan)
-from cppdb.errors import CppdbError
+                                   SetOpt, SparkMasterOpt, make_config, print_json, print_plan)
 
 
 def extract_bilingual_command(
@@ -46,19 +44,15 @@ def extract_bilingual_command(
         if value is not None:
             overrides.append(f"bilingual.{key}={value!r}" if isinstance(value, str)
                              else f"bilingual.{key}={value}")
-    try:
-        cfg = make_config(config, overrides, quiet)
-        if dry_run:
-            print_plan(plan_bilingual(zh, en, out, cfg, parallel_path=parallel,
-                                      alignment_path=alignment, engine=engine,
-                                      spark_master=spark_master), json_out)
-            return
-        result = extract_bilingual(zh, en, out, cfg, parallel_path=parallel,
-                                   alignment_path=alignment, fresh=fresh, engine=engine,
-                                   spark_master=spark_master)
-    except CppdbError as exc:
-        fail(exc)
+    cfg = make_config(config, overrides, quiet)
+    if dry_run:
+        print_plan(plan_bilingual(zh, en, out, cfg, parallel_path=parallel,
+                                  alignment_path=alignment, engine=engine,
+                                  spark_master=spark_master), json_out)
         return
+    result = extract_bilingual(zh, en, out, cfg, parallel_path=parallel,
+                               alignment_path=alignment, fresh=fresh, engine=engine,
+                               spark_master=spark_master)
     if json_out:
         print_json(result.to_json())
         return

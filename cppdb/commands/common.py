@@ -1,9 +1,11 @@
 """Options shared by every command, and the helper that turns them into a Config."""
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
 import typer
@@ -57,6 +59,30 @@ def fail(exc: CppdbError) -> None:
     Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(exc))}",
                                                markup=True, highlight=False)
     raise typer.Exit(2)
+
+
+def handles_errors(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with every cppdb error turned into one printed line and exit status 2 —
+    the one place a command's errors meet the terminal."""
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except CppdbError as exc:
+            fail(exc)
+    return wrapper
+
+
+class CliApp(typer.Typer):
+    """A Typer app whose commands and callbacks all go through :func:`handles_errors`."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
+        register = super().command(*args, **kwargs)
+        return lambda function: register(handles_errors(function))
+
+    def callback(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
+        register = super().callback(*args, **kwargs)
+        return lambda function: register(handles_errors(function))
 
 
 def print_plan(plan: Any, as_json: bool) -> None:

@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
-                                   fail, make_config, print_json, print_plan)
-from cppdb.errors import ConfigError, CppdbError
+                                   make_config, print_json, print_plan)
+from cppdb.errors import ConfigError
 
 
 def _split_methods(text: str | None) -> list[str] | None:
@@ -47,19 +47,15 @@ def build_compression_command(
     from cppdb.extractors.compression.builder import build_compression, plan_compression
     from cppdb.extractors.compression.report import print_report
 
-    try:
-        cfg = make_config(config, overrides, quiet)
-        if dry_run:
-            print_plan(plan_compression(
-                input_path, out, cfg, paraphrases=paraphrases, methods=_split_methods(methods),
-                dtt=False if no_dtt else None, parser=parser, bert_dir=bert_dir), json_out)
-            return
-        result = build_compression(
+    cfg = make_config(config, overrides, quiet)
+    if dry_run:
+        print_plan(plan_compression(
             input_path, out, cfg, paraphrases=paraphrases, methods=_split_methods(methods),
-            dtt=False if no_dtt else None, parser=parser, bert_dir=bert_dir, fresh=fresh)
-    except CppdbError as exc:
-        fail(exc)
+            dtt=False if no_dtt else None, parser=parser, bert_dir=bert_dir), json_out)
         return
+    result = build_compression(
+        input_path, out, cfg, paraphrases=paraphrases, methods=_split_methods(methods),
+        dtt=False if no_dtt else None, parser=parser, bert_dir=bert_dir, fresh=fresh)
     if json_out:
         print_json({"compressions": str(result.compressions), "rejected": str(result.rejected),
                     "report": result.report})

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import JsonOpt, QuietOpt, fail, print_json
-from cppdb.errors import CppdbError
+from cppdb.commands.common import JsonOpt, QuietOpt, print_json
+
 from cppdb.io import check_output_file
 
 
@@ -55,15 +55,12 @@ def register(app: typer.Typer) -> None:
         """Paraphrases of TEXT, best first (an index is built once per database)."""
         from cppdb.lookup import open_database
 
-        try:
-            with open_database(db, rebuild=rebuild) as database:
-                if database.built and not quiet and not as_json:
-                    typer.echo(f"built the lookup index {database.path} "
-                               f"({database.built['rows']} pairs, "
-                               f"{database.built['seconds']:.1f} s)", err=True)
-                found = database.lookup(text, top, type_, tier, features)
-        except CppdbError as exc:
-            fail(exc)
+        with open_database(db, rebuild=rebuild) as database:
+            if database.built and not quiet and not as_json:
+                typer.echo(f"built the lookup index {database.path} "
+                           f"({database.built['rows']} pairs, "
+                           f"{database.built['seconds']:.1f} s)", err=True)
+            found = database.lookup(text, top, type_, tier, features)
         if as_json:
             print_json(found.to_dicts())
         else:
@@ -80,12 +77,9 @@ def register(app: typer.Typer) -> None:
         """One self-contained HTML page with the run's plots (opens offline)."""
         from cppdb.report import write_report
 
-        try:
-            if out is not None:
-                check_output_file(out)
-            path = write_report(run, out)
-        except CppdbError as exc:
-            fail(exc)
+        if out is not None:
+            check_output_file(out)
+        path = write_report(run, out)
         if as_json:
             print_json({"report": str(path)})
         else:

@@ -7,9 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
-                                   fail, make_config, print_json, print_plan)
+                                   make_config, print_json, print_plan)
 from cppdb.align.sentences.files import align_files
-from cppdb.errors import CppdbError
 
 
 def _print_scores(report: dict) -> None:
@@ -45,13 +44,9 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """Align the sentences of two versions of one text (BAM anchors + Vecalign)."""
-        try:
-            cfg = make_config(config, set_, quiet, outputs=(out,))
-            report = align_files(src, tgt, out, cfg, units=units, method=method, gold=gold,
-                                 cache_dir=cache_dir)
-        except CppdbError as exc:
-            fail(exc)
-            return
+        cfg = make_config(config, set_, quiet, outputs=(out,))
+        report = align_files(src, tgt, out, cfg, units=units, method=method, gold=gold,
+                             cache_dir=cache_dir)
         if json_:
             print_json(report)
             return
@@ -74,15 +69,11 @@ def register(app: typer.Typer) -> None:
         """Pair chapters, align sentences, and write 1-1 paraphrase sentence pairs."""
         from cppdb.extractors.monolingual import extract_monolingual, plan_monolingual
 
-        try:
-            cfg = make_config(config, set_, quiet)
-            if dry_run:
-                print_plan(plan_monolingual(version_dirs, out, cfg, pairs_file=pairs), json_)
-                return
-            summary = extract_monolingual(version_dirs, out, cfg, pairs_file=pairs, fresh=fresh)
-        except CppdbError as exc:
-            fail(exc)
+        cfg = make_config(config, set_, quiet)
+        if dry_run:
+            print_plan(plan_monolingual(version_dirs, out, cfg, pairs_file=pairs), json_)
             return
+        summary = extract_monolingual(version_dirs, out, cfg, pairs_file=pairs, fresh=fresh)
         row = {"run_dir": str(summary.run_dir), "documents": summary.documents,
                "groups": summary.groups, "unpaired": summary.unpaired, "beads": summary.beads,
                "sentence_pairs": summary.sentence_pairs}

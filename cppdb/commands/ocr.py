@@ -6,9 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, JsonOpt, QuietOpt, SetOpt, fail, make_config,
-                                   print_json)
-from cppdb.errors import BadInputError, CppdbError
+from cppdb.commands.common import ConfigOpt, JsonOpt, QuietOpt, SetOpt, make_config, print_json
+from cppdb.errors import BadInputError
 from cppdb.progress import console, progress_bar
 
 
@@ -47,20 +46,16 @@ def register(app: typer.Typer) -> None:
             if value is not None:
                 overrides.append(f"ocr.{key}={value!r}" if isinstance(value, str)
                                  else f"ocr.{key}={value}")
-        try:
-            cfg = make_config(config, overrides, quiet, outputs=(output,))
-            settings = OcrSettings.from_section(cfg.section("ocr"))
-            total = len(collect_images(inputs)[0])
-            with progress_bar(total, "OCR") as advance:
-                summary = ocr_to_jsonl(inputs, output, settings, progress=advance)
-            if summary.with_text == 0 and summary.errors:
-                raise BadInputError(
-                    f"no image could be read ({len(summary.errors)} errors, first: "
-                    f"{summary.errors[0][0]}: {summary.errors[0][1]}); records in {output}",
-                    hint="check the files; every record in the output says what went wrong")
-        except CppdbError as exc:
-            fail(exc)
-            return
+        cfg = make_config(config, overrides, quiet, outputs=(output,))
+        settings = OcrSettings.from_section(cfg.section("ocr"))
+        total = len(collect_images(inputs)[0])
+        with progress_bar(total, "OCR") as advance:
+            summary = ocr_to_jsonl(inputs, output, settings, progress=advance)
+        if summary.with_text == 0 and summary.errors:
+            raise BadInputError(
+                f"no image could be read ({len(summary.errors)} errors, first: "
+                f"{summary.errors[0][0]}: {summary.errors[0][1]}); records in {output}",
+                hint="check the files; every record in the output says what went wrong")
         if json_:
             print_json(summary.to_json())
             return

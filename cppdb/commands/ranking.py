@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
-                                   fail, make_config, print_json, print_plan)
-from cppdb.errors import BadInputError, CppdbError
+                                   make_config, print_json, print_plan)
+from cppdb.errors import BadInputError
 
 
 def _print_table(frame, title: str) -> None:
@@ -90,10 +90,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
     ) -> None:
         """Filter, featurise and rank a run's pairs with LightGBM (outputs in RUN/ranking/)."""
-        try:
-            _rank(run, labels, config, set_, quiet, as_json, fresh, dry_run)
-        except CppdbError as exc:
-            fail(exc)
+        _rank(run, labels, config, set_, quiet, as_json, fresh, dry_run)
 
     @app.command("score")
     def score_cmd(
@@ -108,10 +105,7 @@ def register(app: typer.Typer) -> None:
         """Score arbitrary pairs: higher = better paraphrase (about the 1-5 scale)."""
         from cppdb.rank.pipeline import score_file
 
-        try:
-            count = score_file(pairs, out, make_config(config, set_, quiet, outputs=(out,)), model)
-        except CppdbError as exc:
-            fail(exc)
+        count = score_file(pairs, out, make_config(config, set_, quiet, outputs=(out,)), model)
         if as_json:
             print_json({"pairs": count, "out": str(out)})
         else:
@@ -135,13 +129,10 @@ def register(app: typer.Typer) -> None:
         """Export the top k% (or a size tier) of the ranking."""
         from cppdb.rank.pipeline import export_run
 
-        try:
-            # hf writes a dataset directory (checked by its writer), the others one file
-            files = () if format_ == "hf" else (out,)
-            path, count = export_run(run, top, type_, format_, out,
-                                     make_config(config, set_, quiet, outputs=files))
-        except CppdbError as exc:
-            fail(exc)
+        # hf writes a dataset directory (checked by its writer), the others one file
+        files = () if format_ == "hf" else (out,)
+        path, count = export_run(run, top, type_, format_, out,
+                                 make_config(config, set_, quiet, outputs=files))
         if as_json:
             print_json({"out": str(path), "pairs": count})
         else:
@@ -160,7 +151,4 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Diversity/consistency at the top 20/60/100%, or human acceptability from a sheet."""
-        try:
-            _evaluate(target, sample, out, config, set_, quiet, as_json)
-        except CppdbError as exc:
-            fail(exc)
+        _evaluate(target, sample, out, config, set_, quiet, as_json)

@@ -156,7 +156,3 @@ def acceptability_table(sheet: pl.DataFrame, seed: int = 13) -> pl.DataFrame:
                                                                                seed)
             rows.append(row)
     return pl.DataFrame(rows, schema=ACCEPTABILITY_SCHEMA)
-
-
-def unrated_count(sheet: pl.DataFrame) -> int:
-    return int(sheet["rating"].is_null().sum())

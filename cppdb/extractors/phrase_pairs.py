@@ -136,9 +136,3 @@ def align_phrases(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarra
                   rule: ConsistencyRule, settings: PhraseSettings) -> list[AlignedPhrase]:
     """Every (Chinese phrase, English phrase) pair of the sentence that aligns under ``rule``."""
     return phrase_alignment(zh, en, links, rule, settings)[0]
-
-
-def count_aligned(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,
-                  rules: Sequence[ConsistencyRule], settings: PhraseSettings) -> list[int]:
-    """How many phrase pairs align under each rule (for the per-mode report)."""
-    return phrase_alignment(zh, en, links, rules[0], settings, rules)[1] if rules else []

@@ -124,13 +124,6 @@ def group_normalise(values: np.ndarray, groups: np.ndarray, n_groups: int,
     return np.divide(values, denom, out=np.zeros_like(values), where=denom > 0)
 
 
-def group_max(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """Maximum of ``values`` per group (groups without cells get -inf)."""
-    out = np.full(n_groups, -np.inf)
-    np.maximum.at(out, groups, values)
-    return out
-
-
 _SPACE = re.compile(r"\s")
 
 

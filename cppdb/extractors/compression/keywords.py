@@ -22,12 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from cppdb.annotate.ud import TaggedText
 from cppdb.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
+from cppdb.registry import Backend
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
 
 METHODS = ("word", "abbrev", "paraphrase", "bert")
@@ -201,13 +202,34 @@ def _find_paraphrase(key: str, span: range, s_chars: str, s_owner: list[int],
     return None
 
 
-class BertAligner:
+class BertAligner(Backend):
     """BERT-align: word vector = mean of its characters' last-layer vectors; for every
     unaligned headline content word, the sentence word with the highest cosine.
 
     Loads a local Chinese BERT directory (``save_pretrained`` layout, e.g. bert-base-chinese);
-    never downloads.  H and S are encoded separately, as in the paper.
+    never downloads.  H and S are encoded separately, as in the paper.  Registered as the
+    ``transformers`` backend of the ``compression_aligner`` capability.
     """
+
+    name: ClassVar[str] = "transformers"
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (("torch", "torch"),
+                                                        ("transformers", "transformers"))
+    install_hint: ClassVar[str] = ("pip install 'cppdb[neural]' and set compression.bert_dir "
+                                   "to a saved Chinese BERT (bert-base-chinese)")
+    description: ClassVar[str] = "BERT-align over a local Chinese BERT directory"
+
+    @classmethod
+    def from_config(cls, config: Any) -> "BertAligner":
+        section = config.section("compression")
+        return cls(section["bert_dir"], batch_size=section["bert_batch_size"],
+                   min_cosine=section["bert_min_cosine"])
+
+    def signature(self) -> str:
+        from cppdb.embed.encoders import _model_checksum
+
+        model = (f"{self.model_dir.name}#{_model_checksum(self.model_dir)}"
+                 if self.model_dir.is_dir() else f"{self.model_dir.name}#missing")
+        return f"bert-align[{self.version()}]|model:{model}"
 
     def __init__(self, model_dir: str | Path, *, batch_size: int = 32,
                  min_cosine: float = 0.0) -> None:
@@ -235,7 +257,7 @@ class BertAligner:
 
     def describe(self) -> dict[str, Any]:
         return {"name": "bert-align", "model_dir": str(self.model_dir),
-                "signature": f"bert-align[{self.model_dir.name}]"}
+                "signature": self.signature()}
 
     def _load(self) -> None:
         if self._model is None:

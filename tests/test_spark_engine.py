@@ -155,3 +155,14 @@ def test_the_pivot_prunes_alike_on_both_engines(runs, tmp_path, spark, options):
         counts.append(pruned)
     assert tables[0].height > 0 and tables[0].equals(tables[1])
     assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("master, partitions", [
+    ("local[2]", 4), ("local[8]", 16), ("local[3, 2]", 6), ("local", 2),
+    # cluster masters keep their own configuration
+    ("yarn", None), ("spark://host:7077", None), ("k8s://https://api:6443", None), (None, None),
+])
+def test_local_masters_get_few_shuffle_partitions(master, partitions):
+    from cppdb.engine.spark import local_shuffle_partitions
+
+    assert local_shuffle_partitions(master) == partitions

@@ -29,6 +29,26 @@ UNIT_KEYS = ["lhs", "slot_sig", "en", "zh", "swapped"]
 PIVOT_KEYS = ["lhs", "slot_sig", "en"]
 
 
+def local_shuffle_partitions(master: str | None) -> int | None:
+    """Shuffle partitions for ``local[N]`` / ``local[*]`` / ``local`` masters: 2 per core;
+    None for cluster masters (their own configuration decides)."""
+    import re
+
+    if master is None or not master.startswith("local"):
+        return None
+    match = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\s*\d+)?\])?", master.strip())
+    if match is None:
+        return None
+    cores = match.group(1)
+    if cores is None:
+        n = 1                                    # plain "local" is one thread
+    elif cores == "*":
+        n = os.cpu_count() or 1
+    else:
+        n = int(cores)
+    return max(2, 2 * n)
+
+
 class SparkEngine(Engine):
     name = "spark"
     requires = (("pyspark", "pyspark"),)
@@ -64,6 +84,11 @@ class SparkEngine(Engine):
                        .config("spark.ui.showConsoleProgress", "false"))
             if self.master:
                 builder = builder.master(self.master)
+            partitions = local_shuffle_partitions(self.master)
+            if partitions:
+                # Spark's 200 shuffle partitions are sized for clusters: on one machine every
+                # window/join of the pivot would run 200 tiny tasks
+                builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
             self._session = builder.getOrCreate()
             self._session.sparkContext.setLogLevel("ERROR")
         return self._session

@@ -159,6 +159,7 @@ def _pruning_masks(settings: Any) -> dict[str, Any]:
     """The polars pivot's pruning rules (``cppdb.extractors.pivot.pruning_masks``) in SQL."""
     from pyspark.sql import functions as F
 
+    from cppdb.extractors.pivot import active_threshold_rules
     from cppdb.text.function_words import ENGLISH_FUNCTION_WORDS, SLOT
 
     masks: dict[str, Any] = {}
@@ -167,14 +168,8 @@ def _pruning_masks(settings: Any) -> dict[str, Any]:
         masks["function_pivot"] = F.forall(
             F.split(F.col("en"), " "),
             lambda t: F.array_contains(words, F.lower(t)) | t.rlike(SLOT.pattern))
-    if settings.min_p_e_given_f > 0:
-        masks["min_p_e_given_f"] = F.col("p_e_given_z") < settings.min_p_e_given_f
-    if settings.min_p_f_given_e > 0:
-        masks["min_p_f_given_e"] = F.col("p_z_given_e") < settings.min_p_f_given_e
-    if settings.min_count > 1:
-        masks["min_count"] = F.col("c_ze") < settings.min_count
-    if settings.max_pivots_per_phrase > 0:
-        masks["max_pivots_per_phrase"] = F.col("rank_in_z") > settings.max_pivots_per_phrase
+    for rule, column, op, value in active_threshold_rules(settings):
+        masks[rule] = F.col(column) < value if op == "<" else F.col(column) > value
     return masks
 
 

@@ -54,6 +54,22 @@ PRUNING_RULES = ("function_pivot", "min_p_e_given_f", "min_p_f_given_e", "min_co
                  "max_pivots_per_phrase")
 
 
+#: the threshold rules of the pivot, for every engine: (rule = setting name, the unit column it
+#: reads, the comparison that prunes, the smallest setting value that switches it on)
+THRESHOLD_RULES: tuple[tuple[str, str, str, float], ...] = (
+    ("min_p_e_given_f", "p_e_given_z", "<", 0.0),
+    ("min_p_f_given_e", "p_z_given_e", "<", 0.0),
+    ("min_count", "c_ze", "<", 1.0),
+    ("max_pivots_per_phrase", "rank_in_z", ">", 0.0),
+)
+
+
+def active_threshold_rules(settings: PivotSettings) -> list[tuple[str, str, str, float]]:
+    """(rule, column, comparison, value) of every threshold rule the settings switch on."""
+    return [(rule, column, op, getattr(settings, rule))
+            for rule, column, op, off in THRESHOLD_RULES if getattr(settings, rule) > off]
+
+
 def pruning_masks(units: pl.DataFrame, settings: PivotSettings) -> dict[str, pl.Expr]:
     """One boolean expression per active rule: True where a unit (z, e) is pruned."""
     masks: dict[str, pl.Expr] = {}
@@ -62,14 +78,8 @@ def pruning_masks(units: pl.DataFrame, settings: PivotSettings) -> dict[str, pl.
         masks["function_pivot"] = pl.col("en").str.split(" ").list.eval(
             pl.element().str.to_lowercase().is_in(words)
             | pl.element().str.contains(SLOT.pattern)).list.all()
-    if settings.min_p_e_given_f > 0:
-        masks["min_p_e_given_f"] = pl.col("p_e_given_z") < settings.min_p_e_given_f
-    if settings.min_p_f_given_e > 0:
-        masks["min_p_f_given_e"] = pl.col("p_z_given_e") < settings.min_p_f_given_e
-    if settings.min_count > 1:
-        masks["min_count"] = pl.col("c_ze") < settings.min_count
-    if settings.max_pivots_per_phrase > 0:
-        masks["max_pivots_per_phrase"] = pl.col("rank_in_z") > settings.max_pivots_per_phrase
+    for rule, column, op, value in active_threshold_rules(settings):
+        masks[rule] = pl.col(column) < value if op == "<" else pl.col(column) > value
     return masks
 
 

@@ -63,6 +63,36 @@ PAIR_COLUMNS: dict[str, pl.DataType] = {
 
 PAIR_TYPES = ("phrase", "pattern", "sentence")
 
+# -- the other run artifacts ------------------------------------------------------------------
+#: lex_zh_given_en.parquet / lex_en_given_zh.parquet: the word aligner's lexical tables
+LEX_SCHEMA: dict[str, pl.DataType] = {"zh": pl.String, "en": pl.String, "prob": pl.Float64}
+#: alignment.parquet: word links per sentence pair (parallel lists, 0-based, zh first)
+LINK_ZH = "link_zh"
+LINK_EN = "link_en"
+ALIGNMENT_SCHEMA: dict[str, pl.DataType] = {
+    ID: pl.Int64, LINK_ZH: pl.List(pl.Int32), LINK_EN: pl.List(pl.Int32)}
+#: phrase_occurrences.parquet: one aligned (zh phrase/pattern, en pivot) occurrence
+OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
+    ID: pl.Int64, "kind": pl.String, "lhs": pl.String, "en_label": pl.String,
+    "zh": pl.String, "en": pl.String, "zh_pos": pl.String,
+    "slot_sig": pl.String, "swapped": pl.Boolean,
+    "zh_start": pl.Int32, "zh_end": pl.Int32, "en_start": pl.Int32, "en_end": pl.Int32,
+    "align": pl.List(pl.Int32),      # word links inside the pair, zh·65536 + en
+}
+#: beads.parquet (monolingual): sentence-alignment beads per document pair
+BEAD_SCHEMA: dict[str, pl.DataType] = {
+    "group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String, "bead": pl.Int64,
+    "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32), "kind": pl.String,
+    "cost": pl.Float64, "anchor": pl.Boolean}
+#: records.parquet (build-compression): one row per input pair, kept or rejected
+COMPRESSION_RECORD_SCHEMA: dict[str, pl.DataType] = {
+    "line": pl.Int64, "status": pl.String, "rule": pl.String,
+    "link_methods": pl.List(pl.String), "link_h_tokens": pl.List(pl.Int32),
+    "n_keywords": pl.Int32, "n_headline_content": pl.Int32, "n_headline_aligned": pl.Int32,
+    "compression_rate": pl.Float64, "headline_ratio": pl.Float64,
+    "dtt_rules": pl.List(pl.String), "record": pl.String,
+}
+
 
 # -- write order ----------------------------------------------------------------------------
 # Every artifact that a group-by or a worker pool can produce in varying row order is written

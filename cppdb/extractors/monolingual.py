@@ -172,9 +172,7 @@ def _document_pairs(documents: pl.DataFrame) -> list[tuple[int, str, str]]:
     return pairs
 
 
-_BEAD_SCHEMA = {"group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String,
-                "bead": pl.Int64, "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32),
-                "kind": pl.String, "cost": pl.Float64, "anchor": pl.Boolean}
+_BEAD_SCHEMA = schema.BEAD_SCHEMA
 
 
 def _make_encoder(run: RunDir, config: Config, settings: AlignSettings) -> Any:

@@ -24,18 +24,9 @@ from cppdb.extractors.patterns import Pattern, PatternSettings, patterns_of
 from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, phrase_alignment,
                                            phrase_labels)
 
-LINK_ZH = "link_zh"
-LINK_EN = "link_en"
-ALIGNMENT_SCHEMA: dict[str, pl.DataType] = {
-    S.ID: pl.Int64, LINK_ZH: pl.List(pl.Int32), LINK_EN: pl.List(pl.Int32)}
-
-OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
-    S.ID: pl.Int64, "kind": pl.String, "lhs": pl.String, "en_label": pl.String,
-    "zh": pl.String, "en": pl.String, "zh_pos": pl.String,
-    "slot_sig": pl.String, "swapped": pl.Boolean,
-    "zh_start": pl.Int32, "zh_end": pl.Int32, "en_start": pl.Int32, "en_end": pl.Int32,
-    "align": pl.List(pl.Int32),      # word links inside the pair, zh·65536 + en
-}
+LINK_ZH, LINK_EN = S.LINK_ZH, S.LINK_EN
+ALIGNMENT_SCHEMA = S.ALIGNMENT_SCHEMA
+OCCURRENCE_SCHEMA = S.OCCURRENCE_SCHEMA
 COUNT_MODES = ("strict", "relaxed", "relaxed_tolerance")
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from cppdb import schema
 from cppdb.align.words.base import CHUNK_PAIRS, TokenPair, WordAligner, check_pairs
 from cppdb.align.words.ensemble import EnsembleParams, combine, decode, load_params
 from cppdb.config import Config
@@ -21,7 +22,7 @@ from cppdb.progress import console
 from cppdb.registry import CAPABILITIES, create_backend
 
 SECTION = "align_words"
-LEX_SCHEMA = {"zh": pl.String, "en": pl.String, "prob": pl.Float64}
+LEX_SCHEMA = schema.LEX_SCHEMA
 _STATISTICAL = ("thot", "eflomal")
 
 

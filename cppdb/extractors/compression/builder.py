@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from cppdb import schema
 from cppdb.workers import pool_initializer
 from cppdb.config import Config
 from cppdb.errors import ConfigError
@@ -41,13 +42,7 @@ REJECTED = "rejected.jsonl"
 REPORT = "report.json"
 COMMAND = "build-compression"
 
-RECORD_SCHEMA: dict[str, pl.DataType] = {
-    "line": pl.Int64, "status": pl.String, "rule": pl.String,
-    "link_methods": pl.List(pl.String), "link_h_tokens": pl.List(pl.Int32),
-    "n_keywords": pl.Int32, "n_headline_content": pl.Int32, "n_headline_aligned": pl.Int32,
-    "compression_rate": pl.Float64, "headline_ratio": pl.Float64,
-    "dtt_rules": pl.List(pl.String), "record": pl.String,
-}
+RECORD_SCHEMA = schema.COMPRESSION_RECORD_SCHEMA
 
 
 @dataclass(frozen=True)

@@ -166,3 +166,45 @@ def test_local_masters_get_few_shuffle_partitions(master, partitions):
     from cppdb.engine.spark import local_shuffle_partitions
 
     assert local_shuffle_partitions(master) == partitions
+
+
+KILLED_CHILD = """
+import os, signal, sys
+from pathlib import Path
+from cppdb import run as run_module
+from cppdb.config import load_config
+from cppdb.extractors.bilingual import extract_bilingual
+original = run_module.RunDir.stage
+def stage(self, name):
+    if name == {stage!r}:
+        os.kill(os.getpid(), signal.SIGKILL)      # no handler, no finally, no JVM shutdown
+    return original(self, name)
+run_module.RunDir.stage = stage
+extract_bilingual(Path({zh!r}), Path({en!r}), Path({out!r}), load_config(overrides={config!r}),
+                  engine="spark", spark_master="local[2]")
+"""
+
+
+@pytest.mark.parametrize("stage", ["pivot"])
+def test_a_killed_spark_run_resumes_to_the_same_tables(runs, tmp_path, data_dir, spark, stage):
+    import signal
+    import subprocess
+
+    zh, en = data_dir / "parallel" / "sample.zh", data_dir / "parallel" / "sample.en"
+    out = tmp_path / "killed"
+    script = KILLED_CHILD.format(stage=stage, zh=str(zh), en=str(en), out=str(out),
+                                 config=CONFIG)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    child = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    finished = json.loads((out / "manifest.json").read_text("utf-8"))["stages"]
+    assert finished["extract"]["status"] == "done" and stage not in finished
+    extract_bilingual(zh, en, out, load_config(overrides=CONFIG), engine="spark",
+                      spark_session=spark)                       # resume on Spark
+    local = runs[0]
+    for table in TABLES:
+        want, got = pl.read_parquet(local / table), pl.read_parquet(out / table)
+        if table != "phrase_occurrences.parquet":
+            want, got = (f.sort(*PAIR_ORDER[:1], descending=PAIR_ORDER[1]) for f in (want, got))
+        assert want.equals(got), table

@@ -15,6 +15,7 @@ from cppdb.align.sentences.bam import Anchor, BamSettings, bam_anchors, common_c
     sentence_lengths, similarity
 from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.context import document_contexts
+from cppdb.align.sentences.omissions import OmissionSettings
 from cppdb.align.sentences.vecalign import VecalignSettings, vecalign, window_vectors
 from cppdb.embed.encoders import SentenceEncoder
 from cppdb.errors import BadInputError, ConfigError
@@ -60,7 +61,11 @@ class AlignSettings:
                                       s["max_size_full_dp"], s["search_buffer"],
                                       s["num_samps_for_norm"],
                                       anchor_mode=s["anchor_mode"],
-                                      anchor_factor=s["anchor_factor"]),
+                                      anchor_factor=s["anchor_factor"],
+                                      omissions=OmissionSettings(
+                                          s["omission_mode"], s["omission_min_run"],
+                                          s["omission_level_quantile"], s["omission_jump"],
+                                          s["omission_margin"], s["omission_max_region"])),
             window_vectors=s["window_vectors"], context_weight=s["context_weight"],
             context_window=s["context_window"], context_include_self=s["context_include_self"],
             context_vectors=s["context_vectors"], context_dim=s["context_dim"],
@@ -204,9 +209,13 @@ def _align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | N
     seconds["windows"] = time.perf_counter() - started
     started = time.perf_counter()
     fixed = [(a.src, a.tgt) for a in anchors if not a.forced]
+    stats: dict = {}
     beads = vecalign(xw[0], yw[0], settings.vecalign, rng=rng, anchors=fixed,
-                     src_windows=xw, tgt_windows=yw)
+                     src_windows=xw, tgt_windows=yw, stats=stats)
     seconds["dp"] = time.perf_counter() - started
+    if stats.get("omission_regions"):
+        notes.append(f"{stats['omission_regions']} unmatched stretch(es) re-aligned with "
+                     "long gaps (omitted or inserted passages)")
     if settings.max_one_to_one_cost > 0:
         beads = split_costly_one_to_one(beads, settings.max_one_to_one_cost)
     return Alignment(beads, anchors, seconds, tuple(notes))

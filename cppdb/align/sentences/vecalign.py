@@ -21,12 +21,13 @@ All randomness comes from the explicit ``rng``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.dp_kernel import banded_dp, bead_cost, traceback
+from cppdb.align.sentences.omissions import OmissionSettings, realign_omissions
 from cppdb.errors import BadInputError, ConfigError
 
 
@@ -40,6 +41,7 @@ class VecalignSettings:
     costs_sample_size: int = 20_000
     anchor_mode: str = "soft"       # soft: anchor 1-1 beads cost anchor_factor x; hard: cut
     anchor_factor: float = 0.5
+    omissions: OmissionSettings = field(default_factory=OmissionSettings)
 
     def __post_init__(self) -> None:
         if self.max_bead_size < 2:
@@ -246,19 +248,35 @@ def usable_anchors(level: _Level, anchors: list[tuple[int, int]]) -> list[tuple[
 def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
              settings: VecalignSettings | None = None, *, rng: np.random.Generator,
              anchors: list[tuple[int, int]] = (), src_windows: np.ndarray | None = None,
-             tgt_windows: np.ndarray | None = None) -> list[Bead]:
+             tgt_windows: np.ndarray | None = None, stats: dict | None = None) -> list[Bead]:
     """Align two documents given unit sentence vectors; returns beads covering both in order.
 
     ``anchors``: strictly increasing (i, j) 1-1 pairs, soft or hard (``settings.anchor_mode``,
-    see the module docstring); 1-1 beads on an anchor have ``anchor=True``.
+    see the module docstring); 1-1 beads on an anchor have ``anchor=True``.  Long unmatched
+    stretches are then re-aligned with long gaps (``settings.omissions``, see ``omissions``);
+    ``stats["omission_regions"]`` counts them.
     """
     settings = settings or VecalignSettings()
+    level, beads, anchor_col, factor = _vecalign(src_vectors, tgt_vectors, settings, rng,
+                                                 list(anchors), src_windows, tgt_windows)
+    beads, redone = realign_omissions(beads, (level.xw, level.yw, level.nx, level.ny),
+                                      settings.bead_types(), level.del_penalty, anchor_col,
+                                      factor, settings.omissions, rng)
+    if stats is not None:
+        stats["omission_regions"] = redone
+    return beads
+
+
+def _vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray, settings: VecalignSettings,
+              rng: np.random.Generator, anchors: list[tuple[int, int]],
+              src_windows: np.ndarray | None, tgt_windows: np.ndarray | None
+              ) -> tuple[_Level, list[Bead], np.ndarray, float]:
+    """The DP (soft or hard anchors); also the level, the anchor columns and their factor."""
     level = prepare_level(src_vectors, tgt_vectors, settings, rng, src_windows, tgt_windows)
     types = settings.bead_types()
     beads: list[Bead] = []
     m, n = level.xw.shape[1], level.yw.shape[1]
     start_i = start_j = 0
-    anchors = list(anchors)
     for (i0, j0), (i1, j1) in zip(anchors, anchors[1:]):
         if i1 <= i0 or j1 <= j0:
             raise BadInputError(f"anchors cross or repeat at ({i0}, {j0}) / ({i1}, {j1})",
@@ -273,9 +291,12 @@ def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
         soft = _Level(level.xw, level.yw, level.nx, level.ny, level.del_penalty, anchor_col,
                       settings.anchor_factor)
         chosen = set(anchors)
-        return [Bead(b.src, b.tgt, b.cost, anchor=b.is_one_to_one and (b.src[0], b.tgt[0])
-                     in chosen) for b in _align_level(soft, types, settings, rng)]
+        return level, [Bead(b.src, b.tgt, b.cost, anchor=b.is_one_to_one and (b.src[0], b.tgt[0])
+                            in chosen) for b in _align_level(soft, types, settings, rng)], \
+            anchor_col, settings.anchor_factor
+    hard_col = np.full(m, -1, np.int64)
     for i, j in usable_anchors(level, anchors):
+        hard_col[i] = j
         part = _slice_level(level, slice(start_i, i), slice(start_j, j))
         beads += _shift(_align_level(part, types, settings, rng), start_i, start_j)
         cost = bead_cost(level.xw, level.yw, level.nx, level.ny, 1, 1, i, j)
@@ -283,4 +304,4 @@ def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
         start_i, start_j = i + 1, j + 1
     part = _slice_level(level, slice(start_i, m), slice(start_j, n))
     beads += _shift(_align_level(part, types, settings, rng), start_i, start_j)
-    return beads
+    return level, beads, hard_col, 0.0   # hard anchors cost nothing in a re-aligned region

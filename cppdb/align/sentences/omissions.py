@@ -1,0 +1,175 @@
+"""Omission-aware re-alignment: find long unmatched stretches and re-align them with long gaps.
+
+When one version lacks a passage, Vecalign (one deletion penalty per sentence) prefers to walk
+the wrong diagonal -- every bead after the cut pairs unrelated sentences at about the cost of a
+random pair -- until the texts meet again.  Two signals find such stretches after the DP:
+
+* **poor runs**: ``min_run`` or more consecutive non-anchor beads whose cost per sentence pair
+  (``cost / (a b)``; deletions and insertions count as poor) is at the random-pair level,
+  i.e. at least the ``level_quantile`` quantile of the costs of random 1-1 pairs;
+* **anchor jumps**: two consecutive anchors whose diagonal offsets differ by ``jump`` or more
+  sentences (a BAM anchor pair skipping a block on one side).
+
+Each stretch, widened by ``margin`` beads on both sides and merged with overlapping ones, is
+re-aligned on its own with affine gaps (``gap_kernel``): a run of k deletions costs
+``open + k * extend``, with ``extend`` half the random level (deleting a sentence from each
+side is then cheaper than a random-level pair, and dearer than a real one) and ``open + extend``
+equal to Vecalign's deletion penalty (a lone deletion costs what it cost before).  The new beads
+replace the old ones only if the region's total cost drops.  Regions are bounded in size
+(``max_region`` sentences per side), so the pass adds linear time at most.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cppdb.align.sentences.beads import Bead
+from cppdb.align.sentences.dp_kernel import bead_cost
+from cppdb.align.sentences.gap_kernel import affine_gap_dp, affine_traceback
+from cppdb.errors import ConfigError
+
+OMISSION_MODES = ("realign", "off")
+
+
+@dataclass(frozen=True)
+class OmissionSettings:
+    mode: str = "realign"          # realign | off
+    min_run: int = 4               # poor beads in a row that make a stretch
+    level_quantile: float = 0.05   # random-pair level = this quantile of random 1-1 costs
+    jump: int = 6                  # anchor offset change (sentences) that makes a stretch
+    margin: int = 3                # beads kept around a stretch for re-alignment
+    max_region: int = 2000         # sentences per side; larger stretches are left as they are
+
+    def __post_init__(self) -> None:
+        if self.mode not in OMISSION_MODES:
+            raise ConfigError(f"omission_mode must be one of {', '.join(OMISSION_MODES)}, "
+                              f"not {self.mode!r}")
+        if self.min_run < 2 or self.jump < 2 or self.margin < 0 or self.max_region < 8:
+            raise ConfigError("omission settings: min_run >= 2, jump >= 2, margin >= 0 and "
+                              "max_region >= 8 are required",
+                              hint="see [align_sentences] omission_* in the defaults")
+        if not 0.0 < self.level_quantile < 1.0:
+            raise ConfigError(f"omission_level_quantile must be in (0, 1), not "
+                              f"{self.level_quantile}")
+
+
+def random_pair_costs(xw: np.ndarray, yw: np.ndarray, nx: np.ndarray, ny: np.ndarray,
+                      size: int, rng: np.random.Generator) -> np.ndarray:
+    """Costs of ``size`` random 1-1 pairs (the scale that 'unrelated' is measured on)."""
+    m, n = xw.shape[1], yw.shape[1]
+    if m == 0 or n == 0:
+        return np.ones(1)
+    xi = rng.integers(0, m, size)
+    yi = rng.integers(0, n, size)
+    dots = np.einsum("sd,sd->s", xw[0, xi], yw[0, yi])
+    return 2.0 * (1.0 - dots) / (1e-6 + nx[0, xi] + ny[0, yi])
+
+
+def pair_cost(bead: Bead) -> float:
+    """Cost per sentence pair of a bead (inf for a deletion/insertion or an unknown cost)."""
+    if not bead.src or not bead.tgt or not np.isfinite(bead.cost):
+        return float("inf")
+    return bead.cost / (len(bead.src) * len(bead.tgt))
+
+
+def poor_runs(beads: list[Bead], level: float, min_run: int) -> list[tuple[int, int]]:
+    """[start, stop) bead ranges of >= min_run poor beads in a row holding >= 2 matches."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for k, bead in enumerate(beads + [Bead((), (), 0.0, anchor=True)]):
+        poor = not bead.anchor and pair_cost(bead) >= level
+        if poor and start is None:
+            start = k
+        elif not poor and start is not None:
+            matches = sum(1 for b in beads[start:k] if b.src and b.tgt)
+            if k - start >= min_run and matches >= 2:
+                runs.append((start, k))
+            start = None
+    return runs
+
+
+def anchor_jumps(beads: list[Bead], jump: int) -> list[tuple[int, int]]:
+    """[start, stop) bead ranges between consecutive anchor beads whose offsets differ by >= jump."""
+    anchors = [k for k, b in enumerate(beads) if b.anchor and b.is_one_to_one]
+    out = []
+    for k0, k1 in zip(anchors, anchors[1:]):
+        d0 = beads[k0].tgt[0] - beads[k0].src[0]
+        d1 = beads[k1].tgt[0] - beads[k1].src[0]
+        if abs(d1 - d0) >= jump and k1 - k0 > 1:
+            out.append((k0 + 1, k1))
+    return out
+
+
+def merge_ranges(ranges: list[tuple[int, int]], margin: int, total: int) -> list[tuple[int, int]]:
+    """Widen by ``margin`` beads (clipped) and merge overlapping or touching ranges."""
+    merged: list[tuple[int, int]] = []
+    for start, stop in sorted((max(0, a - margin), min(total, b + margin)) for a, b in ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], stop))
+        else:
+            merged.append((start, stop))
+    return merged
+
+
+@dataclass(frozen=True)
+class GapCosts:
+    level: float    # random-pair level: a 1-1 bead costing this much is 'unmatched'
+    open: float
+    extend: float
+
+
+def gap_costs(random_costs: np.ndarray, del_penalty: float, settings: OmissionSettings
+              ) -> GapCosts:
+    level = float(np.quantile(random_costs, settings.level_quantile))
+    extend = level / 2.0
+    return GapCosts(level, max(0.0, del_penalty - extend), extend)
+
+
+def _region_beads(windows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+                  types: tuple[np.ndarray, np.ndarray], gaps: GapCosts, del_penalty: float,
+                  anchor_col: np.ndarray, anchor_factor: float, i0: int, i1: int, j0: int,
+                  j1: int) -> list[Bead]:
+    xw, yw, nx, ny = windows
+    sub = (xw[:, i0:i1], yw[:, j0:j1], nx[:, i0:i1], ny[:, j0:j1])
+    cols = np.where(anchor_col[i0:i1] >= j0, anchor_col[i0:i1] - j0, -1)
+    cost, back_type, back_state = affine_gap_dp(*sub, types[0], types[1], gaps.open,
+                                                gaps.extend, cols, anchor_factor)
+    beads = []
+    for s0, s1, t0, t1 in affine_traceback(cost, back_type, back_state, *types).tolist():
+        src, tgt = tuple(range(s0 + i0, s1 + i0)), tuple(range(t0 + j0, t1 + j0))
+        if src and tgt:
+            step = float(bead_cost(*sub, len(src), len(tgt), s0, t0))
+            anchor = len(src) == 1 and len(tgt) == 1 and anchor_col[src[0]] == tgt[0]
+            beads.append(Bead(src, tgt, step, anchor=bool(anchor)))
+        else:
+            beads.append(Bead(src, tgt, del_penalty))
+    return beads
+
+
+def realign_omissions(beads: list[Bead], windows: tuple[np.ndarray, ...],
+                      types: tuple[np.ndarray, np.ndarray], del_penalty: float,
+                      anchor_col: np.ndarray, anchor_factor: float, settings: OmissionSettings,
+                      rng: np.random.Generator) -> tuple[list[Bead], int]:
+    """Beads with every detected stretch re-aligned with affine gaps; and how many were."""
+    if settings.mode == "off" or not beads:
+        return beads, 0
+    xw, yw, nx, ny = windows
+    gaps = gap_costs(random_pair_costs(xw, yw, nx, ny, 20_000, rng), del_penalty, settings)
+    found = poor_runs(beads, gaps.level, settings.min_run) + anchor_jumps(beads, settings.jump)
+    out: list[Bead] = []
+    done = 0
+    redone = 0
+    for start, stop in merge_ranges(found, settings.margin, len(beads)):
+        part = beads[start:stop]
+        src = [i for b in part for i in b.src]
+        tgt = [j for b in part for j in b.tgt]
+        out += beads[done:start]
+        done = stop
+        if not src or not tgt or max(len(src), len(tgt)) > settings.max_region:
+            out += part
+            continue
+        out += _region_beads((xw, yw, nx, ny), types, gaps, del_penalty, anchor_col,
+                             anchor_factor, src[0], src[-1] + 1, tgt[0], tgt[-1] + 1)
+        redone += 1
+    return out + beads[done:], redone

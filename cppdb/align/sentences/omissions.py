@@ -10,7 +10,8 @@ random pair -- until the texts meet again.  Two signals find such stretches afte
 * **anchor jumps**: two consecutive anchors whose diagonal offsets differ by ``jump`` or more
   sentences (a BAM anchor pair skipping a block on one side).
 
-Each stretch, widened by ``margin`` beads on both sides and merged with overlapping ones, is
+Each stretch, widened until ``margin`` good beads in a row lie on both sides (the texts are in
+step again there) and merged with overlapping ones, is
 re-aligned on its own with affine gaps (``gap_kernel``): a run of k deletions costs
 ``open + k * extend``, with ``extend`` half the random level (deleting a sentence from each
 side is then cheaper than a random-level pair, and dearer than a real one) and ``open + extend``
@@ -74,11 +75,14 @@ def pair_cost(bead: Bead) -> float:
 
 
 def poor_runs(beads: list[Bead], level: float, min_run: int) -> list[tuple[int, int]]:
-    """[start, stop) bead ranges of >= min_run poor beads in a row holding >= 2 matches."""
+    """[start, stop) bead ranges of >= min_run poor beads in a row holding >= 2 matches.
+
+    A soft anchor at the random-pair level counts as poor: a wrong anchor must not split a run.
+    """
     runs: list[tuple[int, int]] = []
     start = None
     for k, bead in enumerate(beads + [Bead((), (), 0.0, anchor=True)]):
-        poor = not bead.anchor and pair_cost(bead) >= level
+        poor = pair_cost(bead) >= level   # an anchor too: BAM sees only lengths and characters
         if poor and start is None:
             start = k
         elif not poor and start is not None:
@@ -101,10 +105,25 @@ def anchor_jumps(beads: list[Bead], jump: int) -> list[tuple[int, int]]:
     return out
 
 
-def merge_ranges(ranges: list[tuple[int, int]], margin: int, total: int) -> list[tuple[int, int]]:
-    """Widen by ``margin`` beads (clipped) and merge overlapping or touching ranges."""
+def widen_ranges(ranges: list[tuple[int, int]], poor: list[bool], margin: int
+                 ) -> list[tuple[int, int]]:
+    """Grow each range until ``margin`` good beads in a row lie on both sides; merge overlaps.
+
+    The texts are back in step only where several beads in a row are good: a lone good bead
+    inside a stretch (5 % of random pairs pass the level) or a run of deletions beside it
+    belongs to the stretch.
+    """
+    total = len(poor)
     merged: list[tuple[int, int]] = []
-    for start, stop in sorted((max(0, a - margin), min(total, b + margin)) for a, b in ranges):
+    for start, stop in sorted(ranges):
+        good = 0
+        while start > 0 and good < margin:
+            start -= 1
+            good = good + 1 if not poor[start] else 0
+        good = 0
+        while stop < total and good < margin:
+            good = good + 1 if not poor[stop] else 0
+            stop += 1
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], stop))
         else:
@@ -132,7 +151,11 @@ def _region_beads(windows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
                   j1: int) -> list[Bead]:
     xw, yw, nx, ny = windows
     sub = (xw[:, i0:i1], yw[:, j0:j1], nx[:, i0:i1], ny[:, j0:j1])
-    cols = np.where(anchor_col[i0:i1] >= j0, anchor_col[i0:i1] - j0, -1)
+    cols = anchor_col[i0:i1] - j0
+    cols[(cols < 0) | (cols >= j1 - j0)] = -1
+    for k in np.nonzero(cols >= 0)[0].tolist():   # anchors at the random-pair level: no bonus
+        if bead_cost(*sub, 1, 1, k, cols[k]) >= gaps.level:
+            cols[k] = -1
     cost, back_type, back_state = affine_gap_dp(*sub, types[0], types[1], gaps.open,
                                                 gaps.extend, cols, anchor_factor)
     beads = []
@@ -157,10 +180,11 @@ def realign_omissions(beads: list[Bead], windows: tuple[np.ndarray, ...],
     xw, yw, nx, ny = windows
     gaps = gap_costs(random_pair_costs(xw, yw, nx, ny, 20_000, rng), del_penalty, settings)
     found = poor_runs(beads, gaps.level, settings.min_run) + anchor_jumps(beads, settings.jump)
+    poor = [pair_cost(b) >= gaps.level for b in beads]
     out: list[Bead] = []
     done = 0
     redone = 0
-    for start, stop in merge_ranges(found, settings.margin, len(beads)):
+    for start, stop in widen_ranges(found, poor, settings.margin):
         part = beads[start:stop]
         src = [i for b in part for i in b.src]
         tgt = [j for b in part for j in b.tgt]

@@ -49,10 +49,12 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "annotate.chunk_size": (1, None),
     "annotate.max_chars": (1, None),
     "monolingual.chunk_size": (1, None),
+    "monolingual.min_confidence": (0.0, 1.0),
     "compression.batch_size": (1, None),
     "compression.min_content_overlap": (0.0, 1.0),
     "embed.batch_size": (1, None),
-    "features.workers": (-1, None),                  # -1 = all cores
+    "features.workers": (-1, None),
+    "features.chunk_size": (1, None),                  # -1 = all cores
 }
 
 

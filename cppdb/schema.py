@@ -83,7 +83,8 @@ OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
 BEAD_SCHEMA: dict[str, pl.DataType] = {
     "group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String, "bead": pl.Int64,
     "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32), "kind": pl.String,
-    "cost": pl.Float64, "anchor": pl.Boolean}
+    "cost": pl.Float64, "anchor": pl.Boolean,
+    "confidence": pl.Float64}        # of a 1-1 bead being a correct pair; null for others
 #: records.parquet (build-compression): one row per input pair, kept or rejected
 COMPRESSION_RECORD_SCHEMA: dict[str, pl.DataType] = {
     "line": pl.Int64, "status": pl.String, "rule": pl.String,

@@ -143,7 +143,9 @@ def test_extract_monolingual_end_to_end_and_resume(tmp_path: Path,
     config = load_config(overrides={"align_sentences.sentence_encoder": "embed",
                                     "embed.backend": "sentence-transformers",
                                     "embed.model_path": str(tiny_sentence_transformer_dir),
-                                    "monolingual.chunk_size": 1})
+                                    "monolingual.chunk_size": 1,
+                                    # a random tiny model: its costs say nothing of confidence
+                                    "monolingual.min_confidence": 0.0})
     out = tmp_path / "run"
     summary = extract_monolingual([a, b], out, config)
     assert (summary.groups, summary.unpaired) == (2, 0)
@@ -162,7 +164,8 @@ def test_extract_monolingual_end_to_end_and_resume(tmp_path: Path,
     first = pairs.row(0, named=True)
     assert first["src_pos"] == 0 and first["tgt_pos"] == 0 and first["anchors"][0].startswith("0:")
     beads = pl.read_parquet(out / "beads.parquet")
-    assert beads.filter(pl.col("kind") == "1-1").height == pairs.height
+    low = pl.read_parquet(out / "low_confidence_pairs.parquet")
+    assert beads.filter(pl.col("kind") == "1-1").height == pairs.height + low.height
     # resume: nothing is recomputed; other settings are refused
     stages = json.loads((out / "manifest.json").read_text("utf-8"))["stages"]
     extract_monolingual([a, b], out, config)

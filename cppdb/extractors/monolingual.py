@@ -7,8 +7,10 @@ Stages (each resumable; a finished stage is skipped when the run is reopened):
 3. ``align``      beads.parquet: BAM + context-aware Vecalign per document pair (chunked)
 4. ``entities``   entities.parquet: transliteration variant -> canonical name (names that
                   co-occur in aligned 1-1 pairs need less similarity)
-5. ``pairs``      sentence_pairs.parquet: the 1-1 beads, PAIR_COLUMNS + positions, costs,
-                  anchor flag, entity-normalised forms
+5. ``pairs``      sentence_pairs.parquet: the 1-1 beads whose confidence reaches
+                  ``min_confidence``, PAIR_COLUMNS + positions, costs, anchor flag,
+                  confidence, entity-normalised forms; low_confidence_pairs.parquet: the
+                  others, with the reason
 
 Python API::
 
@@ -30,6 +32,7 @@ import polars as pl
 
 from cppdb import schema
 from cppdb.align.sentences.align import AlignSettings, align_sentences
+from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
                                              read_pairs_file)
 from cppdb.align.sentences.versions import read_version_dir
@@ -44,6 +47,7 @@ from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normaliz
 
 UNITS, SKIPPED, DOCUMENTS = "units.parquet", "skipped.parquet", "documents.parquet"
 ENTITIES, BEADS, PAIRS = "entities.parquet", "beads.parquet", "sentence_pairs.parquet"
+LOW_CONFIDENCE = "low_confidence_pairs.parquet"
 COMMAND = "extract-monolingual"
 
 
@@ -186,7 +190,8 @@ def _make_encoder(run: RunDir, config: Config, settings: AlignSettings) -> Any:
     return encoder
 
 
-def _align_stage(st: StageHandle, config: Config, section: dict[str, Any]) -> None:
+def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
+                 confidence: ConfidenceModel) -> None:
     run = st.run
     settings = AlignSettings.from_config(config.section("align_sentences"))
     pairs = _document_pairs(run.read(DOCUMENTS))
@@ -203,9 +208,11 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any]) -> No
             for note in result.notes:
                 notes.append(f"{doc_a} / {doc_b}: {note}")
                 console().print(f"[yellow]note[/yellow] {doc_a} / {doc_b}: {note}")
+            sure = confidence.confidences(result.beads, texts[doc_a], texts[doc_b])
             rows += [{"group": group, "doc_src": doc_a, "doc_tgt": doc_b, "bead": k,
                       "src": list(b.src), "tgt": list(b.tgt), "kind": b.kind,
-                      "cost": b.cost, "anchor": b.anchor} for k, b in enumerate(result.beads)]
+                      "cost": b.cost, "anchor": b.anchor, "confidence": c}
+                     for k, (b, c) in enumerate(zip(result.beads, sure))]
         if encoder is not None:
             encoder.save()
         return pl.DataFrame(rows, schema=_BEAD_SCHEMA)
@@ -213,6 +220,7 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any]) -> No
     with progress_bar(len(pairs), "aligning documents") as advance:
         run.run_chunked(st, BEADS, len(pairs), section["chunk_size"], compute, advance)
         st.note("method", settings.method)
+        st.note("confidence_model", confidence.provenance)
         st.note("alignment_notes", notes)
 
 
@@ -243,7 +251,7 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
             .sort("group", "doc_src", "doc_tgt", "bead"))
 
 
-def _pairs_stage(st: StageHandle, config: Config) -> None:
+def _pairs_stage(st: StageHandle, config: Config, min_confidence: float) -> None:
     from cppdb.registry import load_backend
 
     run = st.run
@@ -274,17 +282,24 @@ def _pairs_stage(st: StageHandle, config: Config) -> None:
     table = pl.DataFrame({schema.SOURCE: frame[schema.SOURCE], schema.TARGET: frame[schema.TARGET],
                           **columns}, schema_overrides={**schema.PAIR_COLUMNS})
     extras = frame.select("source_original", "target_original", "group", "doc_src", "doc_tgt",
-                          "version_src", "version_tgt", "src_pos", "tgt_pos", "cost", "anchor")
+                          "version_src", "version_tgt", "src_pos", "tgt_pos", "cost", "anchor",
+                          "confidence")
     table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + ["source_norm", "target_norm",
                                                                  "identical_after_norm"]),
                        extras], how="horizontal")
-    st.write_parquet(PAIRS, table)
+    # why not dropped silently: a user may want them back with a lower threshold
+    low = pl.col("confidence") < min_confidence
+    st.write_parquet(PAIRS, table.filter(~low))
+    st.write_parquet(LOW_CONFIDENCE, table.filter(low).with_columns(
+        pl.format("confidence {} < monolingual.min_confidence {}",
+                  pl.col("confidence").round(3), pl.lit(min_confidence)).alias("reason")))
 
 
 def monolingual_stages(dirs: Sequence[Path], config: Config,
                        pairs_file: Path | None) -> list[Stage]:
     """The declared stages of ``extract-monolingual`` (see the module docstring)."""
     section = config.section("monolingual")
+    confidence = load_confidence_model(str(section["confidence_model"]))   # checked up front
     n = len(dirs)
     units = Artifact(UNITS, ("doc_id", "version", "position", "text"))
     docs_reads: tuple[Artifact | External, ...] = (units,)
@@ -298,12 +313,14 @@ def monolingual_stages(dirs: Sequence[Path], config: Config,
               lambda st: _documents_stage(st, n, section, pairs_file),
               doc="which files are the same chapter"),
         Stage("align", (units, Artifact(DOCUMENTS, ("group", "doc_id"))), (BEADS,),
-              lambda st: _align_stage(st, config, section), chunked=True,
+              lambda st: _align_stage(st, config, section, confidence), chunked=True,
               doc="BAM + Vecalign per document pair"),
         Stage("entities", (units, beads), (ENTITIES,),
               lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
-        Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))), (PAIRS,),
-              lambda st: _pairs_stage(st, config), doc="1-1 sentence pairs"),
+        Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))),
+              (PAIRS, LOW_CONFIDENCE),
+              lambda st: _pairs_stage(st, config, float(section["min_confidence"])),
+              doc="1-1 sentence pairs (confident ones; the rest with the reason)"),
     ]
 
 

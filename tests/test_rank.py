@@ -428,3 +428,19 @@ def test_text_features_do_not_read_the_label_inputs():
     text = [c for c in lexical_feature_table(low).columns
             if c.startswith("f_") and c not in FEATURE_INPUTS]
     assert lexical_feature_table(low).select(text).equals(lexical_feature_table(high).select(text))
+
+
+def test_features_in_chunks_equal_features_in_one_piece(tmp_path, labelled_pairs):
+    """The features stage works chunk by chunk (memory); the LM is fitted once on the whole
+    table, so chunk size changes nothing."""
+    from cppdb.rank.pipeline import FEATURES, rank_run
+
+    tables = []
+    for chunk in (7, 1_000_000):
+        run = tmp_path / f"run{chunk}"
+        make_run(run, labelled_pairs)
+        summary = rank_run(run, load_config(overrides=[*NO_EMBEDDING,
+                                                       f"features.chunk_size={chunk}"]))
+        tables.append(pl.read_parquet(summary.ranking_dir / FEATURES))
+    assert tables[0].height > 7 * 3
+    assert tables[0].equals(tables[1])

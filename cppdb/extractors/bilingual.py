@@ -132,9 +132,10 @@ def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) ->
     lemmas = col("en", "lemma")
     usable_lemmas = (len(lemmas) == len(en_tokens)
                      and all(len(a) == len(b) for a, b in zip(lemmas, en_tokens)))
-    result = align_tokenized(zh_tokens, en_tokens, config, zh_pos=col("zh", "pos"),
-                             en_pos=col("en", "pos"),
+    # why no POS lists: no aligner reads them, and at 1M pairs they cost about 1 GB
+    result = align_tokenized(zh_tokens, en_tokens, config,
                              en_lemmas=lemmas if usable_lemmas else None)
+    del zh_tokens, en_tokens, lemmas
     run.record_backend("word_aligner", {"name": "+".join(result.aligners_used),
                                         "signature": "+".join(result.signatures)})
     st.count("rejected_by_aligner", len(result.rejected))
@@ -144,10 +145,21 @@ def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) ->
     if result.lex_en_given_zh.height:
         st.write_parquet(LEX_EN_GIVEN_ZH, result.lex_en_given_zh)
         st.write_parquet(LEX_ZH_GIVEN_EN, result.lex_zh_given_en)
-    return pl.DataFrame({S.ID: ann[S.ID].to_list(),
-                         LINK_ZH: [[i for i, _ in links] for links in result.links],
-                         LINK_EN: [[j for _, j in links] for links in result.links]},
-                        schema=ALIGNMENT_SCHEMA)
+    return _links_frame(ann[S.ID], result.links)
+
+
+def _links_frame(ids: pl.Series, links: list[list[tuple[int, int]]],
+                 step: int = 100_000) -> pl.DataFrame:
+    """The alignment table, built in slices: Python lists of every link of a large corpus
+    would double the stage's peak memory."""
+    parts = []
+    for start in range(0, len(links), step):
+        chunk = links[start:start + step]
+        parts.append(pl.DataFrame({S.ID: ids.slice(start, len(chunk)),
+                                   LINK_ZH: [[i for i, _ in x] for x in chunk],
+                                   LINK_EN: [[j for _, j in x] for x in chunk]},
+                                  schema=ALIGNMENT_SCHEMA))
+    return pl.concat(parts) if parts else pl.DataFrame(schema=ALIGNMENT_SCHEMA)
 
 
 def _train_sample(config: Config) -> int:
@@ -219,7 +231,10 @@ def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
         st.count("links", run.scan(ALIGNMENT).select(
             pl.col(LINK_ZH).list.len().sum()).collect().item() or 0)
         return
-    ann = run.read(ANNOTATIONS)
+    wanted = [S.ID] + [S.ann(lang, name) for lang, name in
+                       (("zh", "tokens"), ("en", "tokens"), ("en", "lemma"))]
+    present = run.scan(ANNOTATIONS).collect_schema().names()
+    ann = pl.read_parquet(run.path(ANNOTATIONS), columns=[c for c in wanted if c in present])
     if alignment_path is not None:
         links = _links_from_pharaoh(alignment_path, ann)
         st.note("source", f"pharaoh:{alignment_path}")

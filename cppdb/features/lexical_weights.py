@@ -178,7 +178,12 @@ def run_units(run_dir: str | Path) -> pl.DataFrame | None:
 
 def add_run_weights(frame: pl.DataFrame, run_dir: str | Path) -> pl.DataFrame:
     """``frame`` with :data:`LEX_FEATURES` from the run's tables (null where unavailable)."""
-    units = run_units(run_dir)
+    return add_unit_weights(frame, run_units(run_dir))
+
+
+def add_unit_weights(frame: pl.DataFrame, units: pl.DataFrame | None) -> pl.DataFrame:
+    """``frame`` with :data:`LEX_FEATURES` from a :func:`run_units` table (read once, used
+    for every chunk)."""
     if units is None or S.ANCHORS not in frame.columns:
         return frame.with_columns(null_weights())
     return pair_weights(frame, units)

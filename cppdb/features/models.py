@@ -90,9 +90,8 @@ def load_feature_models(section: dict[str, Any], embed_section: dict[str, Any],
 
 
 def _unique_texts(frame: pl.DataFrame) -> pl.DataFrame:
-    texts = pl.concat([frame.select(model_text(S.SOURCE).alias("text")),
-                       frame.select(model_text(S.TARGET).alias("text"))]).unique(maintain_order=True)
-    return texts.with_row_index("text_id")
+    return pl.DataFrame({"text": model_texts(frame)}, schema={"text": pl.String}
+                        ).with_row_index("text_id")
 
 
 def _lookup(frame: pl.DataFrame, texts: pl.DataFrame, column: str) -> np.ndarray:
@@ -101,12 +100,24 @@ def _lookup(frame: pl.DataFrame, texts: pl.DataFrame, column: str) -> np.ndarray
         texts, on="text", how="left", maintain_order="left")["text_id"].to_numpy()
 
 
+def model_texts(frame: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    """The unique model strings of both sides, in order of appearance (what the char
+    n-gram LM is fitted on when no other text is given)."""
+    texts = pl.concat([frame.select(model_text(S.SOURCE).alias("text")),
+                       frame.select(model_text(S.TARGET).alias("text"))]
+                      ).unique(maintain_order=True)
+    if isinstance(texts, pl.LazyFrame):
+        texts = texts.collect()
+    return texts["text"].to_list()
+
+
 def add_model_features(frame: pl.DataFrame, models: FeatureModels, *,
-                       fit_texts: list[str] | None = None) -> pl.DataFrame:
+                       fit_texts: list[str] | None = None, fit: bool = True) -> pl.DataFrame:
     """Add ``f_lm_*`` and ``f_cosine`` columns.
 
     The char n-gram LM is fitted on ``fit_texts`` when given, else on the table's own
-    unique strings (the "run's own text").
+    unique strings (the "run's own text"); ``fit=False``: it was fitted already (a table
+    processed in chunks is fitted once, on the whole table's text).
     """
     if frame.height == 0 or (models.language_model is None and models.encoder is None):
         return frame
@@ -115,7 +126,8 @@ def add_model_features(frame: pl.DataFrame, models: FeatureModels, *,
     strings = texts["text"].to_list()
     columns = []
     if models.language_model is not None:
-        models.language_model.fit(fit_texts if fit_texts is not None else strings)
+        if fit:
+            models.language_model.fit(fit_texts if fit_texts is not None else strings)
         logp = np.asarray(models.language_model.score(strings), dtype=np.float64)
         columns += [pl.Series("f_lm_source", logp[src_idx]),
                     pl.Series("f_lm_target", logp[tgt_idx]),
@@ -128,7 +140,7 @@ def add_model_features(frame: pl.DataFrame, models: FeatureModels, *,
 
 
 def build_feature_table(pairs: pl.DataFrame, models: FeatureModels, *, workers: int = -1,
-                        fit_texts: list[str] | None = None) -> pl.DataFrame:
+                        fit_texts: list[str] | None = None, fit: bool = True) -> pl.DataFrame:
     """``pairs`` with every ``f_*`` feature the configured models allow."""
     frame = lexical_feature_table(pairs, workers=workers)
-    return add_model_features(frame, models, fit_texts=fit_texts)
+    return add_model_features(frame, models, fit_texts=fit_texts, fit=fit)

@@ -21,11 +21,12 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, ConfigError
-from cppdb.features.lexical_weights import add_run_weights
+from cppdb.features.lexical_weights import add_unit_weights, run_units
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
     load_feature_models,
+    model_texts,
 )
 from cppdb.features.table import (
     EVIDENCE_FEATURES,
@@ -101,13 +102,27 @@ def _filter_stage(st: StageHandle, run_dir: Path, config: Config) -> None:
 
 def _features_stage(st: StageHandle, run_dir: Path, models: Callable[[], FeatureModels],
                     config: Config) -> None:
+    """Features chunk by chunk (resumable; memory bounded by the chunk), with the LM fitted
+    once on the whole table's text, so the result does not depend on the chunk size."""
     run = st.run
-    for role, info in models().describe().items():
+    section = config.section("features")
+    loaded = models()
+    for role, info in loaded.describe().items():
         if info:
             run.record_backend(role, info)
-    frame = build_feature_table(run.read(CANDIDATES), models(),
-                                workers=config.section("features")["workers"])
-    st.write_parquet(FEATURES, add_run_weights(frame, run_dir))
+    candidates = run.scan(CANDIDATES)
+    n_rows = candidates.select(pl.len()).collect().item()
+    if loaded.language_model is not None and n_rows:
+        loaded.language_model.fit(model_texts(candidates))
+    units = run_units(run_dir)
+
+    def compute(start: int, stop: int) -> pl.DataFrame:
+        part = candidates.slice(start, stop - start).collect()
+        frame = build_feature_table(part, loaded, workers=section["workers"], fit=False)
+        return add_unit_weights(frame, units)
+
+    with progress_bar(n_rows, "features") as advance:
+        run.run_chunked(st, FEATURES, n_rows, int(section["chunk_size"]), compute, advance)
 
 
 def _run_texts(features: pl.DataFrame) -> list[str]:
@@ -238,7 +253,8 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stag
         Stage("filter", (tables,), (CANDIDATES, REJECTED),
               lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
         Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)),), (FEATURES,),
-              lambda st: _features_stage(st, run_dir, models, config), doc="every f_* feature"),
+              lambda st: _features_stage(st, run_dir, models, config), chunked=True,
+              doc="every f_* feature"),
         Stage("train", train_reads, (MODEL, TRAINING),
               lambda st: _train_stage(st, models, config, labels),
               doc="fit on human/weak labels, or load a pretrained model"),

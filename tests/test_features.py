@@ -279,3 +279,22 @@ def test_model_features_with_local_encoder(tiny_sentence_transformer_dir):
     assert -1.0 <= out["f_cosine"][1] < 1.0
     assert out["f_lm_difference"][0] == pytest.approx(0.0)
     assert out["f_lm_difference"][1] == pytest.approx(out["f_lm_target"][1] - out["f_lm_source"][1])
+
+
+@pytest.mark.parametrize("source, target, source_norm, target_norm, edit", [
+    # a transliteration variant is no edit once both sides carry the canonical name
+    ("哈利走进了房间", "哈里走进了房间", "哈利走进了房间", "哈利走进了房间", 0.0),
+    # without normalised columns (bilingual runs) the raw text counts
+    ("哈利走进了房间", "哈里走进了房间", None, None, 1.0),
+    # a null normalised form falls back to the text of that side
+    ("哈利走进了房间", "哈里走了", "哈利走进了房间", None, 4.0),
+])
+def test_string_features_read_entity_normalised_text(source, target, source_norm, target_norm,
+                                                     edit):
+    frame = pl.DataFrame({S.SOURCE: [source], S.TARGET: [target],
+                          S.SOURCE_TOKENS: [list(source)], S.TARGET_TOKENS: [list(target)]})
+    if source_norm is not None or target_norm is not None:
+        frame = frame.with_columns(pl.Series(S.SOURCE_NORM, [source_norm], dtype=pl.String),
+                                   pl.Series(S.TARGET_NORM, [target_norm], dtype=pl.String))
+    row = lexical_feature_table(frame).row(0, named=True)
+    assert row["f_edit_distance"] == edit

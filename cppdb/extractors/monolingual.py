@@ -276,7 +276,7 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float) -> None
         schema.ANCHORS: [[a, b] for a, b in zip(frame["doc_src"], frame["doc_tgt"])],
         schema.ALIGN_SRC: [s for s, _ in links], schema.ALIGN_TGT: [t for _, t in links],
         schema.ORIGIN: ["subtitle" if sub else "ebook" for sub in is_subtitle],
-        "source_norm": source_norm, "target_norm": target_norm,
+        schema.SOURCE_NORM: source_norm, schema.TARGET_NORM: target_norm,
         "identical_after_norm": [a == b for a, b in zip(source_norm, target_norm)],
     }
     table = pl.DataFrame({schema.SOURCE: frame[schema.SOURCE], schema.TARGET: frame[schema.TARGET],
@@ -284,9 +284,9 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float) -> None
     extras = frame.select("source_original", "target_original", "group", "doc_src", "doc_tgt",
                           "version_src", "version_tgt", "src_pos", "tgt_pos", "cost", "anchor",
                           "confidence")
-    table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + ["source_norm", "target_norm",
-                                                                 "identical_after_norm"]),
-                       extras], how="horizontal")
+    normalised = [schema.SOURCE_NORM, schema.TARGET_NORM, "identical_after_norm"]
+    table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + normalised), extras],
+                      how="horizontal")
     # why not dropped silently: a user may want them back with a lower threshold
     low = pl.col("confidence") < min_confidence
     st.write_parquet(PAIRS, table.filter(~low))

@@ -118,9 +118,10 @@ LEXICAL_FEATURES = tuple(name for name in FEATURE_DESCRIPTIONS
                          if name not in LM_FEATURES + EMBEDDING_FEATURES)
 
 
-def char_text(column: str) -> pl.Expr:
+def char_text(column: str | pl.Expr) -> pl.Expr:
     """Whitespace-free, NFKC-normalised text with slots collapsed to ``§<index>``."""
-    return (pl.col(column).str.normalize("NFKC")
+    text = pl.col(column) if isinstance(column, str) else column
+    return (text.str.normalize("NFKC")
             .str.replace_all(_SLOT_IN_TEXT, "§$1")
             .str.replace_all(r"\s+", ""))
 
@@ -261,10 +262,20 @@ def ensure_pair_columns(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(extra) if extra else frame
 
 
+def _side_text(frame: pl.DataFrame, column: str, normalised: str) -> pl.Expr:
+    """A side's text with names in their canonical spelling when the run has it, so that
+    哈利 / 哈里 is no edit and no character difference."""
+    if normalised in frame.columns:
+        return pl.coalesce(pl.col(normalised), pl.col(column))
+    return pl.col(column)
+
+
 def lexical_feature_table(pairs: pl.DataFrame, *, workers: int = -1) -> pl.DataFrame:
     """``pairs`` plus every lexical/structural/evidence ``f_*`` column (no model features)."""
-    frame = ensure_pair_columns(pairs).with_columns(
-        char_text(S.SOURCE).alias(SOURCE_CHARS), char_text(S.TARGET).alias(TARGET_CHARS))
+    frame = ensure_pair_columns(pairs)
+    frame = frame.with_columns(
+        char_text(_side_text(frame, S.SOURCE, S.SOURCE_NORM)).alias(SOURCE_CHARS),
+        char_text(_side_text(frame, S.TARGET, S.TARGET_NORM)).alias(TARGET_CHARS))
     frame = frame.with_columns(number_candidates(SOURCE_CHARS).alias(SOURCE_NUMBERS),
                                number_candidates(TARGET_CHARS).alias(TARGET_NUMBERS))
     frame = frame.with_columns(number_values(frame, SOURCE_NUMBERS),

@@ -87,10 +87,10 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
                    ) -> pl.Series:
     """The first applicable rejection reason of every row (null: keep)."""
     source, target = pl.col(S.SOURCE), pl.col(S.TARGET)
-    if "source_norm" in frame.columns and "target_norm" in frame.columns:
+    if S.SOURCE_NORM in frame.columns and S.TARGET_NORM in frame.columns:
         # monolingual runs carry entity-normalised text (cppdb.text.entities)
-        source = pl.coalesce(pl.col("source_norm"), source)
-        target = pl.coalesce(pl.col("target_norm"), target)
+        source = pl.coalesce(pl.col(S.SOURCE_NORM), source)
+        target = pl.coalesce(pl.col(S.TARGET_NORM), target)
     checks: list[tuple[str, pl.Expr]] = [
         ("identical", _base_key(source) == _base_key(target)),
         ("trivial", _trivial_key(source, settings.particles)

@@ -15,8 +15,8 @@ from cppdb.registry import load_backend
 
 PAIR_TABLES = ("phrase_pairs.parquet", "pattern_pairs.parquet", "sentence_pairs.parquet")
 #: extra columns of monolingual sentence pairs that ranking uses (weak labels, filters)
-EXTRA_COLUMNS = {"anchor": pl.Boolean, "cost": pl.Float64, "source_norm": pl.String,
-                 "target_norm": pl.String}
+EXTRA_COLUMNS = {"anchor": pl.Boolean, "cost": pl.Float64, S.SOURCE_NORM: pl.String,
+                 S.TARGET_NORM: pl.String}
 LABEL = "label"
 
 

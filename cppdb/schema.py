@@ -125,13 +125,36 @@ BEAD_SCHEMA: dict[str, pl.DataType] = {
     "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32), "kind": pl.String,
     "cost": pl.Float64, "anchor": pl.Boolean,
     "confidence": pl.Float64}        # of a 1-1 bead being a correct pair; null for others
-#: records.parquet (build-compression): one row per input pair, kept or rejected
+#: records.parquet (build-compression): one row per input pair, kept or rejected. The lines of
+#: compressions.jsonl / rejected.jsonl are rebuilt from these columns
+#: (``extractors/compression/records.py``); a column is null where the pair did not get that far
+#: (no ``links`` if it was rejected before alignment, no ``tokens`` ... ``sentence_chars`` if
+#: it was rejected before parsing).
+#: one headline–sentence link (``Link.to_json``; ``matched`` only for paraphrase links)
+COMPRESSION_LINK = pl.Struct({
+    "headline": pl.String, "sentence": pl.String, "h_start": pl.Int32, "h_end": pl.Int32,
+    "s_start": pl.Int32, "s_end": pl.Int32, "method": pl.String, "score": pl.Float64,
+    "matched": pl.List(pl.String)})
+#: one token the dependency-tree transformation added to the compression
+DTT_ADDITION = pl.Struct({"token": pl.Int32, "word": pl.String, "head": pl.Int32,
+                          "rule": pl.String, "deprel": pl.String})
+#: one input field carried to the output unchanged: its values are whatever the user's JSON
+#: held, so they stay JSON text (``name`` has ``input_`` prepended if it clashes with ours)
+CARRIED_FIELD = pl.Struct({"name": pl.String, "json": pl.String})
 COMPRESSION_RECORD_SCHEMA: dict[str, pl.DataType] = {
-    "line": pl.Int64, "status": pl.String, "rule": pl.String,
+    "line": pl.Int64, "status": pl.String,            # "kept" | "rejected"
+    "rule": pl.String, "detail": pl.String,           # the rule that rejected the pair ("" if kept)
+    "headline": pl.String, "sentence": pl.String, "carried": pl.List(CARRIED_FIELD),
+    "links": pl.List(COMPRESSION_LINK),
+    "tokens": pl.List(pl.String), "upos": pl.List(pl.String), "heads": pl.List(pl.Int32),
+    "deprels": pl.List(pl.String), "labels": pl.List(pl.Int8),   # heads: −1 = root; 1 = kept
+    "compression": pl.String, "keywords": pl.List(pl.Int32), "dtt_added": pl.List(DTT_ADDITION),
+    "compression_chars": pl.Int32, "headline_chars": pl.Int32, "sentence_chars": pl.Int32,
+    # statistics for report.json (rates unrounded; the JSONL rounds them to 4 places)
     "link_methods": pl.List(pl.String), "link_h_tokens": pl.List(pl.Int32),
     "n_keywords": pl.Int32, "n_headline_content": pl.Int32, "n_headline_aligned": pl.Int32,
     "compression_rate": pl.Float64, "headline_ratio": pl.Float64,
-    "dtt_rules": pl.List(pl.String), "record": pl.String,
+    "dtt_rules": pl.List(pl.String),
 }
 
 

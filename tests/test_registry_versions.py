@@ -79,3 +79,10 @@ def test_doctor_shows_versioned_names_and_aliases():
     assert all(r["backend"] == versioned(r["alias"]) for r in rows)
     table = runner.invoke(app, ["doctor"]).stdout
     assert "cppdb.thot.v1" in table and "alias" in table
+
+
+@pytest.mark.parametrize("name", ["local", "cppdb.local.v1"])
+def test_engine_accepts_the_versioned_name(name):
+    from cppdb.engine import make_engine
+
+    assert make_engine(name).name == "local"

@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "read_version_dir": "cppdb.readers.documents",
     "split_sentences": "cppdb.text.segment",
     "ocr_to_jsonl": "cppdb.ocr.batch",
+    "run_ocr": "cppdb.ocr.batch",
     "align_sentence_files": "cppdb.align.sentences.files:align_files",
     "extract_monolingual": "cppdb.extractors.monolingual",
     # post-processing (cppdb rank, score, export, evaluate)

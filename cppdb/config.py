@@ -104,9 +104,11 @@ def _check(key: str, default: Any, value: Any) -> Any:
 
 def validate(data: dict[str, Any], defaults: dict[str, Any] | None = None) -> dict[str, Any]:
     """``data`` checked against the types and ranges of the defaults (see module docstring)."""
+    from cppdb.registry import with_aliases
+
     defaults = defaults if defaults is not None else _load_defaults()
-    return {name: _check(name, defaults[name], table) if name in defaults else table
-            for name, table in data.items()}
+    return with_aliases({name: _check(name, defaults[name], table) if name in defaults
+                         else table for name, table in data.items()})
 
 
 def _parse_value(text: str) -> Any:

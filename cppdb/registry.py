@@ -2,6 +2,12 @@
 
 Every backend class derives from :class:`Backend`.  Import of a backend module never needs
 its optional dependencies; ``check()`` says what is missing and how to enable it.
+
+Backends are registered under versioned names, spaCy style: ``cppdb.thot.v1``.  A backend
+whose output changes gets a new version (``cppdb.thot.v2``) next to the old one, so a
+config naming the old version keeps its results.  The bare name (``thot``) is an alias of
+the newest version; configs, the CLI and the code that branches on a backend use it, and
+a versioned name in a config is read as its alias (:func:`alias_of`) when the config loads.
 """
 from __future__ import annotations
 
@@ -55,15 +61,33 @@ class Backend:
         return f"{self.name}[{self.version()}]"
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version(), "signature": self.signature()}
+        return {"name": self.name, "registered": versioned(self.name), "version": self.version(),
+                "signature": self.signature()}
+
+
+NAMESPACE = "cppdb"
+
+
+def versioned(alias: str, version: int = 1) -> str:
+    """The registered name of version ``version`` of backend ``alias``: ``cppdb.thot.v1``."""
+    return f"{NAMESPACE}.{alias}.v{version}"
 
 
 @dataclass(frozen=True)
 class Capability:
+    """One kind of backend: its backends by alias -> "module:Class", and the default alias.
+
+    Every backend is version 1 today; :attr:`registered` lists the versioned names."""
+
     name: str
     description: str
     backends: dict[str, str]
     default: str
+
+    @property
+    def registered(self) -> dict[str, str]:
+        """Versioned name -> alias (``cppdb.thot.v1`` -> ``thot``)."""
+        return {versioned(alias): alias for alias in self.backends}
 
 
 CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
@@ -127,15 +151,31 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
 ]}
 
 
-def backend_class(capability: str, name: str) -> type[Backend]:
+def _capability(capability: str) -> Capability:
     cap = CAPABILITIES.get(capability)
     if cap is None:
         raise ConfigError(f"unknown capability '{capability}'",
                           hint=f"capabilities: {', '.join(CAPABILITIES)}")
-    target = cap.backends.get(name)
-    if target is None:
+    return cap
+
+
+def alias_of(capability: str, name: str) -> str:
+    """The alias of a backend given by alias or by versioned name; an unknown name is an
+    error that lists both spellings of every backend."""
+    cap = _capability(capability)
+    if name in cap.backends:
+        return name
+    alias = cap.registered.get(name)
+    if alias is None:
+        choices = ", ".join(f"{v} ({a})" for v, a in cap.registered.items())
         raise ConfigError(f"unknown {capability} backend '{name}'",
-                          hint=f"choose one of: {', '.join(cap.backends)}")
+                          hint=f"choose one of: {choices}")
+    return alias
+
+
+def backend_class(capability: str, name: str) -> type[Backend]:
+    """The class of a backend given by alias or by versioned name."""
+    target = _capability(capability).backends[alias_of(capability, name)]
     module_name, class_name = target.split(":")
     module = importlib.import_module(module_name)
     return getattr(module, class_name)
@@ -155,8 +195,8 @@ def load_backend(capability: str, name: str, **options: Any) -> Backend:
 
 def availability(capability: str, name: str, config: Any = None) -> dict[str, Any]:
     """One row of `cppdb doctor`."""
-    row: dict[str, Any] = {"capability": capability, "backend": name,
-                           "default": CAPABILITIES[capability].default == name}
+    row: dict[str, Any] = {"capability": capability, "backend": versioned(name),
+                           "alias": name, "default": CAPABILITIES[capability].default == name}
     try:
         cls = backend_class(capability, name)
         backend = cls.from_config(config) if config is not None else cls()
@@ -170,3 +210,30 @@ def availability(capability: str, name: str, config: Any = None) -> dict[str, An
         row.update(usable=False, version="", how_to_enable=f"import failed: {exc}",
                    problem=str(exc))
     return row
+
+
+#: config settings that name a backend: (section, key) -> capability.  Values other than
+#: backend names that a setting also accepts ("auto", "none") are left as they are.
+BACKEND_SETTINGS: dict[tuple[str, str], str] = {
+    ("annotate", "zh_backend"): "zh_annotator", ("annotate", "en_backend"): "en_annotator",
+    ("annotate", "zh_phrases"): "zh_phrases", ("annotate", "en_phrases"): "en_phrases",
+    ("align_words", "aligners"): "word_aligner", ("embed", "backend"): "sentence_encoder",
+    ("align_sentences", "sentence_encoder"): "sentence_encoder",
+    ("features", "language_model"): "language_model", ("compression", "parser"): "ud_parser",
+    ("compression", "bert_encoder"): "compression_aligner", ("ocr", "engine"): "ocr",
+}
+
+
+def with_aliases(data: dict[str, Any]) -> dict[str, Any]:
+    """Config ``data`` with every versioned backend name replaced by its alias."""
+    for (section, key), capability in BACKEND_SETTINGS.items():
+        table = data.get(section)
+        if not isinstance(table, dict) or key not in table:
+            continue
+        registered = CAPABILITIES[capability].registered
+        value = table[key]
+        if isinstance(value, list):
+            table[key] = [registered.get(v, v) if isinstance(v, str) else v for v in value]
+        elif isinstance(value, str):
+            table[key] = registered.get(value, value)
+    return data

@@ -67,33 +67,96 @@ PAIR_TYPES = ("phrase", "pattern", "sentence")
 
 # -- the other run artifacts ------------------------------------------------------------------
 #: lex_zh_given_en.parquet / lex_en_given_zh.parquet: the word aligner's lexical tables
-LEX_SCHEMA: dict[str, pl.DataType] = {"zh": pl.String, "en": pl.String, "prob": pl.Float64}
+ZH = "zh"                    # a Chinese string (word, phrase or pattern)
+EN = "en"                    # an English string
+LEX_SCHEMA: dict[str, pl.DataType] = {ZH: pl.String, EN: pl.String, "prob": pl.Float64}
 #: alignment.parquet: word links per sentence pair (parallel lists, 0-based, zh first)
 LINK_ZH = "link_zh"
 LINK_EN = "link_en"
 ALIGNMENT_SCHEMA: dict[str, pl.DataType] = {
     ID: pl.Int64, LINK_ZH: pl.List(pl.Int32), LINK_EN: pl.List(pl.Int32)}
 #: phrase_occurrences.parquet: one aligned (zh phrase/pattern, en pivot) occurrence
+KIND = "kind"                # "phrase" | "pattern"
+EN_LABEL = "en_label"
+ZH_POS = "zh_pos"            # space-joined CTB tags of the Chinese side
+SLOT_SIG = "slot_sig"        # slot labels of a pattern joined by "|" ("" for phrases)
+SWAPPED = "swapped"          # the two sides order their slots differently
+ALIGN = "align"              # word links inside the pair, zh·65536 + en
 OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
-    ID: pl.Int64, "kind": pl.String, "lhs": pl.String, "en_label": pl.String,
-    "zh": pl.String, "en": pl.String, "zh_pos": pl.String,
-    "slot_sig": pl.String, "swapped": pl.Boolean,
+    ID: pl.Int64, KIND: pl.String, LHS: pl.String, EN_LABEL: pl.String,
+    ZH: pl.String, EN: pl.String, ZH_POS: pl.String,
+    SLOT_SIG: pl.String, SWAPPED: pl.Boolean,
     "zh_start": pl.Int32, "zh_end": pl.Int32, "en_start": pl.Int32, "en_end": pl.Int32,
-    "align": pl.List(pl.Int32),      # word links inside the pair, zh·65536 + en
+    ALIGN: pl.List(pl.Int32),
 }
+
+# -- the pivot's intermediate tables (the same on the polars and the Spark engine) ----------
+#: units: one row per (Chinese side z, English pivot e)
+PIVOT_KEYS = (LHS, SLOT_SIG, EN)             # one English pivot
+UNIT_KEYS = PIVOT_KEYS + (ZH, SWAPPED)       # one (z, e) unit
+C_ZE = "c_ze"                # c(z, e)
+C_Z = "c_z"                  # c(z)
+P_Z_GIVEN_E = "p_z_given_e"
+P_E_GIVEN_Z = "p_e_given_z"
+RANK_IN_E = "rank_in_e"      # 1 = the most frequent Chinese side of the pivot
+RANK_IN_Z = "rank_in_z"      # 1 = the most frequent English side of the Chinese side
+#: contributions: the self-join of the units of one pivot, z1 (source) with z2 (target)
+TARGET_RAW = "target_raw"    # z2 before its slots are renumbered to z1's order
+SWAP1, SWAP2 = "swap1", "swap2"
+C1, C2 = "c1", "c2"
+P_Z1_E, P_Z2_E = "p_z1_e", "p_z2_e"
+P_E_Z1, P_E_Z2 = "p_e_z1", "p_e_z2"
+ALIGN1, ALIGN2 = "align1", "align2"
+FWD = "fwd"                  # p(z2|e)·p(e|z1)
+BWD = "bwd"                  # p(z1|e)·p(e|z2)
+JOINT = "joint"              # min(c(z1, e), c(z2, e))
+SOURCE_COUNT = "source_count"    # c(z1): extra columns of the bilingual pair tables
+TARGET_COUNT = "target_count"
+SLOT_SIGNATURE = "slot_signature"
+#: unit column -> its name on the source side and on the target side of a contribution
+CONTRIBUTION_SIDES: tuple[tuple[str, str, str], ...] = (
+    (ZH, SOURCE, TARGET_RAW), (ZH_POS, SOURCE_POS, TARGET_POS), (SWAPPED, SWAP1, SWAP2),
+    (C_ZE, C1, C2), (C_Z, SOURCE_COUNT, TARGET_COUNT), (P_Z_GIVEN_E, P_Z1_E, P_Z2_E),
+    (P_E_GIVEN_Z, P_E_Z1, P_E_Z2), (ALIGN, ALIGN1, ALIGN2))
+#: the bilingual pair tables: the pair columns and these
+BILINGUAL_PAIR_EXTRA: dict[str, pl.DataType] = {
+    SOURCE_COUNT: pl.Int64, TARGET_COUNT: pl.Int64, SLOT_SIGNATURE: pl.String}
 #: beads.parquet (monolingual): sentence-alignment beads per document pair
 BEAD_SCHEMA: dict[str, pl.DataType] = {
     "group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String, "bead": pl.Int64,
     "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32), "kind": pl.String,
     "cost": pl.Float64, "anchor": pl.Boolean,
     "confidence": pl.Float64}        # of a 1-1 bead being a correct pair; null for others
-#: records.parquet (build-compression): one row per input pair, kept or rejected
+#: records.parquet (build-compression): one row per input pair, kept or rejected. The lines of
+#: compressions.jsonl / rejected.jsonl are rebuilt from these columns
+#: (``extractors/compression/records.py``); a column is null where the pair did not get that far
+#: (no ``links`` if it was rejected before alignment, no ``tokens`` ... ``sentence_chars`` if
+#: it was rejected before parsing).
+#: one headline–sentence link (``Link.to_json``; ``matched`` only for paraphrase links)
+COMPRESSION_LINK = pl.Struct({
+    "headline": pl.String, "sentence": pl.String, "h_start": pl.Int32, "h_end": pl.Int32,
+    "s_start": pl.Int32, "s_end": pl.Int32, "method": pl.String, "score": pl.Float64,
+    "matched": pl.List(pl.String)})
+#: one token the dependency-tree transformation added to the compression
+DTT_ADDITION = pl.Struct({"token": pl.Int32, "word": pl.String, "head": pl.Int32,
+                          "rule": pl.String, "deprel": pl.String})
+#: one input field carried to the output unchanged: its values are whatever the user's JSON
+#: held, so they stay JSON text (``name`` has ``input_`` prepended if it clashes with ours)
+CARRIED_FIELD = pl.Struct({"name": pl.String, "json": pl.String})
 COMPRESSION_RECORD_SCHEMA: dict[str, pl.DataType] = {
-    "line": pl.Int64, "status": pl.String, "rule": pl.String,
+    "line": pl.Int64, "status": pl.String,            # "kept" | "rejected"
+    "rule": pl.String, "detail": pl.String,           # the rule that rejected the pair ("" if kept)
+    "headline": pl.String, "sentence": pl.String, "carried": pl.List(CARRIED_FIELD),
+    "links": pl.List(COMPRESSION_LINK),
+    "tokens": pl.List(pl.String), "upos": pl.List(pl.String), "heads": pl.List(pl.Int32),
+    "deprels": pl.List(pl.String), "labels": pl.List(pl.Int8),   # heads: −1 = root; 1 = kept
+    "compression": pl.String, "keywords": pl.List(pl.Int32), "dtt_added": pl.List(DTT_ADDITION),
+    "compression_chars": pl.Int32, "headline_chars": pl.Int32, "sentence_chars": pl.Int32,
+    # statistics for report.json (rates unrounded; the JSONL rounds them to 4 places)
     "link_methods": pl.List(pl.String), "link_h_tokens": pl.List(pl.Int32),
     "n_keywords": pl.Int32, "n_headline_content": pl.Int32, "n_headline_aligned": pl.Int32,
     "compression_rate": pl.Float64, "headline_ratio": pl.Float64,
-    "dtt_rules": pl.List(pl.String), "record": pl.String,
+    "dtt_rules": pl.List(pl.String),
 }
 
 
@@ -101,7 +164,7 @@ COMPRESSION_RECORD_SCHEMA: dict[str, pl.DataType] = {
 # Every artifact that a group-by or a worker pool can produce in varying row order is written
 # sorted by these keys (then by its remaining scalar columns, so ties cannot reorder), which
 # makes two identical runs byte-identical and keeps downstream stages (the ranker) stable.
-PAIR_SORT_KEY = (TYPE, LHS, SOURCE, TARGET, "slot_signature")
+PAIR_SORT_KEY = (TYPE, LHS, SOURCE, TARGET, SLOT_SIGNATURE)
 SORT_KEYS: dict[str, tuple[str, ...]] = {
     "phrase_pairs.parquet": PAIR_SORT_KEY,
     "pattern_pairs.parquet": PAIR_SORT_KEY,

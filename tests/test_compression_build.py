@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -13,6 +14,7 @@ from cppdb.config import load_config
 from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError
 from cppdb.extractors.compression.builder import build_compression
 from cppdb.registry import load_backend
+from cppdb.schema import COMPRESSION_RECORD_SCHEMA
 
 RECORDS = [
     {"id": "a1", "headline": "西首相抵京开始访华", "topic": "politics",
@@ -77,6 +79,8 @@ def test_end_to_end_with_paraphrases(pairs_file, table_file, tmp_path):
     assert {r["id"]: r["rule"] for r in rejected}["a6"] == "full_stop"
     by_id = {r["id"]: r for r in kept + rejected}
     assert by_id["a1"]["topic"] == "politics"                      # carried field
+    records = pl.read_parquet(result.out_dir / "records.parquet")   # typed, not JSON text
+    assert records.schema == pl.Schema(COMPRESSION_RECORD_SCHEMA)
     assert by_id["a5"]["sentence"] == "受强降雨影响，全省已有十二个县的中小学宣布停课。"
     # jieba keeps 留守人员 as one headline token: the entry 留守 matches inside it
     a2_links = {(l["headline"], l["sentence"], l["method"], tuple(l.get("matched", ())))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -109,7 +110,8 @@ def test_every_registered_backend_class_exists():
 
 
 def test_unknown_backend_lists_choices():
-    with pytest.raises(ConfigError, match="choose one of: jieba, stanza"):
+    with pytest.raises(ConfigError, match=re.escape(
+            "choose one of: cppdb.jieba.v1 (jieba), cppdb.stanza.v1 (stanza)")):
         backend_class("zh_annotator", "thulac")
 
 

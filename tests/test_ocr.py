@@ -273,3 +273,29 @@ def test_ocr_page_screenshots_as_document(tmp_path):
     got = [_plain(p) for unit in doc.units for p in unit.split("\n")]
     assert got == [_plain(p) for p in paragraphs_in]   # header + page numbers removed
     assert doc.problems == ()
+
+
+# -- cppdb.api.run_ocr: the command's arguments as typed overrides; refusal when nothing reads -
+@pytest.mark.parametrize("arguments, message", [
+    ({"kind": "sideways"}, "unknown ocr.kind 'sideways'"),       # reaches the [ocr] settings
+    ({"workers": "two"}, "ocr.workers"),                         # typed: a string is refused
+])
+def test_run_ocr_checks_its_arguments_as_settings(tmp_path, arguments, message):
+    from cppdb import api
+    from cppdb.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=message):
+        api.run_ocr([tmp_path], tmp_path / "out.jsonl", api.load_config(), **arguments)
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_run_ocr_refuses_when_no_image_reads(tmp_path):
+    from cppdb import api
+    from cppdb.errors import BadInputError
+
+    (tmp_path / "a.png").write_bytes(b"not an image")
+    (tmp_path / "b.png").write_bytes(b"nor this")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(BadInputError, match=r"no image could be read \(2 errors"):
+        api.run_ocr([tmp_path], out, api.load_config(), workers=1)
+    assert len(out.read_text("utf-8").splitlines()) == 2     # the records still say why

@@ -104,7 +104,7 @@ def test_compression_aligner_and_stanza_signatures_are_registered():
     from cppdb.doctor import doctor_rows
     from cppdb.registry import backend_class
 
-    rows = {(r["capability"], r["backend"]): r for r in doctor_rows(load_config())}
+    rows = {(r["capability"], r["alias"]): r for r in doctor_rows(load_config())}
     assert rows[("compression_aligner", "e5-tokens")]["usable"]
     assert rows[("compression_aligner", "e5-tokens")]["default"]
     bert = rows[("compression_aligner", "transformers")]

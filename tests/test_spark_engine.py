@@ -127,7 +127,7 @@ def test_engine_choice(name, master, error):
 def test_doctor_has_an_engine_row():
     from cppdb.doctor import doctor_rows
 
-    rows = {r["backend"]: r for r in doctor_rows(load_config()) if r["capability"] == "engine"}
+    rows = {r["alias"]: r for r in doctor_rows(load_config()) if r["capability"] == "engine"}
     assert rows["local"]["default"] and rows["local"]["usable"]
     assert rows["spark"]["usable"] and rows["spark"]["version"].startswith("pyspark==")
 

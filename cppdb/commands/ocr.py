@@ -7,8 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from cppdb.commands.common import ConfigOpt, JsonOpt, QuietOpt, SetOpt, make_config, print_json
-from cppdb.errors import BadInputError
-from cppdb.progress import console, progress_bar
+from cppdb.progress import console
 
 
 def register(app: typer.Typer) -> None:
@@ -39,23 +38,10 @@ def register(app: typer.Typer) -> None:
         (headers, footers, page numbers, low confidence) and error (null, or why the image
         could not be read: the other images are still processed).
         """
-        from cppdb.ocr.batch import OcrSettings, collect_images, ocr_to_jsonl
+        from cppdb import api
 
-        overrides = list(set_ or [])
-        for key, value in (("kind", kind), ("engine", engine), ("workers", workers)):
-            if value is not None:
-                overrides.append(f"ocr.{key}={value!r}" if isinstance(value, str)
-                                 else f"ocr.{key}={value}")
-        cfg = make_config(config, overrides, quiet, outputs=(output,))
-        settings = OcrSettings.from_section(cfg.section("ocr"))
-        total = len(collect_images(inputs)[0])
-        with progress_bar(total, "OCR") as advance:
-            summary = ocr_to_jsonl(inputs, output, settings, progress=advance)
-        if summary.with_text == 0 and summary.errors:
-            raise BadInputError(
-                f"no image could be read ({len(summary.errors)} errors, first: "
-                f"{summary.errors[0][0]}: {summary.errors[0][1]}); records in {output}",
-                hint="check the files; every record in the output says what went wrong")
+        cfg = make_config(config, set_, quiet, outputs=(output,))
+        summary = api.run_ocr(inputs, output, cfg, kind=kind, engine=engine, workers=workers)
         if json_:
             print_json(summary.to_json())
             return

@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cppdb import schema as S
 from cppdb.errors import ConfigError
-from cppdb.registry import Backend
+from cppdb.registry import CAPABILITIES, Backend
 
 ENGINES = ("local", "spark")
 
@@ -49,7 +50,7 @@ class LocalEngine(Engine):
 
         from cppdb.extractors.pivot import pivot
 
-        return pivot(pl.scan_parquet(occurrences).filter(pl.col("kind") == kind), kind,
+        return pivot(pl.scan_parquet(occurrences).filter(pl.col(S.KIND) == kind), kind,
                      work_dir, settings, pruned)
 
 
@@ -59,6 +60,7 @@ def make_engine(name: str = "local", *, master: str | None = None,
     ``k8s://…``) or on an existing ``SparkSession``."""
     if session is not None:
         name = "spark"
+    name = CAPABILITIES["engine"].registered.get(name, name)     # cppdb.spark.v1 -> spark
     if name == "local":
         if master is not None:
             raise ConfigError("--spark-master needs --engine spark")
@@ -67,4 +69,5 @@ def make_engine(name: str = "local", *, master: str | None = None,
         from cppdb.engine.spark import SparkEngine
 
         return SparkEngine(master=master, session=session)
-    raise ConfigError(f"unknown engine {name!r}", hint=f"choose one of {', '.join(ENGINES)}")
+    raise ConfigError(f"unknown engine {name!r}", hint=f"choose one of {', '.join(ENGINES)} "
+                      f"(or {', '.join(CAPABILITIES['engine'].registered)})")

@@ -22,11 +22,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from cppdb import schema as S
 from cppdb.engine import Engine
 from cppdb.errors import BackendUnavailableError
 
-UNIT_KEYS = ["lhs", "slot_sig", "en", "zh", "swapped"]
-PIVOT_KEYS = ["lhs", "slot_sig", "en"]
+UNIT_KEYS = list(S.UNIT_KEYS)
+PIVOT_KEYS = list(S.PIVOT_KEYS)
 
 
 def local_shuffle_partitions(master: str | None) -> int | None:
@@ -120,7 +121,7 @@ class SparkEngine(Engine):
         if work_dir.exists():
             shutil.rmtree(work_dir)
         occ = self.session.read.parquet(str(occurrences))
-        occ = occ.filter(occ["kind"] == kind)
+        occ = occ.filter(occ[S.KIND] == kind)
         units = _units(occ).cache()
         kept, counts = _prune(units, settings)
         if pruned is not None:
@@ -137,22 +138,22 @@ def _units(occ: Any) -> Any:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    per_align = occ.groupBy(*UNIT_KEYS, "align", "zh_pos").agg(F.count("*").alias("n"))
-    best = Window.partitionBy(*UNIT_KEYS).orderBy(F.desc("n"), F.asc("align"), F.asc("zh_pos"))
-    units = (per_align.withColumn("c_ze", F.sum("n").over(Window.partitionBy(*UNIT_KEYS)))
+    per_align = occ.groupBy(*UNIT_KEYS, S.ALIGN, S.ZH_POS).agg(F.count("*").alias("n"))
+    best = Window.partitionBy(*UNIT_KEYS).orderBy(F.desc("n"), F.asc(S.ALIGN), F.asc(S.ZH_POS))
+    units = (per_align.withColumn(S.C_ZE, F.sum("n").over(Window.partitionBy(*UNIT_KEYS)))
              .withColumn("_best", F.row_number().over(best))
              .filter(F.col("_best") == 1).drop("_best", "n"))
-    by_count = Window.partitionBy(*PIVOT_KEYS).orderBy(F.desc("c_ze"), F.asc("zh"),
-                                                       F.asc("swapped"))
-    by_pivot = Window.partitionBy("lhs", "zh").orderBy(F.desc("c_ze"), F.asc("en"),
-                                                       F.asc("slot_sig"), F.asc("swapped"))
+    by_count = Window.partitionBy(*PIVOT_KEYS).orderBy(F.desc(S.C_ZE), F.asc(S.ZH),
+                                                       F.asc(S.SWAPPED))
+    by_pivot = Window.partitionBy(S.LHS, S.ZH).orderBy(F.desc(S.C_ZE), F.asc(S.EN),
+                                                       F.asc(S.SLOT_SIG), F.asc(S.SWAPPED))
     return (units
-            .withColumn("p_z_given_e",
-                        F.col("c_ze") / F.sum("c_ze").over(Window.partitionBy(*PIVOT_KEYS)))
-            .withColumn("rank_in_e", F.row_number().over(by_count).cast("long"))
-            .withColumn("c_z", F.sum("c_ze").over(Window.partitionBy("lhs", "zh")))
-            .withColumn("p_e_given_z", F.col("c_ze") / F.col("c_z"))
-            .withColumn("rank_in_z", F.row_number().over(by_pivot).cast("long")))
+            .withColumn(S.P_Z_GIVEN_E,
+                        F.col(S.C_ZE) / F.sum(S.C_ZE).over(Window.partitionBy(*PIVOT_KEYS)))
+            .withColumn(S.RANK_IN_E, F.row_number().over(by_count).cast("long"))
+            .withColumn(S.C_Z, F.sum(S.C_ZE).over(Window.partitionBy(S.LHS, S.ZH)))
+            .withColumn(S.P_E_GIVEN_Z, F.col(S.C_ZE) / F.col(S.C_Z))
+            .withColumn(S.RANK_IN_Z, F.row_number().over(by_pivot).cast("long")))
 
 
 def _pruning_masks(settings: Any) -> dict[str, Any]:
@@ -166,7 +167,7 @@ def _pruning_masks(settings: Any) -> dict[str, Any]:
     if settings.skip_function_pivots:
         words = F.array(*[F.lit(w) for w in sorted(ENGLISH_FUNCTION_WORDS)])
         masks["function_pivot"] = F.forall(
-            F.split(F.col("en"), " "),
+            F.split(F.col(S.EN), " "),
             lambda t: F.array_contains(words, F.lower(t)) | t.rlike(SLOT.pattern))
     for rule, column, op, value in active_threshold_rules(settings):
         masks[rule] = F.col(column) < value if op == "<" else F.col(column) > value
@@ -207,26 +208,23 @@ def _contributions(units: Any, max_per_pivot: int) -> Any:
     """The self-join of the Chinese sides of every English pivot (top ``max_per_pivot``)."""
     from pyspark.sql import functions as F
 
-    kept = units.filter(F.col("rank_in_e") <= max_per_pivot)
-    sides = {"source": ("source", "source_pos", "swap1", "c1", "source_count", "p_z1_e",
-                        "p_e_z1", "align1"),
-             "target": ("target_raw", "target_pos", "swap2", "c2", "target_count", "p_z2_e",
-                        "p_e_z2", "align2")}
-    columns = ("zh", "zh_pos", "swapped", "c_ze", "c_z", "p_z_given_e", "p_e_given_z", "align")
+    from cppdb.extractors.pivot import CONTRIBUTION_CARRIED
 
-    def side(names: tuple[str, ...]) -> Any:
-        return kept.select(*PIVOT_KEYS, *[F.col(c).alias(n) for c, n in zip(columns, names)])
+    kept = units.filter(F.col(S.RANK_IN_E) <= max_per_pivot)
 
-    pairs = (side(sides["source"]).join(side(sides["target"]), on=PIVOT_KEYS)
-             .filter(F.col("source") != F.col("target_raw")))
-    target = F.when(F.col("swap1") != F.col("swap2"), _swap_slots(F.col("target_raw"))) \
-        .otherwise(F.col("target_raw"))
+    def side(index: int) -> Any:
+        return kept.select(*PIVOT_KEYS, *[F.col(names[0]).alias(names[index])
+                                          for names in S.CONTRIBUTION_SIDES])
+
+    pairs = (side(1).join(side(2), on=PIVOT_KEYS)
+             .filter(F.col(S.SOURCE) != F.col(S.TARGET_RAW)))
+    target = F.when(F.col(S.SWAP1) != F.col(S.SWAP2), _swap_slots(F.col(S.TARGET_RAW))) \
+        .otherwise(F.col(S.TARGET_RAW))
     return pairs.select(
-        "lhs", "slot_sig", "en", "source", "source_pos", "target_pos", "source_count",
-        "target_count", "align1", "align2", target.alias("target"),
-        (F.col("p_z2_e") * F.col("p_e_z1")).alias("fwd"),
-        (F.col("p_z1_e") * F.col("p_e_z2")).alias("bwd"),
-        F.least("c1", "c2").alias("joint"))
+        *CONTRIBUTION_CARRIED, target.alias(S.TARGET),
+        (F.col(S.P_Z2_E) * F.col(S.P_E_Z1)).alias(S.FWD),
+        (F.col(S.P_Z1_E) * F.col(S.P_E_Z2)).alias(S.BWD),
+        F.least(S.C1, S.C2).alias(S.JOINT))
 
 
 def _aggregate(contributions: Any, kind: str, settings: Any) -> Any:
@@ -255,7 +253,7 @@ def _aggregate(contributions: Any, kind: str, settings: Any) -> Any:
         yield from pairs.to_arrow().cast(arrow_schema).to_batches()
 
     n = max(1, contributions.sparkSession.sparkContext.defaultParallelism)
-    return contributions.repartition(n, "lhs", "source").mapInArrow(summed, schema)
+    return contributions.repartition(n, S.LHS, S.SOURCE).mapInArrow(summed, schema)
 
 
 def _spark_schema(polars_schema: Any) -> Any:

@@ -28,9 +28,8 @@ from cppdb import schema as S
 from cppdb.text.function_words import ENGLISH_FUNCTION_WORDS, SLOT
 
 SEED = 20240611
-# unit columns (internal to the pivot)
-UNIT_KEYS = ["lhs", "slot_sig", "en", "zh", "swapped"]
-PIVOT_KEYS = ["lhs", "slot_sig", "en"]
+UNIT_KEYS = list(S.UNIT_KEYS)
+PIVOT_KEYS = list(S.PIVOT_KEYS)
 _SLOT_SWAP = r"(\[[^\]\s]+?)"
 _PLACEHOLDER = "\ue000"
 LINK_BASE = 65536
@@ -57,10 +56,10 @@ PRUNING_RULES = ("function_pivot", "min_p_e_given_f", "min_p_f_given_e", "min_co
 #: the threshold rules of the pivot, for every engine: (rule = setting name, the unit column it
 #: reads, the comparison that prunes, the smallest setting value that switches it on)
 THRESHOLD_RULES: tuple[tuple[str, str, str, float], ...] = (
-    ("min_p_e_given_f", "p_e_given_z", "<", 0.0),
-    ("min_p_f_given_e", "p_z_given_e", "<", 0.0),
-    ("min_count", "c_ze", "<", 1.0),
-    ("max_pivots_per_phrase", "rank_in_z", ">", 0.0),
+    ("min_p_e_given_f", S.P_E_GIVEN_Z, "<", 0.0),
+    ("min_p_f_given_e", S.P_Z_GIVEN_E, "<", 0.0),
+    ("min_count", S.C_ZE, "<", 1.0),
+    ("max_pivots_per_phrase", S.RANK_IN_Z, ">", 0.0),
 )
 
 
@@ -75,7 +74,7 @@ def pruning_masks(units: pl.DataFrame, settings: PivotSettings) -> dict[str, pl.
     masks: dict[str, pl.Expr] = {}
     if settings.skip_function_pivots:
         words = sorted(ENGLISH_FUNCTION_WORDS)
-        masks["function_pivot"] = pl.col("en").str.split(" ").list.eval(
+        masks["function_pivot"] = pl.col(S.EN).str.split(" ").list.eval(
             pl.element().str.to_lowercase().is_in(words)
             | pl.element().str.contains(SLOT.pattern)).list.all()
     for rule, column, op, value in active_threshold_rules(settings):
@@ -105,27 +104,28 @@ def _units_from_occurrences(occ: pl.LazyFrame) -> pl.DataFrame:
     (unit, alignment, POS) combinations, not the number of occurrences: a very frequent
     English phrase makes a partition long, not wide.
     """
-    per_align = (occ.group_by(UNIT_KEYS + ["align", "zh_pos"]).agg(n=pl.len())
+    per_align = (occ.group_by(UNIT_KEYS + [S.ALIGN, S.ZH_POS]).agg(n=pl.len())
                  .collect(engine="streaming"))
-    by_freq = dict(by=["n", "align", "zh_pos"], descending=[True, False, False])
+    by_freq = dict(by=["n", S.ALIGN, S.ZH_POS], descending=[True, False, False])
     units = per_align.group_by(UNIT_KEYS).agg(
-        c_ze=pl.col("n").sum(), align=pl.col("align").sort_by(**by_freq).first(),
-        zh_pos=pl.col("zh_pos").sort_by(**by_freq).first())
-    c_e = pl.col("c_ze").sum().over(PIVOT_KEYS)
+        pl.col("n").sum().alias(S.C_ZE), pl.col(S.ALIGN).sort_by(**by_freq).first(),
+        pl.col(S.ZH_POS).sort_by(**by_freq).first())
+    c_e = pl.col(S.C_ZE).sum().over(PIVOT_KEYS)
     # rank 1 = most frequent Chinese side of the pivot; ties broken by the string
-    return units.sort(["c_ze", "zh", "swapped"], descending=[True, False, False]).with_columns(
-        p_z_given_e=pl.col("c_ze") / c_e,
-        rank_in_e=(pl.int_range(pl.len()).over(PIVOT_KEYS) + 1).cast(pl.Int64),
+    return units.sort([S.C_ZE, S.ZH, S.SWAPPED], descending=[True, False, False]).with_columns(
+        (pl.col(S.C_ZE) / c_e).alias(S.P_Z_GIVEN_E),
+        (pl.int_range(pl.len()).over(PIVOT_KEYS) + 1).cast(pl.Int64).alias(S.RANK_IN_E),
     )
 
 
 def _add_p_e_given_z(units: pl.DataFrame) -> pl.DataFrame:
     """c(z), p(e|z) and the rank of e among z's English sides (1 = most frequent)."""
-    c_z = pl.col("c_ze").sum().over(["lhs", "zh"])
-    units = units.sort(["c_ze", "en", "slot_sig", "swapped"], descending=[True, False, False, False])
-    return units.with_columns(c_z=c_z, p_e_given_z=pl.col("c_ze") / c_z,
-                              rank_in_z=(pl.int_range(pl.len()).over(["lhs", "zh"]) + 1)
-                              .cast(pl.Int64))
+    c_z = pl.col(S.C_ZE).sum().over([S.LHS, S.ZH])
+    units = units.sort([S.C_ZE, S.EN, S.SLOT_SIG, S.SWAPPED],
+                       descending=[True, False, False, False])
+    return units.with_columns(c_z.alias(S.C_Z), (pl.col(S.C_ZE) / c_z).alias(S.P_E_GIVEN_Z),
+                              (pl.int_range(pl.len()).over([S.LHS, S.ZH]) + 1)
+                              .cast(pl.Int64).alias(S.RANK_IN_Z))
 
 
 def prune_units(units: pl.DataFrame, settings: PivotSettings) -> tuple[pl.DataFrame, dict[str, int]]:
@@ -150,29 +150,28 @@ def _swap_slot_indices(expr: pl.Expr) -> pl.Expr:
             .str.replace_all(_PLACEHOLDER, "2", literal=True))
 
 
+#: the columns a contribution carries over from the self-join unchanged
+CONTRIBUTION_CARRIED = (*S.PIVOT_KEYS, S.SOURCE, S.SOURCE_POS, S.TARGET_POS, S.SOURCE_COUNT,
+                        S.TARGET_COUNT, S.ALIGN1, S.ALIGN2)
+
+
 def _contributions(units: pl.DataFrame, max_per_pivot: int) -> pl.DataFrame:
     """Self-join of the Chinese sides of each English pivot."""
-    kept = units.filter(pl.col("rank_in_e") <= max_per_pivot)
-    left = kept.select(PIVOT_KEYS + [
-        pl.col("zh").alias("source"), pl.col("zh_pos").alias("source_pos"), pl.col("swapped").alias("swap1"),
-        pl.col("c_ze").alias("c1"), pl.col("c_z").alias("source_count"),
-        pl.col("p_z_given_e").alias("p_z1_e"), pl.col("p_e_given_z").alias("p_e_z1"),
-        pl.col("align").alias("align1")])
-    right = kept.select(PIVOT_KEYS + [
-        pl.col("zh").alias("target_raw"), pl.col("zh_pos").alias("target_pos"), pl.col("swapped").alias("swap2"),
-        pl.col("c_ze").alias("c2"), pl.col("c_z").alias("target_count"),
-        pl.col("p_z_given_e").alias("p_z2_e"), pl.col("p_e_given_z").alias("p_e_z2"),
-        pl.col("align").alias("align2")])
-    pairs = left.join(right, on=PIVOT_KEYS).filter(pl.col("source") != pl.col("target_raw"))
-    mismatch = pl.col("swap1") != pl.col("swap2")
+    kept = units.filter(pl.col(S.RANK_IN_E) <= max_per_pivot)
+
+    def side(index: int) -> pl.DataFrame:
+        return kept.select(PIVOT_KEYS + [pl.col(names[0]).alias(names[index])
+                                         for names in S.CONTRIBUTION_SIDES])
+
+    pairs = side(1).join(side(2), on=PIVOT_KEYS).filter(pl.col(S.SOURCE) != pl.col(S.TARGET_RAW))
+    mismatch = pl.col(S.SWAP1) != pl.col(S.SWAP2)
     return pairs.select(
-        "lhs", "slot_sig", "en", "source", "source_pos", "target_pos",
-        "source_count", "target_count", "align1", "align2",
-        target=pl.when(mismatch).then(_swap_slot_indices(pl.col("target_raw")))
-        .otherwise(pl.col("target_raw")),
-        fwd=pl.col("p_z2_e") * pl.col("p_e_z1"),
-        bwd=pl.col("p_z1_e") * pl.col("p_e_z2"),
-        joint=pl.min_horizontal("c1", "c2"),
+        *CONTRIBUTION_CARRIED,
+        pl.when(mismatch).then(_swap_slot_indices(pl.col(S.TARGET_RAW)))
+        .otherwise(pl.col(S.TARGET_RAW)).alias(S.TARGET),
+        (pl.col(S.P_Z2_E) * pl.col(S.P_E_Z1)).alias(S.FWD),
+        (pl.col(S.P_Z1_E) * pl.col(S.P_E_Z2)).alias(S.BWD),
+        pl.min_horizontal(S.C1, S.C2).alias(S.JOINT),
     )
 
 
@@ -190,7 +189,7 @@ def compose_alignments(pairs: pl.DataFrame) -> pl.DataFrame:
         return codes.select("_row", (pl.col("c") // LINK_BASE).alias(side),
                             (pl.col("c") % LINK_BASE).alias("e"))
 
-    composed = (exploded("align1", "s").join(exploded("align2", "t"), on=["_row", "e"])
+    composed = (exploded(S.ALIGN1, "s").join(exploded(S.ALIGN2, "t"), on=["_row", "e"])
                 .select("_row", code=pl.col("s") * LINK_BASE + pl.col("t")).unique()
                 .group_by("_row").agg(pl.col("code").sort()))
     empty = pl.lit([], dtype=pl.List(pl.Int64))
@@ -201,39 +200,37 @@ def compose_alignments(pairs: pl.DataFrame) -> pl.DataFrame:
                 .alias(S.ALIGN_SRC),
                 pl.col("code").list.eval(pl.element() % LINK_BASE).cast(pl.List(pl.Int32))
                 .alias(S.ALIGN_TGT))
-            .sort("_row").drop("_row", "code", "align1", "align2"))
+            .sort("_row").drop("_row", "code", S.ALIGN1, S.ALIGN2))
 
 
 def _aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.DataFrame:
     # one global sort (best pivot first) instead of a sort inside every group
-    contrib = contrib.sort(["fwd", "en"], descending=[True, False])
-    pairs = contrib.group_by(["lhs", "source", "target"]).agg(
-        pl.col("source_pos").first(), pl.col("target_pos").first(),
-        pl.col("fwd").sum().alias(S.P_TGT_GIVEN_SRC), pl.col("bwd").sum().alias(S.P_SRC_GIVEN_TGT),
-        pl.col("joint").sum().cast(pl.Int64).alias(S.COUNT),
+    contrib = contrib.sort([S.FWD, S.EN], descending=[True, False])
+    pairs = contrib.group_by([S.LHS, S.SOURCE, S.TARGET]).agg(
+        pl.col(S.SOURCE_POS).first(), pl.col(S.TARGET_POS).first(),
+        pl.col(S.FWD).sum().alias(S.P_TGT_GIVEN_SRC), pl.col(S.BWD).sum().alias(S.P_SRC_GIVEN_TGT),
+        pl.col(S.JOINT).sum().cast(pl.Int64).alias(S.COUNT),
         pl.len().cast(pl.Int64).alias(S.N_PIVOTS),
-        pl.col("en").head(max_anchors).alias(S.ANCHORS),
-        pl.col("align1").first(), pl.col("align2").first(),
-        pl.col("source_count").first().cast(pl.Int64),
-        pl.col("target_count").first().cast(pl.Int64),
-        pl.col("slot_sig").first().alias("slot_signature"),
+        pl.col(S.EN).head(max_anchors).alias(S.ANCHORS),
+        pl.col(S.ALIGN1).first(), pl.col(S.ALIGN2).first(),
+        pl.col(S.SOURCE_COUNT).first().cast(pl.Int64),
+        pl.col(S.TARGET_COUNT).first().cast(pl.Int64),
+        pl.col(S.SLOT_SIG).first().alias(S.SLOT_SIGNATURE),
     )
     pairs = compose_alignments(pairs)
     return pairs.with_columns(
-        pl.col("source").str.split(" ").alias(S.SOURCE_TOKENS),
-        pl.col("target").str.split(" ").alias(S.TARGET_TOKENS),
-        pl.col("source_pos").str.split(" "), pl.col("target_pos").str.split(" "),
+        pl.col(S.SOURCE).str.split(" ").alias(S.SOURCE_TOKENS),
+        pl.col(S.TARGET).str.split(" ").alias(S.TARGET_TOKENS),
+        pl.col(S.SOURCE_POS).str.split(" "), pl.col(S.TARGET_POS).str.split(" "),
         pl.lit(kind).alias(S.TYPE), pl.lit("bilingual").alias(S.ORIGIN))
 
 
 def pair_table_columns() -> list[str]:
-    return list(S.PAIR_COLUMNS) + ["source_count", "target_count", "slot_signature"]
+    return list(S.PAIR_COLUMNS) + list(S.BILINGUAL_PAIR_EXTRA)
 
 
 def empty_pair_table() -> pl.DataFrame:
-    schema = dict(S.PAIR_COLUMNS)
-    schema.update(source_count=pl.Int64, target_count=pl.Int64, slot_signature=pl.String)
-    return pl.DataFrame(schema=schema)
+    return pl.DataFrame(schema={**S.PAIR_COLUMNS, **S.BILINGUAL_PAIR_EXTRA})
 
 
 def _finalise(frame: pl.DataFrame) -> pl.DataFrame:
@@ -261,12 +258,12 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
     if n_occ == 0:
         return []
     n_parts = max(1, math.ceil(n_occ / settings.partition_rows))
-    _partition_sink(occurrences, work / "occ", pl.col("en"), n_parts)
+    _partition_sink(occurrences, work / "occ", pl.col(S.EN), n_parts)
     for k in range(n_parts):
         files = _part_files(work / "occ", k)
         if files:
             units = _units_from_occurrences(pl.scan_parquet(files))
-            _partition_sink(units.lazy(), work / "units_e" / f"e{k}", _hash_key("lhs", "zh"),
+            _partition_sink(units.lazy(), work / "units_e" / f"e{k}", _hash_key(S.LHS, S.ZH),
                             n_parts)
     for k in range(n_parts):
         files = _part_files(work / "units_e", k)
@@ -274,7 +271,7 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
             units, pruned = prune_units(_add_p_e_given_z(pl.read_parquet(files)), settings)
             for name, count in pruned.items():
                 pruned_units[name] = pruned_units.get(name, 0) + count
-            _partition_sink(units.lazy(), work / "units_z" / f"z{k}", pl.col("en"), n_parts)
+            _partition_sink(units.lazy(), work / "units_z" / f"z{k}", pl.col(S.EN), n_parts)
     n_contrib = sum(_estimate_contributions(_part_files(work / "units_z", k),
                                             settings.max_per_pivot) for k in range(n_parts))
     # a contribution row weighs ~4× an occurrence row once aggregated and composed
@@ -285,7 +282,7 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
             contrib = _contributions(pl.read_parquet(files), settings.max_per_pivot)
             if contrib.height:
                 _partition_sink(contrib.lazy(), work / "contrib" / f"c{k}",
-                                _hash_key("lhs", "source"), n_out)
+                                _hash_key(S.LHS, S.SOURCE), n_out)
     outputs = []
     for k in range(n_out):
         files = _part_files(work / "contrib", k)
@@ -295,7 +292,7 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
             out = work / "pairs" / f"part-{k:05d}.parquet"
             out.parent.mkdir(parents=True, exist_ok=True)
             # target breaks ties: group_by order varies, the written order must not
-            pairs.sort(["lhs", "source", S.P_TGT_GIVEN_SRC, S.TARGET],
+            pairs.sort([S.LHS, S.SOURCE, S.P_TGT_GIVEN_SRC, S.TARGET],
                        descending=[False, False, True, False]).write_parquet(out)
             outputs.append(out)
     return outputs
@@ -305,6 +302,6 @@ def _estimate_contributions(files: list[Path], max_per_pivot: int) -> int:
     """Σ_e n_e·(n_e−1) over the pivots of one partition (n_e capped): its self-join size."""
     if not files:
         return 0
-    return int(pl.scan_parquet(files).filter(pl.col("rank_in_e") <= max_per_pivot)
+    return int(pl.scan_parquet(files).filter(pl.col(S.RANK_IN_E) <= max_per_pivot)
                .group_by(PIVOT_KEYS).agg(n=pl.len())
                .select((pl.col("n") * (pl.col("n") - 1)).sum()).collect().item() or 0)

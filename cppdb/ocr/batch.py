@@ -18,12 +18,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cppdb.workers import pool_initializer
+from cppdb.config import Config
 from cppdb.errors import BadInputError, ConfigError, CppdbError
 from cppdb.ocr.engines import OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
+from cppdb.workers import pool_initializer
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif"})
 KINDS = ("auto", "page", "subtitle")
@@ -330,3 +331,25 @@ def ocr_to_jsonl(inputs: Sequence[str | Path], output: str | Path, settings: Ocr
                       sum(1 for r in results if r.text.strip()),
                       sum(1 for r in results if not r.error and not r.text.strip()),
                       errors, time.perf_counter() - started)
+
+
+def run_ocr(inputs: Sequence[str | Path], output: str | Path, config: Config, *,
+            kind: str | None = None, engine: str | None = None,
+            workers: int | None = None) -> OcrSummary:
+    """`cppdb ocr`: the ``[ocr]`` settings with the given arguments applied, a progress bar,
+    and an error if no image at all could be read (a few bad ones are only recorded)."""
+    from cppdb.progress import progress_bar
+
+    chosen = {"kind": kind, "engine": engine, "workers": workers}
+    config = config.with_overrides({f"ocr.{key}": value for key, value in chosen.items()
+                                    if value is not None})
+    settings = OcrSettings.from_section(config.section("ocr"))
+    with progress_bar(len(collect_images(inputs)[0]), "OCR") as advance:
+        summary = ocr_to_jsonl(inputs, output, settings, progress=advance)
+    if summary.with_text == 0 and summary.errors:
+        where, reason = summary.errors[0]
+        raise BadInputError(
+            f"no image could be read ({len(summary.errors)} errors, first: {where}: {reason}); "
+            f"records in {output}",
+            hint="check the files; every record in the output says what went wrong")
+    return summary

@@ -18,6 +18,7 @@ from cppdb.align.words.simalign_e5 import sentence_word_vectors
 from cppdb.embed.e5_tokens import E5TokenEncoder
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.keywords import BertAligner
+from cppdb.registry import Backend
 
 
 class E5BertAligner(BertAligner):
@@ -54,8 +55,7 @@ class E5BertAligner(BertAligner):
         self.encoder.check()
 
     def describe(self) -> dict[str, Any]:
-        return {"name": "bert-align", "encoder": "e5-tokens", "layer": self.layer,
-                "signature": self.signature()}
+        return {**Backend.describe(self), "layer": self.layer}
 
     def word_vectors(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """One (n_words, hidden) array per tokenised Chinese sentence."""

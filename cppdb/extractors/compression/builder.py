@@ -2,7 +2,7 @@
 
 Output directory (a :class:`~cppdb.run.RunDir`: manifest, resumable)::
 
-    records.parquet     one row per input pair (status, rule, stats, the JSON record)
+    records.parquet     one row per input pair, typed columns (schema.COMPRESSION_RECORD_SCHEMA)
     compressions.jsonl  kept pairs: tokens, UPOS, tree, keep labels, compression, links, ...
     rejected.jsonl      rejected pairs with the rule (and detail) that rejected them
     report.json         counts per filter, per alignment method, DTT rule; rate distribution
@@ -29,6 +29,7 @@ from cppdb.errors import ConfigError
 from cppdb.extractors.compression.pipeline import (CompressionPipeline, CompressionSettings,
                                                    Outcome, load_pipeline)
 from cppdb.extractors.compression.reader import NewsPair, PairReader
+from cppdb.extractors.compression.records import outcome_frame, output_record
 from cppdb.extractors.compression.report import build_report
 from cppdb.io import write_json_atomic, write_jsonl_atomic
 from cppdb.progress import console, progress_bar
@@ -53,17 +54,6 @@ class CompressionResult:
     compressions: Path
     rejected: Path
     report: dict[str, Any]
-
-
-def _outcome_frame(outcomes: Sequence[Outcome]) -> pl.DataFrame:
-    rows = [{"line": o.line, "status": o.status, "rule": o.rule,
-             "link_methods": list(o.link_methods), "link_h_tokens": list(o.link_h_tokens),
-             "n_keywords": o.n_keywords, "n_headline_content": o.n_headline_content,
-             "n_headline_aligned": o.n_headline_aligned,
-             "compression_rate": o.compression_rate, "headline_ratio": o.headline_ratio,
-             "dtt_rules": list(o.dtt_rules),
-             "record": json.dumps(o.record, ensure_ascii=False)} for o in outcomes]
-    return pl.DataFrame(rows, schema=RECORD_SCHEMA)
 
 
 # -- worker processes -----------------------------------------------------------------------
@@ -195,7 +185,7 @@ def compression_stages(reader: PairReader, settings: CompressionSettings,
               lambda st: _compress_stage(st, reader, local(st.run), settings, table_path,
                                          table_options, workers, batch), chunked=True,
               doc="parse, align, compress (batch_size x workers pairs per chunk)"),
-        Stage("write", (Artifact(RECORDS, ("status", "record")),), (COMPRESSIONS, REJECTED, REPORT),
+        Stage("write", (Artifact(RECORDS, tuple(RECORD_SCHEMA)),), (COMPRESSIONS, REJECTED, REPORT),
               lambda st: _write_stage(st, local(st.run), settings, skipped),
               doc="compressions.jsonl, rejected.jsonl, report.json"),
     ]
@@ -205,12 +195,9 @@ def _write_stage(stage: StageHandle, local: CompressionPipeline,
                  settings: CompressionSettings, skipped: list[str]) -> None:
     run = stage.run
     records = run.read(RECORDS)
-    kept = records.filter(pl.col("status") == "kept")["record"].to_list()
-    rejected = records.filter(pl.col("status") == "rejected")["record"].to_list()
-    stage.count(COMPRESSIONS, write_jsonl_atomic(run.path(COMPRESSIONS),
-                                                 (json.loads(r) for r in kept)))
-    stage.count(REJECTED, write_jsonl_atomic(run.path(REJECTED),
-                                             (json.loads(r) for r in rejected)))
+    for name, status in ((COMPRESSIONS, "kept"), (REJECTED, "rejected")):
+        rows = records.filter(pl.col("status") == status).iter_rows(named=True)
+        stage.count(name, write_jsonl_atomic(run.path(name), map(output_record, rows)))
     report = build_report(records, settings, parser=local.parser.describe(),
                           paraphrase_table=_table_info(local), skipped_methods=skipped)
     write_json_atomic(run.path(REPORT), report)
@@ -231,7 +218,7 @@ def _compress_stage(stage: StageHandle, reader: PairReader, local: CompressionPi
     with progress_bar(len(reader), "compressing") as advance:
         if workers <= 1:
             def compute(start: int, stop: int) -> pl.DataFrame:
-                return _outcome_frame(local.process(reader.read(start, stop)))
+                return outcome_frame(local.process(reader.read(start, stop)))
 
             run.run_chunked(stage, RECORDS, len(reader), chunk, compute, advance)
             return
@@ -242,6 +229,6 @@ def _compress_stage(stage: StageHandle, reader: PairReader, local: CompressionPi
             def compute_parallel(start: int, stop: int) -> pl.DataFrame:
                 pairs = reader.read(start, stop)
                 parts = [pairs[i:i + batch] for i in range(0, len(pairs), batch)]
-                return _outcome_frame([o for part in pool.map(_work, parts) for o in part])
+                return outcome_frame([o for part in pool.map(_work, parts) for o in part])
 
             run.run_chunked(stage, RECORDS, len(reader), chunk, compute_parallel, advance)

@@ -256,8 +256,7 @@ class BertAligner(Backend):
                 hint="save a Chinese BERT there with save_pretrained (bert-base-chinese)")
 
     def describe(self) -> dict[str, Any]:
-        return {"name": "bert-align", "model_dir": str(self.model_dir),
-                "signature": self.signature()}
+        return {**super().describe(), "model_dir": str(self.model_dir)}
 
     def _load(self) -> None:
         if self._model is None:

@@ -6,6 +6,7 @@ only the survivors are parsed (one parser call per batch).  Each pair ends as an
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,12 +96,29 @@ def _bert_aligner(settings: "CompressionSettings") -> BertAligner:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One pair's result: ``status`` is "kept" or "rejected" (then ``rule`` says why)."""
+    """One pair's result, one row of ``records.parquet`` (the columns of
+    :data:`cppdb.schema.COMPRESSION_RECORD_SCHEMA`, by name): ``status`` is "kept" or
+    "rejected" (then ``rule`` and ``detail`` say why); what the pair did not reach is None."""
 
     line: int
     status: str
     rule: str
-    record: dict[str, Any]
+    headline: str
+    sentence: str
+    detail: str | None = None
+    carried: tuple[dict[str, str], ...] = ()       # CARRIED_FIELD structs
+    links: tuple[dict[str, Any], ...] | None = None   # COMPRESSION_LINK structs
+    tokens: tuple[str, ...] | None = None
+    upos: tuple[str, ...] | None = None
+    heads: tuple[int, ...] | None = None
+    deprels: tuple[str, ...] | None = None
+    labels: tuple[int, ...] | None = None
+    compression: str | None = None
+    keywords: tuple[int, ...] | None = None
+    dtt_added: tuple[dict[str, Any], ...] | None = None   # DTT_ADDITION structs
+    compression_chars: int | None = None
+    headline_chars: int | None = None
+    sentence_chars: int | None = None
     link_methods: tuple[str, ...] = ()
     link_h_tokens: tuple[int, ...] = ()
     n_keywords: int = 0
@@ -111,12 +129,11 @@ class Outcome:
     dtt_rules: tuple[str, ...] = ()
 
 
-def _base_record(pair: NewsPair) -> dict[str, Any]:
-    record: dict[str, Any] = {}
-    for key, value in pair.extra.items():
-        record[f"input_{key}" if key in RESERVED else key] = value
-    record.update(line=pair.line, headline=pair.headline, sentence=pair.sentence)
-    return record
+def _carried(pair: NewsPair) -> tuple[dict[str, str], ...]:
+    """The input's other fields, renamed ``input_…`` where they clash with an output field."""
+    return tuple({"name": f"input_{key}" if key in RESERVED else key,
+                  "json": json.dumps(value, ensure_ascii=False)}
+                 for key, value in pair.extra.items())
 
 
 def _chars(text: str) -> int:
@@ -167,11 +184,11 @@ class CompressionPipeline:
 
     def _reject(self, pair: NewsPair, rule: str, detail: str, headline: TaggedText | None = None,
                 sentence: TaggedText | None = None, links: Sequence[Link] = ()) -> Outcome:
-        record = _base_record(pair)
-        record.update(rule=rule, detail=detail)
-        if sentence is not None and headline is not None:
-            record["links"] = [link.to_json(headline.tokens, sentence.tokens) for link in links]
-        return Outcome(pair.line, "rejected", rule, record,
+        aligned = sentence is not None and headline is not None
+        return Outcome(pair.line, "rejected", rule, pair.headline, pair.sentence, detail=detail,
+                       carried=_carried(pair),
+                       links=(tuple(link.to_json(headline.tokens, sentence.tokens)
+                                    for link in links) if aligned else None),
                        link_methods=tuple(link.method for link in links),
                        link_h_tokens=tuple(link.h_end - link.h_start for link in links),
                        n_headline_aligned=len({i for link in links
@@ -194,23 +211,22 @@ class CompressionPipeline:
         s_chars = _chars(pair.sentence)
         rate = c_chars / s_chars if s_chars else 0.0
         ratio = c_chars / h_chars if h_chars else float("inf")
-        record = _base_record(pair)
-        record.update(
-            tokens=list(tree.tokens), upos=list(tree.pos), heads=list(tree.heads),
-            deprels=list(tree.deprels), labels=labels, compression=compression,
-            links=[link.to_json(headline.tokens, tree.tokens) for link in links],
-            keywords=keywords,
-            dtt_added=[{"token": a.token, "word": tree.tokens[a.token], "head": a.head,
-                        "rule": a.rule, "deprel": a.deprel} for a in added],
-            compression_rate=round(rate, 4), compression_chars=c_chars, headline_chars=h_chars,
-            sentence_chars=s_chars, headline_ratio=round(ratio, 4))
-        status, rule = "kept", ""
+        status, rule, detail = "kept", "", None
         if self.settings.max_ratio > 0 and ratio > self.settings.max_ratio:
             status, rule = "rejected", "compression_too_long"
-            record.update(rule=rule, detail=(f"compression has {c_chars} characters > "
-                                             f"{self.settings.max_ratio} x headline ({h_chars})"))
+            detail = (f"compression has {c_chars} characters > "
+                      f"{self.settings.max_ratio} x headline ({h_chars})")
         content = self.settings.align.content_upos
-        return Outcome(pair.line, status, rule, record,
+        return Outcome(pair.line, status, rule, pair.headline, pair.sentence, detail=detail,
+                       carried=_carried(pair),
+                       links=tuple(link.to_json(headline.tokens, tree.tokens) for link in links),
+                       tokens=tuple(tree.tokens), upos=tuple(tree.pos), heads=tuple(tree.heads),
+                       deprels=tuple(tree.deprels), labels=tuple(labels),
+                       compression=compression, keywords=tuple(keywords),
+                       dtt_added=tuple({"token": a.token, "word": tree.tokens[a.token],
+                                        "head": a.head, "rule": a.rule, "deprel": a.deprel}
+                                       for a in added),
+                       compression_chars=c_chars, headline_chars=h_chars, sentence_chars=s_chars,
                        link_methods=tuple(link.method for link in links),
                        link_h_tokens=tuple(link.h_end - link.h_start for link in links),
                        n_keywords=len(keywords),

@@ -160,6 +160,26 @@ COMPRESSION_RECORD_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
+# -- reports of rank and evaluate --------------------------------------------------------
+#: ranking/tiers.parquet: one row per pair type and tier
+TIERS_SCHEMA: dict[str, pl.DataType] = {
+    "type": pl.String, "tier": pl.String, "share": pl.Float64, "pairs": pl.Int64,
+    "score_cutoff": pl.Float64}
+#: the automatic metrics of `cppdb evaluate` (Table 3/4), each with a bootstrap interval
+EVALUATION_METRICS = ("edit_distance", "normalised_edit_distance", "cosine", "cosine_second")
+EVALUATION_TABLE_SCHEMA: dict[str, pl.DataType] = {
+    "type": pl.String, "top": pl.String, "pairs": pl.Int64,
+    "edit_distance": pl.Float64, "normalised_edit_distance": pl.Float64,
+    "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64,
+    **{f"{m}_{end}": pl.Float64 for m in EVALUATION_METRICS for end in ("low", "high")}}
+#: the acceptability table of rated sheets (Table 5/6)
+ACCEPTABILITY_SCHEMA: dict[str, pl.DataType] = {
+    "type": pl.String, "top": pl.String, "pairs": pl.Int64, "rated": pl.Int64,
+    "share_5": pl.Float64, "share_4_or_more": pl.Float64, "share_3_or_more": pl.Float64,
+    "share_3_low": pl.Float64, "share_3_high": pl.Float64,
+    "estimated_acceptable": pl.Int64, "not_extrapolated": pl.String}
+
+
 # -- write order ----------------------------------------------------------------------------
 # Every artifact that a group-by or a worker pool can produce in varying row order is written
 # sorted by these keys (then by its remaining scalar columns, so ties cannot reorder), which

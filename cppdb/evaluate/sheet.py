@@ -105,11 +105,7 @@ def read_annotation_sheet(path: str | Path) -> pl.DataFrame:
                                       "target": pl.String, "rating": pl.Int64}, orient="row")
 
 
-ACCEPTABILITY_SCHEMA = {"type": pl.String, "top": pl.String, "pairs": pl.Int64,
-                        "rated": pl.Int64, "share_5": pl.Float64,
-                        "share_4_or_more": pl.Float64, "share_3_or_more": pl.Float64,
-                        "share_3_low": pl.Float64, "share_3_high": pl.Float64,
-                        "estimated_acceptable": pl.Int64, "not_extrapolated": pl.String}
+ACCEPTABILITY_SCHEMA = S.ACCEPTABILITY_SCHEMA
 
 
 def _stratified_interval(ratings: list[np.ndarray], weights: np.ndarray, seed: int,

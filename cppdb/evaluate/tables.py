@@ -39,12 +39,8 @@ from cppdb.features.table import char_text
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 
 #: the metric columns, each with a per-pair source column and a bootstrap interval
-METRICS = {"edit_distance": "ed", "normalised_edit_distance": "ned", "cosine": "cos",
-           "cosine_second": "cos2"}
-TABLE_SCHEMA = {"type": pl.String, "top": pl.String, "pairs": pl.Int64,
-                "edit_distance": pl.Float64, "normalised_edit_distance": pl.Float64,
-                "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64,
-                **{f"{m}_{end}": pl.Float64 for m in METRICS for end in ("low", "high")}}
+METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "cos", "cos2")))
+TABLE_SCHEMA = S.EVALUATION_TABLE_SCHEMA
 
 
 def edit_distances(sources: list[str], targets: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -98,5 +98,4 @@ def tier_table(ranked: pl.DataFrame, tiers: tuple[Tier, ...]) -> pl.DataFrame:
             cutoff = part[SCORE][size - 1] if size else None
             rows.append({"type": pair_type, "tier": t.name, "share": t.share, "pairs": size,
                          "score_cutoff": cutoff})
-    return pl.DataFrame(rows, schema={"type": pl.String, "tier": pl.String, "share": pl.Float64,
-                                      "pairs": pl.Int64, "score_cutoff": pl.Float64})
+    return pl.DataFrame(rows, schema=S.TIERS_SCHEMA)

@@ -32,6 +32,9 @@ from common import record  # noqa: E402
 from doc_collection import make_collection  # noqa: E402
 
 
+SIGNALS = ("content", "names", "numbers", "dates", "times", "length", "number")
+
+
 def load_versions(root: Path, split: bool) -> list[list]:
     """VersionFiles of every version directory; files cut at their chapter headings if the
     cppdb under test can do that."""
@@ -93,11 +96,19 @@ def score(gold: dict, groups: list, versions: list[list]) -> dict:
             "extras_unpaired": sum(1 for e in extras if e not in paired_files)}
 
 
-def run_one(seed: int, split: bool, mode: str | None, zero: list[str]) -> dict:
+def can_cut() -> bool:
+    try:
+        from cppdb.align.sentences.chapters import heading_starts  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: bool) -> dict:
     from cppdb.align.sentences.documents import PairingWeights, pair_versions
 
     with tempfile.TemporaryDirectory() as tmp:
-        gold = make_collection(tmp, seed)
+        gold = make_collection(tmp, seed, hard=hard)
         versions = load_versions(Path(tmp), split)
         weights = PairingWeights(**({"mode": mode} if mode else {}),
                                  **{name: 0.0 for name in zero})
@@ -115,14 +126,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mode", choices=("all", "pivot"), default=None)
     parser.add_argument("--zero", nargs="*", default=[],
                         help="PairingWeights fields set to 0 (ablation), e.g. number names")
+    parser.add_argument("--hard", action="store_true",
+                        help="the hard preset of doc_collection (HARD): freer translations")
+    parser.add_argument("--only", choices=SIGNALS, default=None,
+                        help="every other signal's weight set to 0 (ablation)")
     args = parser.parse_args(argv)
-    rows = [run_one(seed, not args.no_split, args.mode, args.zero) for seed in args.seeds]
+    if args.only:
+        args.zero = [s for s in SIGNALS if s != args.only]
+    rows = [run_one(seed, not args.no_split, args.mode, args.zero, args.hard)
+            for seed in args.seeds]
     for seed, row in zip(args.seeds, rows):
         print(json.dumps({"seed": seed, **row}))
     recall = [r["recall"] for r in rows]
     record("document_pairing", {
-        "label": args.label, "mode": args.mode or "default", "zeroed": args.zero, "split": not args.no_split,
-        "seeds": args.seeds, "collection": "3 versions x 40 chapters, 5 extras, 1 merged file",
+        "label": args.label, "mode": args.mode or "default", "zeroed": args.zero,
+        "split": not args.no_split and can_cut(),
+        "seeds": args.seeds, "collection": "3 versions x 40 chapters, 5 extras, 1 merged file"
+                                           + (", hard preset" if args.hard else ""),
         "recall_mean": round(statistics.mean(recall), 4), "recall_min": min(recall),
         "precision_mean": round(statistics.mean(r["precision"] for r in rows), 4),
         "extras_unpaired": f"{sum(r['extras_unpaired'] for r in rows)}/"

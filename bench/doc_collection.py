@@ -73,6 +73,13 @@ TEMPLATES = [
 
 
 DROP, MERGE = 0.15, 0.15      # share of sentences a version leaves out / joins to the last one
+#: the "hard" preset: a third of the sentences dropped, as many sentences of the translator's
+#: own (descriptions without names or numbers) added, and local reordering
+HARD = {"drop": 0.33, "filler": 0.5, "swap": 0.3}
+FILLERS = ["风从{P}那边吹过来，带着一股潮湿的气味。", "天色渐渐暗了下来。", "远处传来几声狗叫。",
+           "屋里很安静，只听得见钟表的滴答声。", "雨下个不停，路上全是泥水。", "炉子里的火快要灭了。",
+           "街上没有什么行人。", "月亮从云后面露了出来。", "空气里有一股烟草的味道。",
+           "窗外的树叶沙沙作响。", "{P}还是老样子，什么都没有变。", "谁也没有再说话。"]
 CAST_POOL = 20                # chapters draw their cast from this many recurring names
 
 
@@ -187,9 +194,20 @@ def make_events(rng: random.Random, cast: list[int], main: list[int], n: int) ->
 
 
 def render_chapter(style: VersionStyle, chapter: int, title: str, events: list[Event],
-                   rng: random.Random) -> list[str]:
-    """Paragraphs of one chapter in one version: dropped and merged sentences."""
-    sentences = [style.render(e) for e in events if rng.random() >= DROP]
+                   rng: random.Random, hard: bool = False) -> list[str]:
+    """Paragraphs of one chapter in one version: dropped and merged sentences (``hard``:
+    more dropped, the translator's own sentences added, neighbours swapped)."""
+    drop = HARD["drop"] if hard else DROP
+    sentences = []
+    for e in events:
+        if rng.random() >= drop:
+            sentences.append(style.render(e))
+        if hard and rng.random() < HARD["filler"]:
+            sentences.append(rng.choice(FILLERS).format(P=e.slots["P"]))
+    if hard:
+        for k in range(len(sentences) - 1):
+            if rng.random() < HARD["swap"]:
+                sentences[k], sentences[k + 1] = sentences[k + 1], sentences[k]
     merged: list[str] = []
     for sentence in sentences:
         if merged and rng.random() < MERGE:
@@ -202,8 +220,8 @@ def render_chapter(style: VersionStyle, chapter: int, title: str, events: list[E
 
 
 def make_collection(root: str | Path, seed: int = 0, *, versions: int = 3, chapters: int = 40,
-                    extras: int = 5, merged: bool = True, events: tuple[int, int] = (50, 90)
-                    ) -> dict:
+                    extras: int = 5, merged: bool = True, events: tuple[int, int] = (50, 90),
+                    hard: bool = False) -> dict:
     """Write the collection under ``root``; returns the gold mapping (also gold.json)."""
     rng = random.Random(seed)
     root = Path(root)
@@ -235,7 +253,7 @@ def make_collection(root: str | Path, seed: int = 0, *, versions: int = 3, chapt
         for chapter_list in order:
             name = f"{rng.getrandbits(32):08x}.txt"
             lines = [line for c in chapter_list
-                     for line in render_chapter(style, c, titles[c], plots[c], style.rng)]
+                     for line in render_chapter(style, c, titles[c], plots[c], style.rng, hard)]
             (directory / name).write_text("\n".join(lines) + "\n", "utf-8")
             gold[str(v)][name] = [str(c) if c <= chapters else f"x{c - chapters}"
                                   for c in chapter_list]

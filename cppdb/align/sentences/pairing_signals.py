@@ -125,8 +125,8 @@ def name_keys(files: Sequence["VersionFile"], threshold: float = NAME_THRESHOLD
 _NUM = rf"(?:[0-9０-９]{{1,4}}|[{''.join(sorted(ZH_NUMERAL_CHARS))}]{{1,5}})"
 _DATE = re.compile(rf"(?:({_NUM})年)?({_NUM})月(?:({_NUM})[日号])?")
 _YEAR = re.compile(rf"({_NUM})年(?!代)")
-_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?({_NUM})[点時时](?:({_NUM})分?|(半))?"
-                   rf"|([0-9]{{1,2}})[:：]([0-9]{{2}})")
+_TIME = re.compile(rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里)?({_NUM})[点时](?:({_NUM})分|(半)|(钟))?"
+                   rf"|([0-9]{{1,2}})[:：]([0-9]{{2}})(?![0-9])")
 _PM = {"下午", "傍晚", "晚上", "夜里"}
 
 
@@ -149,14 +149,17 @@ def date_time_tokens(text: str) -> list[str]:
         if month is not None and 1 <= month <= 12:
             tokens.append(f"m{month}" + (f"d{day}" if day is not None and 1 <= day <= 31 else ""))
     for time in _TIME.finditer(text):
-        if time.group(5):
-            hour, minute = int(time.group(5)), int(time.group(6))
-        else:
-            hour = _value(time.group(2))
-            minute = 30 if time.group(4) else (_value(time.group(3)) or 0)
-            if hour is not None and time.group(1) in _PM and hour < 12:
+        period, hour_text, minute_text, half, clock, digit_hour, digit_minute = time.groups()
+        if digit_hour:
+            hour, minute = int(digit_hour), int(digit_minute)
+        elif period or minute_text or half or clock:    # 快一点 / 三点意见 are not times
+            hour = _value(hour_text)
+            minute = 30 if half else (_value(minute_text) or 0)
+            if hour is not None and period in _PM and hour < 12:
                 hour += 12
-        if hour is not None and minute is not None and 0 <= hour <= 24 and 0 <= minute < 60:
+        else:
+            continue
+        if hour is not None and 0 <= hour <= 24 and 0 <= minute < 60:
             tokens.append(f"t{hour}:{minute:02d}")
     return tokens
 
@@ -168,7 +171,7 @@ def cue_profile(starts: Sequence[int], length_ms: int) -> np.ndarray:
     bins = max(1, -(-length_ms // CUE_BIN_MS))
     counts = np.bincount(np.minimum(np.asarray(starts, dtype=np.int64) // CUE_BIN_MS, bins - 1),
                          minlength=bins).astype(float)
-    smooth = np.convolve(counts, [1.0, 2.0, 3.0, 2.0, 1.0], mode="same")
+    smooth = np.convolve(counts, [1.0, 2.0, 1.0], mode="same")
     norm = np.linalg.norm(smooth)
     return smooth / norm if norm else smooth
 
@@ -209,14 +212,25 @@ def _number(a: "VersionFile", b: "VersionFile") -> float:
 
 def relative(matrix: Matrix, prior: float) -> Matrix:
     """Each cell minus the larger of its row and column medians (see the module docstring);
-    a single file on the other side gives no median: ``prior`` (the usual level of two
-    unrelated chapters) stands in."""
+    ``prior`` is the usual level of two unrelated chapters of one book (see
+    :func:`_baseline` for rows and columns of one or two cells)."""
     if matrix.size == 0:
         return matrix
     n, m = matrix.shape
-    rows = np.median(matrix, axis=1, keepdims=True) if m >= 2 else np.full((n, 1), prior)
-    cols = np.median(matrix, axis=0, keepdims=True) if n >= 2 else np.full((1, m), prior)
-    return matrix - np.maximum(rows, cols)
+    return matrix - np.maximum(_baseline(matrix, 1, prior), _baseline(matrix, 0, prior))
+
+
+def _baseline(matrix: Matrix, axis: int, prior: float) -> Matrix:
+    """Medians along ``axis``; with fewer than 3 cells the median is half a true pair, so it
+    is not allowed below ``prior`` (else the two files left over after one true pair would
+    look like a pair), and one cell has only the prior."""
+    size = matrix.shape[axis]
+    median = np.median(matrix, axis=axis, keepdims=True)
+    if size >= 3:
+        return median
+    if size == 2:
+        return np.maximum(median, prior)
+    return np.full_like(median, prior)
 
 
 #: similarity signals made relative, with the level of unrelated chapters of one book

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import record  # noqa: E402
+from common import record, shared_data  # noqa: E402
 from doc_collection import make_collection  # noqa: E402
 
 
@@ -104,11 +105,56 @@ def can_cut() -> bool:
     return True
 
 
-def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: bool) -> dict:
+VERSE = re.compile(r"^(\d+)\.\d+\s*(.*)$")
+BIBLE_BOOKS = ("Gen", "1Sa", "Dan", "Est", "Rut", "Jon")
+
+
+def bible_collection(root: Path, seed: int, books: tuple[str, ...] = BIBLE_BOOKS,
+                     alone: int = 5, bible: Path | None = None) -> dict:
+    """Real translations: every chapter of ``books`` in cuv1 / ccb / wenl (traditional ->
+    simplified, verse numbers removed) as a randomly named file; ``alone`` chapters are kept
+    in one version only (removed from the other two) and must stay unpaired."""
+    import random
+
+    from cppdb.text.normalize import normalize_zh
+
+    bible = bible or shared_data("bible-ot")
+    if bible is None or not bible.is_dir():
+        raise SystemExit("--bible needs ../shared/data/bible-ot (developer machines only)")
+    rng = random.Random(seed)
+    chapters: dict[str, dict[str, list[str]]] = {}
+    for version in ("cuv1", "ccb", "wenl"):
+        for book in books:
+            for line in (bible / version / f"{book}.txt").read_text("utf-8").splitlines():
+                found = VERSE.match(line)         # "1.2 text" (wenl: "1.2text")
+                if not found:
+                    continue
+                chapter, text = f"{book}{found.group(1)}", found.group(2)
+                chapters.setdefault(version, {}).setdefault(chapter, []).append(text)
+    names = sorted(chapters["cuv1"])
+    keep_in = {c: rng.randrange(3) for c in rng.sample(names, alone)}
+    gold: dict[str, dict[str, list[str]]] = {}
+    for v, version in enumerate(("cuv1", "ccb", "wenl")):
+        directory = root / f"v{v}"
+        directory.mkdir(parents=True)
+        gold[str(v)] = {}
+        for chapter in names:
+            if chapter in keep_in and keep_in[chapter] != v:
+                continue
+            name = f"{rng.getrandbits(32):08x}.txt"
+            text = normalize_zh("\n".join(chapters[version].get(chapter, [])))
+            (directory / name).write_text(text + "\n", "utf-8")
+            gold[str(v)][name] = [chapter if chapter not in keep_in else f"x{chapter}"]
+    return gold
+
+
+def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: bool,
+            chapters: int = 40, bible: Path | None = None) -> dict:
     from cppdb.align.sentences.documents import PairingWeights, pair_versions
 
     with tempfile.TemporaryDirectory() as tmp:
-        gold = make_collection(tmp, seed, hard=hard)
+        gold = (bible_collection(Path(tmp), seed, bible=bible) if bible
+                else make_collection(tmp, seed, hard=hard, chapters=chapters))
         versions = load_versions(Path(tmp), split)
         weights = PairingWeights(**({"mode": mode} if mode else {}),
                                  **{name: 0.0 for name in zero})
@@ -126,6 +172,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mode", choices=("all", "pivot"), default=None)
     parser.add_argument("--zero", nargs="*", default=[],
                         help="PairingWeights fields set to 0 (ablation), e.g. number names")
+    parser.add_argument("--bible", nargs="?", const=shared_data("bible-ot") or Path("-"),
+                        type=Path, default=None,
+                        help="real translations instead: chapters of 6 OT books in cuv1/ccb/wenl "
+                             "(the bible-ot directory; default ../shared/data/bible-ot)")
+    parser.add_argument("--chapters", type=int, default=40, help="chapters per version")
     parser.add_argument("--hard", action="store_true",
                         help="the hard preset of doc_collection (HARD): freer translations")
     parser.add_argument("--only", choices=SIGNALS, default=None,
@@ -133,15 +184,17 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.only:
         args.zero = [s for s in SIGNALS if s != args.only]
-    rows = [run_one(seed, not args.no_split, args.mode, args.zero, args.hard)
-            for seed in args.seeds]
+    rows = [run_one(seed, not args.no_split, args.mode, args.zero, args.hard, args.chapters,
+                    args.bible) for seed in args.seeds]
     for seed, row in zip(args.seeds, rows):
         print(json.dumps({"seed": seed, **row}))
     recall = [r["recall"] for r in rows]
     record("document_pairing", {
         "label": args.label, "mode": args.mode or "default", "zeroed": args.zero,
         "split": not args.no_split and can_cut(),
-        "seeds": args.seeds, "collection": "3 versions x 40 chapters, 5 extras, 1 merged file"
+        "seeds": args.seeds, "collection": (f"bible-ot {'/'.join(BIBLE_BOOKS)} chapters in cuv1/ccb/wenl, 5 in one "
+                       "version only" if args.bible else
+                       f"3 versions x {args.chapters} chapters, 5 extras, 1 merged file")
                                            + (", hard preset" if args.hard else ""),
         "recall_mean": round(statistics.mean(recall), 4), "recall_min": min(recall),
         "precision_mean": round(statistics.mean(r["precision"] for r in rows), 4),

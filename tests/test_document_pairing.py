@@ -161,13 +161,15 @@ def test_an_unrelated_file_stays_unpaired_with_a_reason() -> None:
 
 
 def test_two_copies_of_one_chapter_are_ambiguous_not_guessed() -> None:
-    versions = [[_file(0, "a1", _chapter(1, 0)), _file(0, "a2", _chapter(2, 0))],
+    versions = [[_file(0, f"a{c}", _chapter(c, 0)) for c in (1, 2, 3)],
                 [_file(1, "b1", _chapter(1, 1)), _file(1, "b1-copy", _chapter(1, 1)),
-                 _file(1, "b2", _chapter(2, 1))]]
+                 _file(1, "b2", _chapter(2, 1)), _file(1, "b3", _chapter(3, 1))]]
     groups, unpaired = pair_versions(versions)
-    assert [(g.files[0].name, g.files[1].name) for g in groups] == [("a2", "b2")]
+    assert [(g.files[0].name, g.files[1].name) for g in groups] == [("a2", "b2"), ("a3", "b3")]
     assert sorted(u.file.name for u in unpaired) == ["a1", "b1", "b1-copy"]
-    assert any("ambiguous" in u.reason for u in unpaired)
+    reasons = {u.file.name: u.reason for u in unpaired}
+    assert reasons["a1"].startswith("ambiguous") and reasons["b1"].startswith("ambiguous")
+    assert "ambiguous between this file and another" in reasons["b1-copy"]
 
 
 @pytest.mark.parametrize("settings, message", [
@@ -222,3 +224,43 @@ def test_generated_collection_is_paired(tmp_path: Path) -> None:
     assert len(groups) == 8
     assert sorted(chapter(u.file) for u in unpaired) == ["x1", "x2"]
     assert sum(f.part is not None for v in versions for f in v) == 2     # the merged file
+
+
+def test_extraction_cuts_a_book_in_one_file_at_its_headings(tmp_path: Path) -> None:
+    import shutil
+
+    import polars as pl
+
+    from cppdb.config import load_config
+    from cppdb.extractors.monolingual import extract_monolingual
+
+    story = Path(__file__).resolve().parents[1] / "data" / "story"
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(story / "version_a", a)
+    b.mkdir()
+    whole = "".join((story / "version_b" / n).read_text("utf-8") for n in ("第一章.txt",
+                                                                            "第二章.txt"))
+    (b / "全书.txt").write_text(whole, "utf-8")
+    config = load_config(overrides={"align_sentences.method": "bam"})
+    summary = extract_monolingual([a, b], tmp_path / "run", config)
+    assert (summary.groups, summary.unpaired) == (2, 0)
+    docs = pl.read_parquet(tmp_path / "run" / "documents.parquet").sort("group", "version")
+    assert [d.split("/")[-1] for d in docs["doc_id"]] == [
+        "chapter01.txt", "全书.txt#0", "chapter02.txt", "全书.txt#1"]
+    assert summary.sentence_pairs > 40
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"monolingual.pair_mode": "every"}, "pair_mode"),
+    ({"monolingual.pair_mode": "pivot", "monolingual.pair_pivot": 2}, "pair_pivot"),
+])
+def test_extraction_refuses_bad_pairing_settings_before_work(tmp_path: Path, overrides,
+                                                             message) -> None:
+    from cppdb.config import load_config
+    from cppdb.extractors.monolingual import extract_monolingual
+
+    story = Path(__file__).resolve().parents[1] / "data" / "story"
+    with pytest.raises(ConfigError, match=message):
+        extract_monolingual([story / "version_a", story / "version_b"], tmp_path / "run",
+                            load_config(overrides=overrides))
+    assert not (tmp_path / "run").exists()

@@ -91,8 +91,8 @@ class PairingWeights:
     length: float = 0.2
     names: float = 1.0
     dates: float = 0.5
-    min_score: float = 0.1
-    min_margin: float = 0.2
+    min_score: float = 1.0
+    min_margin: float = 0.1
     mode: str = "all"
     pivot: int = 0
 
@@ -110,7 +110,10 @@ class PairingWeights:
         weight = {"content": self.content, "number": self.number, "numbers": self.numbers,
                   "cues": self.times, "length": self.length, "names": self.names,
                   "dates": self.dates}
-        return sum(weight[name] * matrix for name, matrix in signals.items())
+        from cppdb.align.sentences.pairing_signals import standardised
+
+        return sum(weight[name] * standardised(matrix) for name, matrix in signals.items()
+                   if weight[name])
 
 
 def assign_with_no_partner(scores: np.ndarray, min_score: float) -> list[tuple[int, int]]:
@@ -220,14 +223,15 @@ def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWei
         groups.append(DocumentGroup(len(groups), tuple(versions[v][k] for v, k in keys),
                                     min(used), "auto"))
     unpaired = [Unpaired(versions[v][k], _unpaired_reason(best.get((v, k)), close.get((v, k)),
-                                                          versions, weights))
+                                                          versions, weights, grouped))
                 for v in range(len(versions)) for k in range(len(versions[v]))
                 if (v, k) not in grouped]
     return groups, unpaired
 
 
 def _unpaired_reason(best: tuple[float, _Key] | None, margin: float | None,
-                     versions: Sequence[Sequence[VersionFile]], weights: PairingWeights) -> str:
+                     versions: Sequence[Sequence[VersionFile]], weights: PairingWeights,
+                     grouped: set[_Key]) -> str:
     if best is None:
         return "no file to compare with (the versions compared with it are empty)"
     score, (v, k) = best
@@ -239,8 +243,11 @@ def _unpaired_reason(best: tuple[float, _Key] | None, margin: float | None,
     if score <= weights.min_score:
         return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} "
                 f"<= min_score {weights.min_score}")
-    return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} but is "
-            "paired with a file that fits it better")
+    if (v, k) in grouped:
+        return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} but "
+                "is paired with a file that fits it better")
+    return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} but "
+            "was left unpaired itself (ambiguous between this file and another)")
 
 
 def read_pairs_file(path: str | Path, versions: Sequence[Sequence[VersionFile]]

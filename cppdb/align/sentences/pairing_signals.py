@@ -19,9 +19,12 @@ number is +1 (same), -1 (different) or 0 (unknown on either side).
 * ``length``   min/max ratio of character counts;
 * ``number``   chapter/episode number of the file name or the title line.
 
-``relative`` turns a similarity matrix into "how much better than the usual": each cell minus
+``relative`` turns a signal matrix into "how much better than the usual": each cell minus
 the larger of its row and column medians (most cells are non-pairs, so the medians are the
 level of unrelated chapters of one book).  A pair then has to stand out, not only be similar.
+``standardised`` then puts every signal in units of its own spread, scaled by how clearly it
+pairs this collection (the share of mutual best matches), so the weighted sum is not
+dominated by whichever signal is loud but noisy on these files.
 """
 from __future__ import annotations
 
@@ -234,7 +237,8 @@ def _baseline(matrix: Matrix, axis: int, prior: float) -> Matrix:
 
 
 #: similarity signals made relative, with the level of unrelated chapters of one book
-RELATIVE_PRIORS = {"content": 0.15, "names": 0.1, "numbers": 0.05, "dates": 0.0, "cues": 0.3}
+RELATIVE_PRIORS = {"content": 0.15, "names": 0.1, "numbers": 0.05, "dates": 0.0, "cues": 0.3,
+                   "length": 0.6, "number": 0.0}
 
 
 TOKEN_SIGNALS = ("content", "names", "numbers", "dates")
@@ -258,5 +262,26 @@ def signal_matrices(left: Sequence["VersionFile"], right: Sequence["VersionFile"
     out["length"] = _pairwise(left, right, _length)
     out["number"] = _pairwise(left, right, _number)
     # a signal nobody has (cue times of book chapters) is no evidence either way
-    return {k: (relative(m, RELATIVE_PRIORS[k]) if k in RELATIVE_PRIORS and m.any() else m)
-            for k, m in out.items()}
+    return {k: (relative(m, RELATIVE_PRIORS[k]) if m.any() else m) for k, m in out.items()}
+
+
+def mutual_best_rate(matrix: Matrix) -> float:
+    """Share of files whose best partner has them as its best partner too: how clearly a
+    signal pairs this collection (1 for names in a book of distinct chapters, low for a
+    signal that is flat or noisy here)."""
+    if matrix.size == 0 or not matrix.any():
+        return 0.0
+    by_row = matrix.argmax(axis=1)
+    by_col = matrix.argmax(axis=0)
+    mutual = sum(1 for i, j in enumerate(by_row) if by_col[j] == i)
+    return mutual / min(matrix.shape)
+
+
+def standardised(matrix: Matrix) -> Matrix:
+    """A relative signal in units of its own spread, scaled by its :func:`mutual_best_rate`:
+    signals on different scales become comparable, and one that cannot tell the chapters of
+    this collection apart (names in a book whose chapters share their cast) weighs little."""
+    spread = float(matrix.std())
+    if spread == 0.0:
+        return np.zeros_like(matrix)
+    return matrix / spread * mutual_best_rate(matrix)

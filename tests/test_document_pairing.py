@@ -111,6 +111,20 @@ def test_margin_is_against_the_best_other_cell() -> None:
     assert np.allclose(got, [[0.1, -0.1], [-0.8, -0.4]])
 
 
+@pytest.mark.parametrize("scores, kept", [
+    ([10.0, 12.0, 11.0, 3.0], [10.0, 12.0, 11.0]),      # 3 < 0.3 x median 10.5: two leftovers
+    ([10.0, 12.0, 11.0, 4.0], [10.0, 12.0, 11.0, 4.0]),
+    ([10.0, 2.0], [10.0, 2.0]),                          # too few pairs to know the usual
+])
+def test_pairs_far_weaker_than_the_usual_pair_are_dropped(scores, kept) -> None:
+    from cppdb.align.sentences.documents import _drop_weak
+
+    weak: dict = {}
+    chosen = [(s, (0, k), (1, k)) for k, s in enumerate(scores)]
+    assert [e[0] for e in _drop_weak(chosen, 0.3, weak)] == kept
+    assert len(weak) == 2 * (len(scores) - len(kept))
+
+
 def test_groups_never_hold_two_files_of_one_version() -> None:
     edges = [(0.9, (0, 0), (1, 0)), (0.8, (1, 0), (2, 0)), (0.7, (0, 0), (2, 1))]
     groups = sorted(sorted(g) for g in _join_groups(edges).values())

@@ -139,7 +139,7 @@ def pairing_weights(section: dict[str, Any]) -> PairingWeights:
         numbers=section["pair_weight_numbers"], times=section["pair_weight_times"],
         length=section["pair_weight_length"], names=section["pair_weight_names"],
         dates=section["pair_weight_dates"], min_score=section["pair_min_score"],
-        min_margin=section["pair_min_margin"],
+        min_margin=section["pair_min_margin"], min_relative=section["pair_min_relative"],
         mode=section["pair_mode"], pivot=section["pair_pivot"])
 
 

@@ -93,6 +93,7 @@ class PairingWeights:
     dates: float = 0.5
     min_score: float = 1.0
     min_margin: float = 0.1
+    min_relative: float = 0.3
     mode: str = "all"
     pivot: int = 0
 
@@ -152,6 +153,19 @@ def margins(scores: np.ndarray) -> np.ndarray:
     return out
 
 
+def _drop_weak(chosen: list[tuple[float, _Key, _Key]], min_relative: float,
+               weak: dict[_Key, float]) -> list[tuple[float, _Key, _Key]]:
+    """Pairs scoring at least ``min_relative`` × the median pair of this version pair (with 3
+    or more pairs: two leftover chapters that share a cast are not a translation pair)."""
+    if len(chosen) < 3:
+        return chosen
+    floor = min_relative * float(np.median([score for score, _, _ in chosen]))
+    for score, a, b in chosen:
+        if score < floor:
+            weak[a] = weak[b] = score / floor * min_relative
+    return [edge for edge in chosen if edge[0] >= floor]
+
+
 def version_pairs(n_versions: int, mode: str, pivot: int) -> list[tuple[int, int]]:
     if mode == "pivot":
         return [(min(pivot, v), max(pivot, v)) for v in range(n_versions) if v != pivot]
@@ -196,17 +210,20 @@ def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWei
     edges: list[tuple[float, _Key, _Key]] = []
     best: dict[_Key, tuple[float, _Key]] = {}
     close: dict[_Key, float] = {}      # files whose best pair did not stand out
+    weak: dict[_Key, float] = {}       # files whose pair was far weaker than the usual pair
     for a, b in version_pairs(len(versions), weights.mode, weights.pivot):
         if not versions[a] or not versions[b]:
             continue
         scores = weights.combine(signal_matrices(versions[a], versions[b],
                                                  tokens_of[a], tokens_of[b]))
         margin = margins(scores)
+        chosen = []
         for i, j in assign_with_no_partner(scores, weights.min_score):
             if margin[i, j] >= weights.min_margin:
-                edges.append((float(scores[i, j]), (a, i), (b, j)))
+                chosen.append((float(scores[i, j]), (a, i), (b, j)))
             else:
                 close[(a, i)] = close[(b, j)] = float(margin[i, j])
+        edges += _drop_weak(chosen, weights.min_relative, weak)
         for i in range(len(versions[a])):
             j = int(np.argmax(scores[i]))
             best[(a, i)] = max(best.get((a, i), (-math.inf, (b, j))), (float(scores[i, j]), (b, j)))
@@ -223,19 +240,23 @@ def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWei
         groups.append(DocumentGroup(len(groups), tuple(versions[v][k] for v, k in keys),
                                     min(used), "auto"))
     unpaired = [Unpaired(versions[v][k], _unpaired_reason(best.get((v, k)), close.get((v, k)),
-                                                          versions, weights, grouped))
+                                                          weak.get((v, k)), versions, weights,
+                                                          grouped))
                 for v in range(len(versions)) for k in range(len(versions[v]))
                 if (v, k) not in grouped]
     return groups, unpaired
 
 
 def _unpaired_reason(best: tuple[float, _Key] | None, margin: float | None,
-                     versions: Sequence[Sequence[VersionFile]], weights: PairingWeights,
+                     relative: float | None, versions: Sequence[Sequence[VersionFile]], weights: PairingWeights,
                      grouped: set[_Key]) -> str:
     if best is None:
         return "no file to compare with (the versions compared with it are empty)"
     score, (v, k) = best
     other = versions[v][k].label
+    if relative is not None:
+        return (f"weak: the best candidate {other} (version {v}) scored {score:.2f}, "
+                f"{relative:.0%} of the median pair (min_relative {weights.min_relative})")
     if margin is not None:
         return (f"ambiguous: the best candidate {other} (version {v}) scored {score:.2f}, only "
                 f"{margin:.2f} above another candidate (min_margin {weights.min_margin}); "

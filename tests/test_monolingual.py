@@ -70,10 +70,11 @@ def test_pairing_content_alone_when_titles_are_missing(tmp_path: Path) -> None:
         source = STORY / ("version_a" if directory == a else "version_b")
         for k, name in enumerate(names):
             body = (source / name).read_text("utf-8").split("\n", 1)[1]   # drop the title
-            (directory / f"part{k}.txt").write_text(body, "utf-8")
+            # names without numbers: "part0"/"part1" would read as chapters 0 and 1
+            (directory / f"{'xy'[k]}.txt").write_text(body, "utf-8")
     groups, _ = pair_versions([[d.file for d in v] for v in _read(a, b)])
     assert sorted((g.files[0].name, g.files[1].name) for g in groups) == [
-        ("part0.txt", "part1.txt"), ("part1.txt", "part0.txt")]
+        ("x.txt", "y.txt"), ("y.txt", "x.txt")]
 
 
 def test_pairs_file_overrides_and_reports_the_rest(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ import polars as pl
 
 from cppdb import schema
 from cppdb.align.sentences.align import AlignSettings, align_sentences
+from cppdb.align.sentences.chapters import heading_starts
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
                                              read_pairs_file)
@@ -61,24 +62,37 @@ class MonolingualSummary:
     sentence_pairs: int
 
 
-def _doc_id(version: int, path: Path) -> str:
-    return f"{version}:{path.parent.name}/{path.name}"
+def _doc_id(version: int, path: Path, part: int | None = None) -> str:
+    """``0:dir/file.txt``, or ``0:dir/file.txt#2`` for the third chapter of a cut file."""
+    return f"{version}:{path.parent.name}/{path.name}" + ("" if part is None else f"#{part}")
 
 
 def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
                 config: Config) -> None:
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
+    cut: list[str] = []
     for version, directory in enumerate(dirs):
         docs, bad = read_version_dir(directory, version, section["units"], config=config)
         skipped += [{"path": str(s.path), "reason": s.reason} for s in bad]
         for doc in docs:
-            doc_id = _doc_id(version, doc.file.path)
-            rows += [{"doc_id": doc_id, "version": version, "path": str(doc.file.path),
-                      "kind": doc.kind,
-                      "position": k, "text": u.text, "original": u.original,
-                      "start_ms": u.start_ms, "end_ms": u.end_ms}
-                     for k, u in enumerate(doc.units)]
+            units = list(doc.units)
+            starts = heading_starts([u.text for u in units]) if section["split_chapters"] \
+                else [0]
+            if len(starts) > 1:
+                cut.append(f"{doc.file.path}: {len(starts)} chapters")
+            for part, (a, b) in enumerate(zip(starts, [*starts[1:], len(units)])):
+                part_no = part if len(starts) > 1 else None
+                doc_id = _doc_id(version, doc.file.path, part_no)
+                rows += [{"doc_id": doc_id, "version": version, "path": str(doc.file.path),
+                          "part": part_no, "kind": doc.kind,
+                          "position": k, "text": u.text, "original": u.original,
+                          "start_ms": u.start_ms, "end_ms": u.end_ms}
+                         for k, u in enumerate(units[a:b])]
+    for item in cut:
+        console().print(f"[yellow]cut at chapter headings[/yellow] {item}")
+    if cut:
+        st.note("files_cut_at_headings", cut)
     for item in skipped:
         console().print(f"[yellow]skipped[/yellow] {item['path']}: {item['reason']}")
     identical = _identical_versions(rows, len(dirs))
@@ -88,7 +102,7 @@ def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
     if identical:
         st.note("identical_versions", [[str(dirs[a]), str(dirs[b])] for a, b in identical])
     st.write_parquet(UNITS, pl.DataFrame(rows, schema_overrides={
-        "start_ms": pl.Int64, "end_ms": pl.Int64}))
+        "start_ms": pl.Int64, "end_ms": pl.Int64, "part": pl.Int64}))
     st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema={"path": pl.String,
                                                              "reason": pl.String}))
 
@@ -109,11 +123,24 @@ def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFil
         version = int(frame["version"][0])
         starts = frame["start_ms"].drop_nulls()
         span = (int(starts.min()), int(frame["end_ms"].max())) if len(starts) else None
-        versions[version].append(VersionFile(version, Path(frame["path"][0]),
-                                             "\n".join(frame["text"].to_list()), span))
+        part = frame["part"][0] if "part" in frame.columns else None
+        versions[version].append(VersionFile(
+            version, Path(frame["path"][0]), "\n".join(frame["text"].to_list()), span,
+            tuple(int(x) for x in starts.to_list()), None if part is None else int(part)))
     for files in versions:
-        files.sort(key=lambda f: f.name)
+        files.sort(key=lambda f: (f.name, -1 if f.part is None else f.part))
     return versions
+
+
+def pairing_weights(section: dict[str, Any]) -> PairingWeights:
+    """The document-pairing settings of the ``[monolingual]`` section."""
+    return PairingWeights(
+        content=section["pair_weight_content"], number=section["pair_weight_number"],
+        numbers=section["pair_weight_numbers"], times=section["pair_weight_times"],
+        length=section["pair_weight_length"], names=section["pair_weight_names"],
+        dates=section["pair_weight_dates"], min_score=section["pair_min_score"],
+        min_margin=section["pair_min_margin"], min_relative=section["pair_min_relative"],
+        mode=section["pair_mode"], pivot=section["pair_pivot"])
 
 
 def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
@@ -123,15 +150,14 @@ def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
     if pairs_file is not None:
         groups, unpaired = read_pairs_file(pairs_file, versions)
     else:
-        weights = PairingWeights(section["pair_weight_content"], section["pair_weight_number"],
-                                 section["pair_weight_numbers"], section["pair_weight_times"],
-                                 section["pair_weight_length"], section["pair_min_score"])
-        groups, unpaired = pair_versions(versions, weights)
-    rows = [{"group": g.group, "version": f.version, "doc_id": _doc_id(f.version, f.path),
+        groups, unpaired = pair_versions(versions, pairing_weights(section))
+    rows = [{"group": g.group, "version": f.version,
+             "doc_id": _doc_id(f.version, f.path, f.part),
              "path": str(f.path), "score": g.score, "method": g.method, "reason": None}
             for g in groups for f in g.files]
     rows += [{"group": None, "version": u.file.version,
-              "doc_id": _doc_id(u.file.version, u.file.path), "path": str(u.file.path),
+              "doc_id": _doc_id(u.file.version, u.file.path, u.file.part),
+              "path": str(u.file.path),
               "score": None, "method": None, "reason": u.reason} for u in unpaired]
     for u in unpaired:
         console().print(f"[yellow]unpaired[/yellow] {u.file.path}: {u.reason}")
@@ -331,6 +357,7 @@ def _open(version_dirs: Sequence[str | Path], config: Config | None,
     if len(dirs) < 2:
         raise BadInputError(f"extract-monolingual needs two or more version directories, got "
                             f"{len(dirs)}", hint="pass one directory per translation/version")
+    pairing_weights(config.section("monolingual")).check(len(dirs))   # before any work
     return config, dirs, monolingual_stages(dirs, config, Path(pairs_file) if pairs_file else None)
 
 

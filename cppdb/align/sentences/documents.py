@@ -1,48 +1,61 @@
 """Document alignment: which files of two or more version directories are the same chapter.
 
-Evidence per file pair (A from the first version, B from another):
+The evidence for a pair of files is the weighted sum of the signals of
+``pairing_signals`` (names, numbers, dates/times, subtitle cue timing, pinyin content,
+length, and the chapter number of the file name or title line — one signal among others).
+For every pair of versions that is compared (``mode = "all"``: every pair; ``"pivot"``: the
+pivot version with each other one) the pairs are chosen by one optimal assignment
+(Hungarian, ``scipy.optimize.linear_sum_assignment``) in which every file may also stay
+without a partner: a pair is made only when its score beats ``min_score``, and the total of
+(score - min_score) over the pairs is the largest possible — not greedily file by file.
 
-* **chapter number** from the file name or the title line (第一章 / 第1章 / Chapter 1 / ep01 /
-  E01 / S01E02): equal numbers add ``number_weight``, different numbers subtract it;
-* **content**: cosine of TF-IDF vectors of *toneless pinyin syllable bigrams* of a sample of
-  the text — transliteration variants (科诺夫尼岑 / 柯诺夫尼岑) and other named entities
-  written with different characters of the same sound still match;
-* **numbers** in the text (digits and Chinese numerals): Jaccard overlap;
-* **subtitle times**: overlap of the time spans [first cue start, last cue end];
-* **length**: min/max ratio of character counts.
-
-The score is a weighted sum; an optimal one-to-one assignment (Hungarian) per version pair
-then keeps the pairs scoring at least ``min_score``.  Every other file is reported unpaired
-with the reason.  ``--pairs FILE`` replaces the automatic pairing (one group per line, the
-file names of each version separated by tabs).
+The pairs of all version pairs are then joined into groups (one file per version) from the
+best-scoring pair down; a pair that would put two files of one version into one group is
+dropped.  Files in no group are reported unpaired with the reason; nothing is fatal.
+A file holding several chapters is cut at its chapter headings before pairing
+(``chapters.heading_starts``; each part is a ``VersionFile`` with ``part`` set).
+``--pairs FILE`` replaces the automatic pairing (one group per line, the file names of each
+version separated by tabs).
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from cppdb.align.sentences.chapters import chapter_number, numbers_in
+from cppdb.align.sentences.chapters import file_chapter
 from cppdb.errors import BadInputError, ConfigError
 
-SAMPLE_CHARS = 6000
+PAIR_MODES = ("all", "pivot")
 
 
 @dataclass(frozen=True)
 class VersionFile:
-    """One file of one version, with what pairing needs to know about it."""
+    """One file (or one chapter of a file that holds several) of one version."""
 
     version: int
     path: Path
     text: str                  # the whole text (sentences joined by newlines)
     span_ms: tuple[int, int] | None = None   # subtitle files: first start, last end
+    cue_starts: tuple[int, ...] = ()          # subtitle files: start of every cue
+    part: int | None = None                   # k-th chapter of a file cut at its headings
+    chapter: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.chapter is None:
+            object.__setattr__(self, "chapter", file_chapter(self.path.stem, self.title))
 
     @property
     def name(self) -> str:
         return self.path.name
+
+    @property
+    def label(self) -> str:
+        """The file name, with ``#k`` for the k-th chapter of a file that holds several."""
+        return self.name if self.part is None else f"{self.name}#{self.part}"
 
     @property
     def title(self) -> str:
@@ -51,7 +64,8 @@ class VersionFile:
 
 @dataclass(frozen=True)
 class DocumentGroup:
-    """Files that are versions of one chapter/episode (one per version, in version order)."""
+    """Files that are versions of one chapter/episode (at most one per version, in version
+    order)."""
 
     group: int
     files: tuple[VersionFile, ...]
@@ -67,108 +81,194 @@ class Unpaired:
 
 @dataclass(frozen=True)
 class PairingWeights:
+    """Weights of the signals (``pairing_signals``), the score a pair must beat, and which
+    versions are compared."""
+
     content: float = 1.0
     number: float = 0.5
-    numbers_overlap: float = 0.2
-    times: float = 0.3
+    numbers: float = 0.5
+    times: float = 1.0
     length: float = 0.2
-    min_score: float = 0.35
+    names: float = 1.0
+    dates: float = 0.5
+    min_score: float = 1.0
+    min_margin: float = 0.1
+    min_relative: float = 0.3
+    mode: str = "all"
+    pivot: int = 0
+
+    def check(self, n_versions: int) -> None:
+        """ConfigError unless the mode and pivot make sense for ``n_versions`` versions."""
+        if self.mode not in PAIR_MODES:
+            raise ConfigError(f"pair_mode must be one of {', '.join(PAIR_MODES)}, not "
+                              f"{self.mode!r}", hint="e.g. --set monolingual.pair_mode=all")
+        if not 0 <= self.pivot < n_versions:
+            raise ConfigError(f"pair_pivot = {self.pivot} is not a version: there are "
+                              f"{n_versions} (0 to {n_versions - 1}, in the order given)",
+                              hint="e.g. --set monolingual.pair_pivot=0")
+
+    def combine(self, signals: dict[str, np.ndarray]) -> np.ndarray:
+        weight = {"content": self.content, "number": self.number, "numbers": self.numbers,
+                  "cues": self.times, "length": self.length, "names": self.names,
+                  "dates": self.dates}
+        from cppdb.align.sentences.pairing_signals import standardised
+
+        return sum(weight[name] * standardised(matrix) for name, matrix in signals.items()
+                   if weight[name])
 
 
-def _pinyin_bigrams(text: str) -> list[str]:
-    from pypinyin import Style, lazy_pinyin
+def assign_with_no_partner(scores: np.ndarray, min_score: float) -> list[tuple[int, int]]:
+    """The one-to-one pairs (i, j) maximising the sum of (score - min_score), where leaving a
+    file without a partner is worth 0: a pair scoring below ``min_score`` is never made."""
+    from scipy.optimize import linear_sum_assignment
 
-    sample = text[:SAMPLE_CHARS // 2] + text[-SAMPLE_CHARS // 2:] if len(text) > SAMPLE_CHARS \
-        else text
-    syllables = [s for s in lazy_pinyin(sample, style=Style.NORMAL, errors="ignore") if s.isalpha()]
-    return [f"{a}_{b}" for a, b in zip(syllables, syllables[1:])]
-
-
-def _tfidf_cosines(left: Sequence[VersionFile], right: Sequence[VersionFile]) -> np.ndarray:
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    docs = [" ".join(_pinyin_bigrams(f.text)) for f in (*left, *right)]
-    if not any(docs):
-        return np.zeros((len(left), len(right)))
-    matrix = TfidfVectorizer(token_pattern=r"\S+", sublinear_tf=True).fit_transform(docs)
-    return np.asarray((matrix[: len(left)] @ matrix[len(left):].T).todense())
-
-
-def _number_score(a: VersionFile, b: VersionFile) -> float:
-    na = chapter_number(a.path.stem) or chapter_number(a.title)
-    nb = chapter_number(b.path.stem) or chapter_number(b.title)
-    if na is None or nb is None:
-        return 0.0
-    return 1.0 if na == nb else -1.0
+    n, m = scores.shape
+    if n == 0 or m == 0:
+        return []
+    forbidden = 1e9
+    cost = np.zeros((n + m, m + n))
+    cost[:n, :m] = min_score - scores
+    cost[:n, m:] = forbidden
+    cost[n:, :m] = forbidden
+    cost[np.arange(n), m + np.arange(n)] = 0.0          # row i stays alone
+    cost[n + np.arange(m), np.arange(m)] = 0.0          # column j stays alone
+    rows, cols = linear_sum_assignment(cost)
+    return sorted((int(i), int(j)) for i, j in zip(rows, cols)
+                  if i < n and j < m and scores[i, j] > min_score)
 
 
-def _jaccard(a: set[int], b: set[int]) -> float:
-    return len(a & b) / len(a | b) if a | b else 0.0
+def margins(scores: np.ndarray) -> np.ndarray:
+    """How far each cell beats the best other cell of its row and of its column (a pair must
+    stand out: a file with no partner only has a best among equals)."""
+    n, m = scores.shape
+    out = np.empty_like(scores, dtype=float)
+    order = np.sort(scores, axis=1)
+    col_order = np.sort(scores, axis=0)
+    for i in range(n):
+        for j in range(m):
+            row_other = order[i, -2] if scores[i, j] == order[i, -1] else order[i, -1]
+            col_other = col_order[-2, j] if scores[i, j] == col_order[-1, j] else col_order[-1, j]
+            others = [x for x, size in ((row_other, m), (col_other, n)) if size > 1]
+            out[i, j] = scores[i, j] - max(others) if others else scores[i, j]
+    return out
 
 
-def _time_overlap(a: VersionFile, b: VersionFile) -> float:
-    if a.span_ms is None or b.span_ms is None:
-        return 0.0
-    inter = min(a.span_ms[1], b.span_ms[1]) - max(a.span_ms[0], b.span_ms[0])
-    union = max(a.span_ms[1], b.span_ms[1]) - min(a.span_ms[0], b.span_ms[0])
-    return max(0.0, inter) / union if union > 0 else 0.0
+def _drop_weak(chosen: list[tuple[float, _Key, _Key]], min_relative: float,
+               weak: dict[_Key, float]) -> list[tuple[float, _Key, _Key]]:
+    """Pairs scoring at least ``min_relative`` × the median pair of this version pair (with 3
+    or more pairs: two leftover chapters that share a cast are not a translation pair)."""
+    if len(chosen) < 3:
+        return chosen
+    floor = min_relative * float(np.median([score for score, _, _ in chosen]))
+    for score, a, b in chosen:
+        if score < floor:
+            weak[a] = weak[b] = score / floor * min_relative
+    return [edge for edge in chosen if edge[0] >= floor]
 
 
-def pairing_scores(left: Sequence[VersionFile], right: Sequence[VersionFile],
-                   weights: PairingWeights) -> np.ndarray:
-    """(len(left), len(right)) weighted evidence that two files are one chapter."""
-    content = _tfidf_cosines(left, right)
-    nums_l = [numbers_in(f.text) for f in left]
-    nums_r = [numbers_in(f.text) for f in right]
-    scores = weights.content * content
-    for i, a in enumerate(left):
-        for j, b in enumerate(right):
-            la, lb = len(a.text), len(b.text)
-            scores[i, j] += (weights.number * _number_score(a, b)
-                             + weights.numbers_overlap * _jaccard(nums_l[i], nums_r[j])
-                             + weights.times * _time_overlap(a, b)
-                             + weights.length * (min(la, lb) / max(la, lb, 1)))
-    return scores
+def version_pairs(n_versions: int, mode: str, pivot: int) -> list[tuple[int, int]]:
+    if mode == "pivot":
+        return [(min(pivot, v), max(pivot, v)) for v in range(n_versions) if v != pivot]
+    return [(a, b) for a in range(n_versions) for b in range(a + 1, n_versions)]
+
+
+_Key = tuple[int, int]       # (version, index of the file in its version)
+
+
+def _join_groups(edges: list[tuple[float, _Key, _Key]]) -> dict[_Key, list[_Key]]:
+    """Groups from the pairs, best first; a pair joining two files of one version is dropped."""
+    members: dict[_Key, list[_Key]] = {}
+    root: dict[_Key, _Key] = {}
+    for _, a, b in sorted(edges, key=lambda e: (-e[0], e[1], e[2])):
+        ra, rb = root.get(a, a), root.get(b, b)
+        if ra == rb:
+            continue
+        group_a, group_b = members.get(ra, [a]), members.get(rb, [b])
+        if {k[0] for k in group_a} & {k[0] for k in group_b}:
+            continue
+        members.pop(rb, None)
+        members[ra] = group_a + group_b
+        for key in members[ra]:
+            root[key] = ra
+    return members
 
 
 def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWeights | None = None
                   ) -> tuple[list[DocumentGroup], list[Unpaired]]:
-    """Group the files of all versions; the first version is the pivot of every group."""
-    from scipy.optimize import linear_sum_assignment
+    """Group the files of all versions (see the module docstring)."""
+    from cppdb.align.sentences.pairing_signals import file_tokens, signal_matrices
 
     weights = weights or PairingWeights()
     if len(versions) < 2:
         raise BadInputError(f"document alignment needs two or more versions, got {len(versions)}")
-    pivot = list(versions[0])
-    members: dict[int, dict[int, tuple[VersionFile, float]]] = {i: {} for i in range(len(pivot))}
-    unpaired: list[Unpaired] = []
-    for other in versions[1:]:
-        other = list(other)
-        if not pivot or not other:
-            unpaired += [Unpaired(f, "the other version has no files") for f in other]
+    weights.check(len(versions))
+    versions = [list(v) for v in versions]
+    flat = [f for v in versions for f in v]
+    tokens = file_tokens(flat)
+    offsets = np.cumsum([0, *(len(v) for v in versions)])
+    tokens_of = [tokens[offsets[v]:offsets[v + 1]] for v in range(len(versions))]
+    edges: list[tuple[float, _Key, _Key]] = []
+    best: dict[_Key, tuple[float, _Key]] = {}
+    close: dict[_Key, float] = {}      # files whose best pair did not stand out
+    weak: dict[_Key, float] = {}       # files whose pair was far weaker than the usual pair
+    for a, b in version_pairs(len(versions), weights.mode, weights.pivot):
+        if not versions[a] or not versions[b]:
             continue
-        scores = pairing_scores(pivot, other, weights)
-        rows, cols = linear_sum_assignment(-scores)
-        taken = set()
-        for i, j in zip(rows.tolist(), cols.tolist()):
-            if scores[i, j] >= weights.min_score:
-                members[i][other[j].version] = (other[j], float(scores[i, j]))
-                taken.add(j)
-        for j, f in enumerate(other):
-            if j not in taken:
-                best = int(np.argmax(scores[:, j]))
-                unpaired.append(Unpaired(f, f"no partner in {pivot[0].path.parent.name}: best "
-                                            f"{pivot[best].name} scored {scores[best, j]:.2f} "
-                                            f"< min_score {weights.min_score}"))
+        scores = weights.combine(signal_matrices(versions[a], versions[b],
+                                                 tokens_of[a], tokens_of[b]))
+        margin = margins(scores)
+        chosen = []
+        for i, j in assign_with_no_partner(scores, weights.min_score):
+            if margin[i, j] >= weights.min_margin:
+                chosen.append((float(scores[i, j]), (a, i), (b, j)))
+            else:
+                close[(a, i)] = close[(b, j)] = float(margin[i, j])
+        edges += _drop_weak(chosen, weights.min_relative, weak)
+        for i in range(len(versions[a])):
+            j = int(np.argmax(scores[i]))
+            best[(a, i)] = max(best.get((a, i), (-math.inf, (b, j))), (float(scores[i, j]), (b, j)))
+        for j in range(len(versions[b])):
+            i = int(np.argmax(scores[:, j]))
+            best[(b, j)] = max(best.get((b, j), (-math.inf, (a, i))), (float(scores[i, j]), (a, i)))
+    score_of = {(a, b): s for s, a, b in edges} | {(b, a): s for s, a, b in edges}
     groups: list[DocumentGroup] = []
-    for i, found in members.items():
-        if not found:
-            unpaired.append(Unpaired(pivot[i], "no partner in any other version"))
-            continue
-        files = (pivot[i],) + tuple(found[v][0] for v in sorted(found))
-        score = min(found[v][1] for v in found)
-        groups.append(DocumentGroup(len(groups), files, score, "auto"))
+    grouped: set[_Key] = set()
+    for keys in sorted(_join_groups(edges).values(), key=lambda ks: sorted(ks)):
+        keys = sorted(keys)
+        grouped.update(keys)
+        used = [s for (x, y), s in score_of.items() if x in keys and y in keys]
+        groups.append(DocumentGroup(len(groups), tuple(versions[v][k] for v, k in keys),
+                                    min(used), "auto"))
+    unpaired = [Unpaired(versions[v][k], _unpaired_reason(best.get((v, k)), close.get((v, k)),
+                                                          weak.get((v, k)), versions, weights,
+                                                          grouped))
+                for v in range(len(versions)) for k in range(len(versions[v]))
+                if (v, k) not in grouped]
     return groups, unpaired
+
+
+def _unpaired_reason(best: tuple[float, _Key] | None, margin: float | None,
+                     relative: float | None, versions: Sequence[Sequence[VersionFile]], weights: PairingWeights,
+                     grouped: set[_Key]) -> str:
+    if best is None:
+        return "no file to compare with (the versions compared with it are empty)"
+    score, (v, k) = best
+    other = versions[v][k].label
+    if relative is not None:
+        return (f"weak: the best candidate {other} (version {v}) scored {score:.2f}, "
+                f"{relative:.0%} of the median pair (min_relative {weights.min_relative})")
+    if margin is not None:
+        return (f"ambiguous: the best candidate {other} (version {v}) scored {score:.2f}, only "
+                f"{margin:.2f} above another candidate (min_margin {weights.min_margin}); "
+                "one of the files may hold several chapters without headings")
+    if score <= weights.min_score:
+        return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} "
+                f"<= min_score {weights.min_score}")
+    if (v, k) in grouped:
+        return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} but "
+                "is paired with a file that fits it better")
+    return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} but "
+            "was left unpaired itself (ambiguous between this file and another)")
 
 
 def read_pairs_file(path: str | Path, versions: Sequence[Sequence[VersionFile]]
@@ -177,7 +277,7 @@ def read_pairs_file(path: str | Path, versions: Sequence[Sequence[VersionFile]]
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"pairs file {path} does not exist")
-    by_name = [{f.name: f for f in files} for files in versions]
+    by_name = [{f.label: f for f in files} for files in versions]
     groups: list[DocumentGroup] = []
     used: set[Path] = set()
     for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):

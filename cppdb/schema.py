@@ -127,6 +127,20 @@ BEAD_SCHEMA: dict[str, pl.DataType] = {
     "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32), "kind": pl.String,
     "cost": pl.Float64, "anchor": pl.Boolean,
     "confidence": pl.Float64}        # of a 1-1 bead being a correct pair; null for others
+#: units.parquet (monolingual): one row per sentence/line of every version file
+UNIT_SCHEMA: dict[str, pl.DataType] = {
+    "doc_id": pl.String, "version": pl.Int64, "path": pl.String, "part": pl.Int64,
+    "kind": pl.String, "position": pl.Int64, "text": pl.String, "original": pl.String,
+    "start_ms": pl.Int64, "end_ms": pl.Int64}
+#: skipped.parquet (monolingual): files that could not be read, and why
+SKIPPED_SCHEMA: dict[str, pl.DataType] = {"path": pl.String, "reason": pl.String}
+#: documents.parquet (monolingual): each file's group (null: unpaired, with the reason)
+DOCUMENT_SCHEMA: dict[str, pl.DataType] = {
+    "group": pl.Int64, "version": pl.Int64, "doc_id": pl.String, "path": pl.String,
+    "score": pl.Float64, "method": pl.String, "reason": pl.String}
+#: entities.parquet (monolingual): transliteration variant -> canonical name
+ENTITY_SCHEMA: dict[str, pl.DataType] = {
+    "canonical": pl.String, "variant": pl.String, "count": pl.Int64}
 #: records.parquet (build-compression): one row per input pair, kept or rejected. The lines of
 #: compressions.jsonl / rejected.jsonl are rebuilt from these columns
 #: (``extractors/compression/records.py``); a column is null where the pair did not get that far

@@ -101,10 +101,8 @@ def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
                         "identical text: their sentence pairs will all be identical")
     if identical:
         st.note("identical_versions", [[str(dirs[a]), str(dirs[b])] for a, b in identical])
-    st.write_parquet(UNITS, pl.DataFrame(rows, schema_overrides={
-        "start_ms": pl.Int64, "end_ms": pl.Int64, "part": pl.Int64}))
-    st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema={"path": pl.String,
-                                                             "reason": pl.String}))
+    st.write_parquet(UNITS, pl.DataFrame(rows, schema=schema.UNIT_SCHEMA))
+    st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema=schema.SKIPPED_SCHEMA))
 
 
 def _identical_versions(rows: list[dict[str, Any]], n_versions: int) -> list[tuple[int, int]]:
@@ -161,9 +159,7 @@ def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
               "score": None, "method": None, "reason": u.reason} for u in unpaired]
     for u in unpaired:
         console().print(f"[yellow]unpaired[/yellow] {u.file.path}: {u.reason}")
-    st.write_parquet(DOCUMENTS, pl.DataFrame(rows, schema={
-        "group": pl.Int64, "version": pl.Int64, "doc_id": pl.String, "path": pl.String,
-        "score": pl.Float64, "method": pl.String, "reason": pl.String}))
+    st.write_parquet(DOCUMENTS, pl.DataFrame(rows, schema=schema.DOCUMENT_SCHEMA))
     st.count("groups", len(groups))
     st.count("unpaired", len(unpaired))
 
@@ -182,8 +178,7 @@ def _entities_stage(st: StageHandle, n_versions: int, section: dict[str, Any]) -
                                   cooccurring=together)
     rows = [{"canonical": c.canonical, "variant": v, "count": n}
             for c in normalizer.clusters for v, n in zip(c.variants, c.counts)]
-    st.write_parquet(ENTITIES, pl.DataFrame(rows, schema={
-        "canonical": pl.String, "variant": pl.String, "count": pl.Int64}))
+    st.write_parquet(ENTITIES, pl.DataFrame(rows, schema=schema.ENTITY_SCHEMA))
 
 
 def load_normalizer(path: Path) -> EntityNormalizer:

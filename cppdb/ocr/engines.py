@@ -38,7 +38,7 @@ def _box(points: Any) -> Box:
 
 
 #: defaults of the rapidocr page path (see the module docstring; ``[ocr]`` settings)
-DET_SIDE, REC_PAD, REC_BATCH = 960, 0.15, 6
+DET_SIDE, REC_PAD, REC_BATCH = 960, 0.2, 1
 
 
 def scale_down(image: np.ndarray, longest: int) -> tuple[np.ndarray, float]:

@@ -4,9 +4,11 @@
    than half the smaller height are one row, read left to right (single-column layout).
 2. **Header/footer.** A row whose centre lies in the top or bottom ``margin`` of the page
    is a running head/foot if it only holds page numbers (``12``, ``- 12 -``, ``第12页``,
-   ``12/300``), clock times or percentages (a phone's status bar, reading progress), or is
+   ``12/300``), clock times or percentages (a phone's status bar, reading progress), or
+   starts or ends with one of those (but a bare number) set apart by a space, or is
    set in a smaller font than the body (character pitch — width per full-width character,
-   which is what the font size sets — or box height below 85 % of the body's), or cut off from the body by a gap over twice the median line gap, or centred and much
+   which is what the font size sets — below 90 % of the body's, or box height below 85 %),
+   or cut off from the body by a gap over twice the median line gap, or centred and much
    shorter than the text block (a short body line starts at the left margin instead).
    Across the pages of one document, a top/bottom row repeated (digits ignored) on
    ``repeat_share`` of the pages is removed too (:func:`remove_running_heads`).
@@ -35,6 +37,10 @@ PAGE_NUMBER = re.compile(f"^{_PAGE_NUMBER}$")
 _MARK = rf"(?:{_PAGE_NUMBER}|\d{{1,2}}[:：]\d{{2}}|\d{{1,3}}(?:\.\d{{1,2}})?\s*[%％])"
 #: a row of only page numbers, clock times and percentages (status bar, progress, folio)
 EDGE_MARKS = re.compile(rf"^\s*{_MARK}(?:\s+{_MARK})*\s*$")
+_FOLIO = (r"(?:\d{1,4}\s*[/／]\s*\d{1,5}|\d{1,3}(?:\.\d{1,2})?\s*[%％]|第\s*\d{1,4}\s*页"
+          r"|\d{1,2}[:：]\d{2})")
+#: a folio set apart by a space at either end of a row: "第一章  8/17", "35% 雨夜"
+LABELLED_FOLIO = re.compile(rf"^\s*{_FOLIO}\s+\S|\S\s+{_FOLIO}\s*$")
 
 
 @dataclass(frozen=True)
@@ -91,8 +97,9 @@ def split_margins(rows: Sequence[OcrLine], page_height: float,
             rows[index - 1] if at_bottom and index > 0 else None)
         gap = (neighbour.top - row.bottom if at_top else row.top - neighbour.bottom) \
             if neighbour is not None else float("inf")
-        if EDGE_MARKS.match(row.text) or row.height < 0.85 * typical \
-                or (pitch is not None and _pitch(row) < 0.85 * pitch) \
+        if EDGE_MARKS.match(row.text) or LABELLED_FOLIO.search(row.text) \
+                or row.height < 0.85 * typical \
+                or (pitch is not None and _pitch(row) < 0.9 * pitch) \
                 or gap > 2 * typical_gap + 0.5 * typical \
                 or _centred_and_short(row, rows, typical):
             removed.add(index)

@@ -113,7 +113,8 @@ def measure(pages: list, variants: list[str]) -> dict[str, list[dict[str, Any]]]
                 "device": page.device, "wall": wall, "cpu": cpu, "leaks": len(leaks),
                 **{f"err_{k}": Levenshtein.distance(_clean(ref, p), _clean(result.text, p))
                    for k, p in (("punct", True), ("nopunct", False))},
-                **{f"len_{k}": len(_clean(ref, p)) for k, p in (("punct", True), ("nopunct", False))}})
+                **{f"len_{k}": len(_clean(ref, p))
+                   for k, p in (("punct", True), ("nopunct", False))}})
     return rows
 
 

@@ -145,3 +145,16 @@ def test_phone_screenshot_read_without_its_margins():
     assert Levenshtein.distance(page.body_text(), got) <= 0.01 * len(page.body_text())
     assert not any(mark in got for mark in page.margins if mark not in page.body_text())
     assert result.removed
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("不少,满脸", "不少，满脸"), ("去呢?他", "去呢？他"), ("写着:“我", "写着：“我"),
+    ("岑吗?”科", "岑吗？”科"), ("他说(笑)", "他说（笑）"), ("你好 ,朋友", "你好，朋友"),
+    # must NOT fire: clock times, English, numbers before Chinese, already full-width
+    ("10:45", "10:45"), ("a, b", "a, b"), ("OK, 好", "OK, 好"), ("3:5比分", "3:5比分"),
+    ("不少，满脸", "不少，满脸"),
+])
+def test_chinese_punctuation_width(text, expected):
+    from cppdb.text.normalize import chinese_punctuation_width
+
+    assert chinese_punctuation_width(text) == expected

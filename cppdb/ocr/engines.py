@@ -9,13 +9,17 @@ Every engine offers two batch operations on BGR ``uint8`` images (OpenCV layout)
 ``rapidocr`` is the offline default: PP-OCR ONNX models shipped inside the wheel, run by
 onnxruntime. Its page path is tuned for screenshots (measured in ``docs/benchmarks/ocr.md``):
 detection runs on the page scaled down to ``det_side`` pixels on the longer side (text on
-screenshots is large; rapidocr would instead scale a phone page *up* to 736 px on the
-*shorter* side), lines are then cut from the full-resolution image, given a vertical margin
+screenshots is large; rapidocr's own pipeline detects at up to 2000 px on the longer and at
+least 736 px on the shorter side), lines are then cut from the full-resolution image (not
+from the detector's smaller copy), given a vertical margin
 of ``rec_pad`` × their height (the recogniser's input is 48 px high and as wide as the line
 scaled to that height: smaller text in it means fewer columns to compute) and recognised in
-batches of ``rec_batch``; the angle classifier is off (pages are upright) and onnxruntime
-keeps its memory arena between runs (rapidocr turns it off, which costs ~20 %). ``paddle`` adapts PaddleOCR for users who have it *and* its inference models on
-disk (we never download): a missing package or model directory is a clear error.
+batches of ``rec_batch`` (1 by default: fastest on CPU, and a line's text then cannot
+depend on the width of the lines batched with it); the angle classifier is off (pages are upright) and onnxruntime
+keeps its memory arena between runs (rapidocr turns it off, which costs ~20 %).
+
+``paddle`` adapts PaddleOCR for users who have it *and* its inference models on disk
+(we never download): a missing package or model directory is a clear error.
 """
 from __future__ import annotations
 

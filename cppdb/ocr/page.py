@@ -29,6 +29,7 @@ import numpy as np
 
 from cppdb.ocr.engines import OcrEngine
 from cppdb.ocr.types import ImageText, OcrLine, box_from_rect
+from cppdb.text.normalize import chinese_punctuation_width
 from cppdb.text.segment import join_lines
 
 _PAGE_NUMBER = (r"[\s\-–—·•(（\[]*(第\s*)?(\d{1,4}|[ivxlcdmIVXLCDM]{1,7})(\s*页)?"
@@ -161,7 +162,8 @@ def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: s
                     ) -> ImageText:
     """OCR one page screenshot (a PIL image) into paragraphs joined by ``\\n``."""
     array = np.asarray(image.convert("RGB"))[:, :, ::-1].copy()  # RGB -> BGR
-    found = [ln for ln in engine.read_lines(array) if ln.text.strip()]
+    found = [replace(ln, text=chinese_punctuation_width(ln.text))
+             for ln in engine.read_lines(array) if ln.text.strip()]
     low = [ln for ln in found if ln.confidence < settings.min_confidence]
     rows = group_rows([ln for ln in found if ln.confidence >= settings.min_confidence])
     body, margins = split_margins(rows, float(array.shape[0]), settings.margin)

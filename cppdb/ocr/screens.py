@@ -100,7 +100,8 @@ def screenshot(paragraphs: Sequence[str], *, seed: int, device: str = "phone",
     margins: list[str] = []
     head_y = int(height * 0.045)
     if device == "phone" and rng.random() < 0.6:   # the status bar of a phone screenshot
-        clock, battery = f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}", f"{rng.randint(5, 100)}%"
+        clock = f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}"
+        battery = f"{rng.randint(5, 100)}%"
         draw.text((left, int(height * 0.012)), clock, font=small, fill=ink)
         draw.text((width - left, int(height * 0.012)), battery, font=small, fill=ink, anchor="ra")
         margins += [clock, battery]

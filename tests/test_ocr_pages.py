@@ -79,6 +79,8 @@ def test_edge_mark_patterns(text, only_marks, labelled):
     ((1080, 1920), 960, (540, 960), 0.5),
     ((900, 600), 960, (900, 600), 1.0),       # never scaled up
     ((2340, 1080), 0, (2340, 1080), 1.0),     # 0 = full resolution
+    ((20000, 50), 960, (20000, 50), 1.0),     # a strip is not shrunk to nothing
+    ((4000, 100), 960, (2560, 64), 0.64),     # the shorter side stops at 64 px
 ])
 def test_scale_down(shape, longest, expected, scale):
     small, factor = scale_down(np.zeros((*shape, 3), np.uint8), longest)

@@ -43,15 +43,19 @@ def _box(points: Any) -> Box:
 
 #: defaults of the rapidocr page path (see the module docstring; ``[ocr]`` settings)
 DET_SIDE, REC_PAD, REC_BATCH = 960, 0.2, 1
+MIN_SHORT_SIDE = 64
 
 
 def scale_down(image: np.ndarray, longest: int) -> tuple[np.ndarray, float]:
     """``image`` shrunk (area-averaged) so its longer side is at most ``longest`` (0 = as is),
-    and the factor applied."""
+    and the factor applied. The shorter side is never shrunk below ``MIN_SHORT_SIDE``: a
+    thin strip stays as it is (and the engine says if it cannot take it) instead of
+    becoming a few pixels the detector silently finds nothing in."""
     import cv2
 
     height, width = image.shape[:2]
     scale = longest / max(height, width) if longest else 1.0
+    scale = max(scale, min(1.0, MIN_SHORT_SIDE / max(1, min(height, width))))
     if scale >= 1.0:
         return image, 1.0
     size = (max(1, round(width * scale)), max(1, round(height * scale)))

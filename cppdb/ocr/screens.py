@@ -69,13 +69,15 @@ def _footer(rng: random.Random, page: int, total: int, chapter: str) -> str:
 
 
 def screenshot(paragraphs: Sequence[str], *, seed: int, device: str = "phone",
-               title: str = "", chapter: str = "第一章", name: str = "") -> Screenshot:
-    """Render one page of ``paragraphs`` (starting at a seeded row) in a seeded style."""
+               title: str = "", chapter: str = "第一章", name: str = "",
+               fonts: Sequence[str] | None = None) -> Screenshot:
+    """Render one page of ``paragraphs`` (starting at a seeded row) in a seeded style, in one
+    of ``fonts`` (default: the installed faces of :data:`SCREEN_FONTS`)."""
     from PIL import Image, ImageDraw, ImageFont
 
     rng = random.Random(seed)
     width, height, (lo, hi) = rng.choice(DEVICES[device])
-    fonts = installed_fonts()
+    fonts = list(fonts) if fonts else installed_fonts()
     if not fonts:
         from cppdb.ocr.render import find_cjk_font
         find_cjk_font()   # raises the clear "install a CJK font" error

@@ -152,36 +152,11 @@ def evaluate(name: str, cases: list[tuple[Path, str]], data: str) -> dict:
         "threads": "onnxruntime default (all cores)" if name == "raw" else 1})
 
 
-def bench_pages() -> dict:
-    """Rendered e-book page screenshots (no real screenshot set with ground truth exists)."""
-    from PIL import Image
-    from rapidfuzz.distance import Levenshtein
+def bench_pages() -> None:
+    """Page screenshots: see :mod:`bench.bench_ocr_pages` (realistic generated pages)."""
+    from bench import bench_ocr_pages
 
-    from cppdb.ocr.engines import RapidOCREngine
-    from cppdb.ocr.page import PageSettings, read_page_image
-    from cppdb.ocr.render import render_page_images
-
-    story = Path(__file__).resolve().parents[1] / "data" / "story"
-    texts = sorted((story / "version_a").glob("*.txt"))
-    paragraphs = ([ln.strip() for ln in texts[0].read_text("utf-8").splitlines() if ln.strip()]
-                  if texts else ["那天晚上下着大雨，街上几乎没有行人。老王撑着一把旧伞，沿着河边慢慢地走回家。",
-                                 "他想起了小时候的事情：“那时候的河水多清啊！”他自言自语道。"] * 6)
-    pages = render_page_images(paragraphs, Path(tempfile.mkdtemp(prefix="cppdb-pages-")),
-                               title="页眉·书名")
-    engine = RapidOCREngine()
-    started = time.perf_counter()
-    results = [read_page_image(engine, Image.open(p), PageSettings()) for p in pages]
-    seconds = time.perf_counter() - started
-    got = "".join(r.text for r in results)
-    removed = sum(len(r.removed) for r in results)
-    row = {"variant": "cppdb-page",
-           "data": f"rendered pages of {texts[0].name if texts else 'built-in text'}",
-           "images": len(pages), "seconds_per_image": round(seconds / len(pages), 3),
-           "removed_header_footer_lines": removed, "threads": 1}
-    for mode, key in (("nopunct", "cer_no_punct"), ("punct", "cer_punct")):
-        ref, hyp = strip_text("".join(paragraphs), mode), strip_text(got, mode)
-        row[key] = round(Levenshtein.distance(ref, hyp) / max(len(ref), 1), 4)
-    return record("ocr", row)
+    bench_ocr_pages.main([])
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -53,8 +53,12 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "compression.batch_size": (1, None),
     "compression.min_content_overlap": (0.0, 1.0),
     "embed.batch_size": (1, None),
-    "features.workers": (-1, None),
-    "features.chunk_size": (1, None),                  # -1 = all cores
+    "features.workers": (-1, None),                  # -1 = all cores
+    "features.chunk_size": (1, None),
+    "ocr.threads": (1, None),
+    "ocr.rec_batch": (1, 64),
+    "ocr.page_det_side": (0, 8192),                  # 0 = full resolution; else >= 320
+    "ocr.page_rec_pad": (0.0, 1.0),
 }
 
 

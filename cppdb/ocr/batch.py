@@ -20,7 +20,7 @@ from typing import Any
 
 from cppdb.config import Config
 from cppdb.errors import BadInputError, ConfigError, CppdbError
-from cppdb.ocr.engines import OcrEngine, load_engine
+from cppdb.ocr.engines import DET_SIDE, REC_BATCH, REC_PAD, OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
@@ -63,6 +63,7 @@ class ImageSource:
 
 
 MAX_MEMBER_BYTES = 64 << 20      # an image inside a zip larger than this is skipped, not read
+MIN_DET_SIDE = 320               # detection below this many pixels loses ordinary text
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ class OcrSettings:
     kind: str = "auto"
     workers: int = 0
     threads: int = 1
+    det_side: int = DET_SIDE
+    rec_pad: float = REC_PAD
+    rec_batch: int = REC_BATCH
     subtitle: SubtitleSettings = field(default_factory=SubtitleSettings)
     page: PageSettings = field(default_factory=PageSettings)
 
@@ -84,11 +88,17 @@ class OcrSettings:
         if section["subtitle_background"] not in ("auto", "dark", "light"):
             raise ConfigError(f"unknown ocr.subtitle_background "
                               f"'{section['subtitle_background']}'", hint="auto, dark or light")
+        det_side = int(section["page_det_side"])
+        if 0 < det_side < MIN_DET_SIDE:
+            raise ConfigError(f"ocr.page_det_side = {det_side} is too small to find text in",
+                              hint=f"use 0 (full resolution) or at least {MIN_DET_SIDE}; "
+                                   f"the default is {DET_SIDE}")
         confidence = float(section["min_confidence"])
         return cls(
             engine=section["engine"], paddle_model_dir=section["paddle_model_dir"],
             kind=section["kind"], workers=int(section["workers"]),
-            threads=int(section["threads"]),
+            threads=int(section["threads"]), det_side=det_side,
+            rec_pad=float(section["page_rec_pad"]), rec_batch=int(section["rec_batch"]),
             subtitle=SubtitleSettings(
                 background=section["subtitle_background"], pad=float(section["subtitle_pad"]),
                 line_height=int(section["subtitle_line_height"]),
@@ -96,6 +106,11 @@ class OcrSettings:
             page=PageSettings(margin=float(section["page_margin"]),
                               repeat_share=float(section["page_repeat_share"]),
                               min_confidence=confidence))
+
+    def engine_key(self) -> tuple[str, int, str, int, float, int]:
+        """What the engine is built from (one engine per process and key)."""
+        return (self.engine, self.threads, self.paddle_model_dir, self.det_side, self.rec_pad,
+                self.rec_batch)
 
     def resolved_workers(self, n_images: int) -> int:
         workers = self.workers if self.workers > 0 else min(os.cpu_count() or 1, 4)
@@ -153,9 +168,11 @@ def collect_images(inputs: Sequence[str | Path], *, recursive: bool = True,
 
 
 @lru_cache(maxsize=4)
-def _engine(name: str, threads: int, paddle_model_dir: str) -> OcrEngine:
+def _engine(key: tuple[str, int, str, int, float, int]) -> OcrEngine:
     """One engine per process and configuration (models load once, not per image)."""
-    return load_engine(name, threads=threads, paddle_model_dir=paddle_model_dir)
+    name, threads, paddle_model_dir, det_side, rec_pad, rec_batch = key
+    return load_engine(name, threads=threads, paddle_model_dir=paddle_model_dir,
+                       det_side=det_side, rec_pad=rec_pad, rec_batch=rec_batch)
 
 
 def image_kind(image, requested: str) -> str:
@@ -184,7 +201,7 @@ def ocr_image_bytes(name: str, data: bytes, settings: OcrSettings) -> ImageText:
                          error=f"cannot decode image (truncated or corrupt): {exc}",
                          seconds=time.perf_counter() - started)
     kind = image_kind(image, settings.kind)
-    engine = _engine(settings.engine, settings.threads, settings.paddle_model_dir)
+    engine = _engine(settings.engine_key())
     try:
         if kind == "subtitle":
             text, kept, dropped = read_subtitle_image(engine, image, settings.subtitle)
@@ -263,7 +280,7 @@ def ocr_sources(sources: Sequence[ImageSource], settings: OcrSettings, *,
     """
     if not sources:
         return []
-    _engine(settings.engine, settings.threads, settings.paddle_model_dir)  # fail early
+    _engine(settings.engine_key())  # fail early
     workers = settings.resolved_workers(len(sources))
     iterator = (iter(_ocr_source_serial(s, settings) for s in sources) if workers == 1
                 else _iter_results(sources, settings, workers))

@@ -7,8 +7,19 @@ Every engine offers two batch operations on BGR ``uint8`` images (OpenCV layout)
   (used for subtitle lines we cut out ourselves: detection is the fragile step there).
 
 ``rapidocr`` is the offline default: PP-OCR ONNX models shipped inside the wheel, run by
-onnxruntime. ``paddle`` adapts PaddleOCR for users who have it *and* its inference models on
-disk (we never download): a missing package or model directory is a clear error.
+onnxruntime. Its page path is tuned for screenshots (measured in ``docs/benchmarks/ocr.md``):
+detection runs on the page scaled down to ``det_side`` pixels on the longer side (text on
+screenshots is large; rapidocr's own pipeline detects at up to 2000 px on the longer and at
+least 736 px on the shorter side), lines are then cut from the full-resolution image (not
+from the detector's smaller copy), given a vertical margin
+of ``rec_pad`` × their height (the recogniser's input is 48 px high and as wide as the line
+scaled to that height: smaller text in it means fewer columns to compute) and recognised in
+batches of ``rec_batch`` (1 by default: fastest on CPU, and a line's text then cannot
+depend on the width of the lines batched with it); the angle classifier is off (pages are upright) and onnxruntime
+keeps its memory arena between runs (rapidocr turns it off, which costs ~20 %).
+
+``paddle`` adapts PaddleOCR for users who have it *and* its inference models on disk
+(we never download): a missing package or model directory is a clear error.
 """
 from __future__ import annotations
 
@@ -30,6 +41,43 @@ def _box(points: Any) -> Box:
     return (corners[0], corners[1], corners[2], corners[3])
 
 
+#: defaults of the rapidocr page path (see the module docstring; ``[ocr]`` settings)
+DET_SIDE, REC_PAD, REC_BATCH = 960, 0.2, 1
+MIN_SHORT_SIDE = 64
+
+
+def scale_down(image: np.ndarray, longest: int) -> tuple[np.ndarray, float]:
+    """``image`` shrunk (area-averaged) so its longer side is at most ``longest`` (0 = as is),
+    and the factor applied. The shorter side is never shrunk below ``MIN_SHORT_SIDE``: a
+    thin strip stays as it is (and the engine says if it cannot take it) instead of
+    becoming a few pixels the detector silently finds nothing in."""
+    import cv2
+
+    height, width = image.shape[:2]
+    scale = longest / max(height, width) if longest else 1.0
+    scale = max(scale, min(1.0, MIN_SHORT_SIDE / max(1, min(height, width))))
+    if scale >= 1.0:
+        return image, 1.0
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA), scale
+
+
+def line_crop(image: np.ndarray, quad: np.ndarray, pad: float) -> np.ndarray:
+    """The text line inside ``quad`` (4 corners, clockwise from top-left) straightened, with a
+    margin of ``pad`` × its height above and below (edge pixels repeated)."""
+    import cv2
+
+    width = int(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[3] - quad[2])))
+    height = int(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2])))
+    width, height = max(width, 1), max(height, 1)
+    target = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    crop = cv2.warpPerspective(image, cv2.getPerspectiveTransform(quad.astype(np.float32), target),
+                               (width, height), flags=cv2.INTER_CUBIC,
+                               borderMode=cv2.BORDER_REPLICATE)
+    margin = int(round(pad * height))
+    return cv2.copyMakeBorder(crop, margin, margin, 0, 0, cv2.BORDER_REPLICATE) if margin else crop
+
+
 class OcrEngine(Backend):
     """Protocol of the OCR engines (see the module docstring)."""
 
@@ -49,8 +97,10 @@ class RapidOCREngine(OcrEngine):
     install_hint: ClassVar[str] = "pip install rapidocr onnxruntime"
     description: ClassVar[str] = "PP-OCR ONNX models in the rapidocr wheel (offline default)"
 
-    def __init__(self, threads: int = 1, **_ignored: Any) -> None:
+    def __init__(self, threads: int = 1, det_side: int = DET_SIDE, rec_pad: float = REC_PAD,
+                 rec_batch: int = REC_BATCH, **_ignored: Any) -> None:
         self.threads = int(threads)
+        self.det_side, self.rec_pad, self.rec_batch = int(det_side), float(rec_pad), int(rec_batch)
         self._impl: Any = None
 
     def _engine(self) -> Any:
@@ -58,19 +108,28 @@ class RapidOCREngine(OcrEngine):
             self.check()
             from rapidocr import RapidOCR
 
-            self._impl = RapidOCR(params={
+            params: dict[str, Any] = {
                 "Global.log_level": "error",
                 "EngineConfig.onnxruntime.intra_op_num_threads": self.threads,
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-            })
+                "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+                "Rec.rec_batch_num": self.rec_batch,
+            }
+            if self.det_side:   # we scale down ourselves; rapidocr must not scale back up
+                params |= {"Det.limit_type": "max", "Det.limit_side_len": self.det_side}
+            self._impl = RapidOCR(params=params)
         return self._impl
 
     def read_lines(self, image: np.ndarray) -> list[OcrLine]:
-        result = self._engine()(image, use_cls=False)
-        if getattr(result, "boxes", None) is None or not result.txts:
+        small, scale = scale_down(image, self.det_side)
+        found = self._engine()(small, use_cls=False, use_rec=False)
+        boxes = getattr(found, "boxes", None)
+        if boxes is None or len(boxes) == 0:
             return []
-        return [OcrLine(text, _box(box), float(score))
-                for box, text, score in zip(result.boxes, result.txts, result.scores)]
+        quads = [np.asarray(box, np.float32).reshape(4, 2) / scale for box in boxes]
+        texts = self.recognize([line_crop(image, quad, self.rec_pad) for quad in quads])
+        return [OcrLine(text, _box(quad), score)
+                for quad, (text, score) in zip(quads, texts) if text.strip()]
 
     def recognize(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
         if not crops:
@@ -169,11 +228,14 @@ class PaddleOCREngine(OcrEngine):
         return {**super().describe(), "model_dir": str(self.model_dir or "")}
 
 
-def load_engine(name: str, *, threads: int = 1, paddle_model_dir: str = "") -> OcrEngine:
+def load_engine(name: str, *, threads: int = 1, paddle_model_dir: str = "",
+                det_side: int = DET_SIDE, rec_pad: float = REC_PAD,
+                rec_batch: int = REC_BATCH) -> OcrEngine:
     """The configured engine, checked (clear error if it cannot run here)."""
     from cppdb.registry import load_backend
 
-    engine = load_backend("ocr", name, threads=threads, model_dir=paddle_model_dir)
+    engine = load_backend("ocr", name, threads=threads, model_dir=paddle_model_dir,
+                          det_side=det_side, rec_pad=rec_pad, rec_batch=rec_batch)
     if not isinstance(engine, OcrEngine):  # pragma: no cover - registry misconfiguration
         raise TypeError(f"ocr backend {name} is not an OcrEngine")
     return engine

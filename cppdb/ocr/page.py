@@ -3,8 +3,11 @@
 1. **Rows.** The engine returns text boxes; boxes whose vertical extents overlap by more
    than half the smaller height are one row, read left to right (single-column layout).
 2. **Header/footer.** A row whose centre lies in the top or bottom ``margin`` of the page
-   is a running head/foot if it is a page number (``12``, ``- 12 -``, ``第12页``,
-   ``12/300``), or set in a smaller font than the body (height < 85 % of the median row),
+   is a running head/foot if it only holds page numbers (``12``, ``- 12 -``, ``第12页``,
+   ``12/300``), clock times or percentages (a phone's status bar, reading progress), or
+   starts or ends with one of those (but a bare number) set apart by a space, or is
+   set in a smaller font than the body (character pitch — width per full-width character,
+   which is what the font size sets — below 90 % of the body's, or box height below 85 %),
    or cut off from the body by a gap over twice the median line gap, or centred and much
    shorter than the text block (a short body line starts at the left margin instead).
    Across the pages of one document, a top/bottom row repeated (digits ignored) on
@@ -17,6 +20,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from statistics import median
@@ -25,11 +29,19 @@ import numpy as np
 
 from cppdb.ocr.engines import OcrEngine
 from cppdb.ocr.types import ImageText, OcrLine, box_from_rect
+from cppdb.text.normalize import chinese_punctuation_width
 from cppdb.text.segment import join_lines
 
-PAGE_NUMBER = re.compile(
-    r"^[\s\-–—·•(（\[]*(第\s*)?(\d{1,4}|[ivxlcdmIVXLCDM]{1,7})(\s*页)?"
-    r"(\s*[/／]\s*\d{1,5}|\s*of\s*\d{1,5})?[\s\-–—·•)）\]]*$")
+_PAGE_NUMBER = (r"[\s\-–—·•(（\[]*(第\s*)?(\d{1,4}|[ivxlcdmIVXLCDM]{1,7})(\s*页)?"
+                r"(\s*[/／]\s*\d{1,5}|\s*of\s*\d{1,5})?[\s\-–—·•)）\]]*")
+PAGE_NUMBER = re.compile(f"^{_PAGE_NUMBER}$")
+_MARK = rf"(?:{_PAGE_NUMBER}|\d{{1,2}}[:：]\d{{2}}|\d{{1,3}}(?:\.\d{{1,2}})?\s*[%％])"
+#: a row of only page numbers, clock times and percentages (status bar, progress, folio)
+EDGE_MARKS = re.compile(rf"^\s*{_MARK}(?:\s+{_MARK})*\s*$")
+_FOLIO = (r"(?:\d{1,4}\s*[/／]\s*\d{1,5}|\d{1,3}(?:\.\d{1,2})?\s*[%％]|第\s*\d{1,4}\s*页"
+          r"|\d{1,2}[:：]\d{2})")
+#: a folio set apart by a space at either end of a row: "第一章  8/17", "35% 雨夜"
+LABELLED_FOLIO = re.compile(rf"^\s*{_FOLIO}\s+\S|\S\s+{_FOLIO}\s*$")
 
 
 @dataclass(frozen=True)
@@ -70,9 +82,10 @@ def split_margins(rows: Sequence[OcrLine], page_height: float,
     """(body rows, removed header/footer rows) of one page."""
     if not rows:
         return [], []
-    body_heights = [r.height for r in rows
-                    if margin * page_height < (r.top + r.bottom) / 2 < (1 - margin) * page_height]
-    typical = median(body_heights or [r.height for r in rows])
+    inner = [r for r in rows if _in_body(r, page_height, margin)]
+    typical = median([r.height for r in inner] or [r.height for r in rows])
+    pitches = [_pitch(r) for r in inner if _wide_chars(r.text) >= 4]
+    pitch = median(pitches) if pitches else None
     gaps = [g for g in _gaps(rows) if g > 0]
     typical_gap = median(gaps) if gaps else typical
     removed: set[int] = set()
@@ -85,12 +98,33 @@ def split_margins(rows: Sequence[OcrLine], page_height: float,
             rows[index - 1] if at_bottom and index > 0 else None)
         gap = (neighbour.top - row.bottom if at_top else row.top - neighbour.bottom) \
             if neighbour is not None else float("inf")
-        if PAGE_NUMBER.match(row.text) or row.height < 0.85 * typical \
+        if EDGE_MARKS.match(row.text) or LABELLED_FOLIO.search(row.text) \
+                or row.height < 0.85 * typical \
+                or (pitch is not None and _pitch(row) < 0.9 * pitch) \
                 or gap > 2 * typical_gap + 0.5 * typical \
                 or _centred_and_short(row, rows, typical):
             removed.add(index)
     return ([r for i, r in enumerate(rows) if i not in removed],
             [r for i, r in enumerate(rows) if i in removed])
+
+
+def _in_body(row: OcrLine, page_height: float, margin: float) -> bool:
+    return margin * page_height < (row.top + row.bottom) / 2 < (1 - margin) * page_height
+
+
+def _wide_chars(text: str) -> int:
+    return sum(unicodedata.east_asian_width(c) in "WF" for c in text)
+
+
+def _pitch(row: OcrLine) -> float:
+    """Width per full-width character (half-width ones count half): the font size of CJK
+    text, which box heights (padded by the detector, equal for small and large digits)
+    do not measure well. Rows with fewer than two full-width characters get +inf."""
+    wide = _wide_chars(row.text)
+    if wide < 2:
+        return float("inf")
+    narrow = sum(not c.isspace() for c in row.text) - wide
+    return (row.right - row.left) / (wide + 0.5 * narrow)
 
 
 def _centred_and_short(row: OcrLine, rows: Sequence[OcrLine], char: float) -> bool:
@@ -128,7 +162,8 @@ def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: s
                     ) -> ImageText:
     """OCR one page screenshot (a PIL image) into paragraphs joined by ``\\n``."""
     array = np.asarray(image.convert("RGB"))[:, :, ::-1].copy()  # RGB -> BGR
-    found = [ln for ln in engine.read_lines(array) if ln.text.strip()]
+    found = [replace(ln, text=chinese_punctuation_width(ln.text))
+             for ln in engine.read_lines(array) if ln.text.strip()]
     low = [ln for ln in found if ln.confidence < settings.min_confidence]
     rows = group_rows([ln for ln in found if ln.confidence >= settings.min_confidence])
     body, margins = split_margins(rows, float(array.shape[0]), settings.margin)

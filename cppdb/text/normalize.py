@@ -26,6 +26,19 @@ def to_halfwidth(text: str, *, keep_chinese_punctuation: bool = False) -> str:
     return text.translate(_HALFWIDTH_ZH if keep_chinese_punctuation else _HALFWIDTH_ALL)
 
 
+_TO_FULLWIDTH = {c: chr(ord(c) + _OFFSET) for c in ",!?:;()"}
+_HAN_OR_CJK_PUNCT = r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef“”‘’]"
+#: half-width sentence punctuation after a Chinese character (or before one, for "(")
+_HALF_AFTER_HAN = re.compile(rf"(?<={_HAN_OR_CJK_PUNCT})\s*([,!?:;)])"
+                             rf"|([(])\s*(?={_HAN_OR_CJK_PUNCT})")
+
+
+def chinese_punctuation_width(text: str) -> str:
+    """``，！？：；（）`` where OCR (or a careless typist) wrote the half-width form next to a
+    Chinese character: ``不少,满脸`` → ``不少，满脸``. ``10:45``, ``a, b`` stay as they are."""
+    return _HALF_AFTER_HAN.sub(lambda m: _TO_FULLWIDTH[m.group(1) or m.group(2)], text)
+
+
 def collapse_whitespace(text: str) -> str:
     """Runs of whitespace (incl. tabs/newlines) become one space; ends are stripped."""
     return _WHITESPACE.sub(" ", text).strip()

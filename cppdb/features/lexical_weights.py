@@ -56,7 +56,7 @@ _MARK = "\ue000"
 
 LEX_FEATURES = ("f_lex_t_given_s", "f_lex_s_given_t", "f_lex_best")
 #: the columns of a unit table (:func:`unit_weights`)
-UNIT_KEYS = ["kind", "lhs", "en", "zh"]
+WEIGHT_UNIT_KEYS = [S.KIND, S.LHS, S.EN, S.ZH]   # per pair type, not per slot signature
 
 
 def _side_weights(links: pl.DataFrame, tokens: pl.DataFrame, table: pl.DataFrame,
@@ -85,30 +85,30 @@ def unit_weights(occurrences: pl.LazyFrame, lex_en_given_zh: pl.DataFrame,
     """One row per unit (kind, lhs, en, zh): counts, p(e|z), p(z|e), lex(e|z), lex(z|e).
 
     ``lex_en`` is lex(e|z) (English words given the Chinese side), ``lex_zh`` is lex(z|e)."""
-    per_align = (occurrences.select("kind", "lhs", "en", "zh", "align")
-                 .with_columns(pl.col("align").list.sort())
-                 .group_by(UNIT_KEYS + ["align"]).agg(pl.len().alias("n"))
+    per_align = (occurrences.select(S.KIND, S.LHS, S.EN, S.ZH, S.ALIGN)
+                 .with_columns(pl.col(S.ALIGN).list.sort())
+                 .group_by(WEIGHT_UNIT_KEYS + [S.ALIGN]).agg(pl.len().alias("n"))
                  .collect(engine="streaming"))
-    align_key = pl.col("align").cast(pl.List(pl.String)).list.join(",")
+    align_key = pl.col(S.ALIGN).cast(pl.List(pl.String)).list.join(",")
     units = (per_align.sort(["n", align_key], descending=[True, False])
-             .group_by(UNIT_KEYS, maintain_order=True)
-             .agg(pl.col("n").sum().alias("c_ze"), pl.col("align").first())
-             .sort(UNIT_KEYS).with_row_index("u"))
+             .group_by(WEIGHT_UNIT_KEYS, maintain_order=True)
+             .agg(pl.col("n").sum().alias(S.C_ZE), pl.col(S.ALIGN).first())
+             .sort(WEIGHT_UNIT_KEYS).with_row_index("u"))
     units = units.with_columns(
-        (pl.col("c_ze") / pl.col("c_ze").sum().over("kind", "lhs", "zh")).alias("p_e_given_z"),
-        (pl.col("c_ze") / pl.col("c_ze").sum().over("kind", "lhs", "en")).alias("p_z_given_e"))
+        (pl.col(S.C_ZE) / pl.col(S.C_ZE).sum().over(S.KIND, S.LHS, S.ZH)).alias(S.P_E_GIVEN_Z),
+        (pl.col(S.C_ZE) / pl.col(S.C_ZE).sum().over(S.KIND, S.LHS, S.EN)).alias(S.P_Z_GIVEN_E))
     tokens = pl.concat([
         units.select("u", pl.lit(side).alias("side"), pl.col(side).str.split(" ").alias("word"))
         .with_columns(pl.int_ranges(0, pl.col("word").list.len(), dtype=pl.Int64).alias("pos"))
-        .explode("word", "pos") for side in ("zh", "en")])
-    links = (units.select("u", pl.col("align").alias("code")).explode("code").drop_nulls("code")
+        .explode("word", "pos") for side in (S.ZH, S.EN)])
+    links = (units.select("u", pl.col(S.ALIGN).alias("code")).explode("code").drop_nulls("code")
              .select("u", (pl.col("code") // LINK_BASE).cast(pl.Int64).alias("zh_pos"),
                      (pl.col("code") % LINK_BASE).cast(pl.Int64).alias("en_pos")))
-    en_given_zh = lex_en_given_zh.select("zh", "en", pl.col("prob").cast(pl.Float64))
-    zh_given_en = lex_zh_given_en.select("zh", "en", pl.col("prob").cast(pl.Float64))
-    lex_en = _side_weights(links, tokens, en_given_zh, "en", "zh")
-    lex_zh = _side_weights(links, tokens, zh_given_en, "zh", "en")
-    return (units.drop("align").join(lex_en, on="u", how="left").join(lex_zh, on="u", how="left")
+    en_given_zh = lex_en_given_zh.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
+    zh_given_en = lex_zh_given_en.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
+    lex_en = _side_weights(links, tokens, en_given_zh, S.EN, S.ZH)
+    lex_zh = _side_weights(links, tokens, zh_given_en, S.ZH, S.EN)
+    return (units.drop(S.ALIGN).join(lex_en, on="u", how="left").join(lex_zh, on="u", how="left")
             .drop("u"))
 
 
@@ -121,27 +121,27 @@ def swap_slot_indices(expr: pl.Expr) -> pl.Expr:
 
 
 def _side_units(units: pl.DataFrame, prefix: str) -> pl.DataFrame:
-    return units.select("kind", "lhs", "en", pl.col("zh").alias("_zh"),
+    return units.select(S.KIND, S.LHS, S.EN, pl.col(S.ZH).alias("_zh"),
                         *[pl.col(c).alias(f"{prefix}_{c}") for c in
-                          ("p_e_given_z", "p_z_given_e", "lex_en", "lex_zh")])
+                          (S.P_E_GIVEN_Z, S.P_Z_GIVEN_E, "lex_en", "lex_zh")])
 
 
 def pair_weights(pairs: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
     """``pairs`` plus :data:`LEX_FEATURES` (null where a row has no matching pivot unit)."""
     rows = pairs.with_row_index("_row")
     pivots = (rows.filter(pl.col(S.TYPE).is_in(["phrase", "pattern"]))
-              .select("_row", pl.col(S.TYPE).alias("kind"), S.LHS, S.SOURCE, S.TARGET,
-                      pl.col(S.ANCHORS).alias("en"))
-              .explode("en").drop_nulls("en"))
+              .select("_row", pl.col(S.TYPE).alias(S.KIND), S.LHS, S.SOURCE, S.TARGET,
+                      pl.col(S.ANCHORS).alias(S.EN))
+              .explode(S.EN).drop_nulls(S.EN))
     src, tgt = _side_units(units, "s"), _side_units(units, "t")
     tgt_cols = [c for c in tgt.columns if c.startswith("t_")]
-    matched = pivots.join(src, left_on=["kind", S.LHS, "en", S.SOURCE],
-                          right_on=["kind", "lhs", "en", "_zh"], how="inner")
-    direct = matched.join(tgt, left_on=["kind", S.LHS, "en", S.TARGET],
-                          right_on=["kind", "lhs", "en", "_zh"], how="left", maintain_order="left")
+    matched = pivots.join(src, left_on=[S.KIND, S.LHS, S.EN, S.SOURCE],
+                          right_on=[S.KIND, S.LHS, S.EN, "_zh"], how="inner")
+    direct = matched.join(tgt, left_on=[S.KIND, S.LHS, S.EN, S.TARGET],
+                          right_on=[S.KIND, S.LHS, S.EN, "_zh"], how="left", maintain_order="left")
     swapped = (matched.with_columns(swap_slot_indices(pl.col(S.TARGET)).alias("_swapped"))
-               .join(tgt, left_on=["kind", S.LHS, "en", "_swapped"],
-                     right_on=["kind", "lhs", "en", "_zh"], how="left",
+               .join(tgt, left_on=[S.KIND, S.LHS, S.EN, "_swapped"],
+                     right_on=[S.KIND, S.LHS, S.EN, "_zh"], how="left",
                      maintain_order="left"))
     both = direct.with_columns([pl.coalesce(pl.col(c), swapped[c]).alias(c) for c in tgt_cols])
     chains = both.drop_nulls("t_lex_en").with_columns(

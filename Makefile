@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test bench sysdeps sysdeps-test javadeps install install-test clean
+.PHONY: demo test bench sysdeps sysdeps-test javadeps benchfonts install install-test clean
 
 # System packages: a CJK font (test screenshots are rendered from text at test time).
 sysdeps:
@@ -23,6 +23,14 @@ sysdeps-test:
 	  echo "installing chromium (Debian package) for the report rendering test"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+# More CJK faces for the page-OCR benchmark's screenshots (bench/bench_ocr_pages.py).
+benchfonts:
+	@if ! ls /usr/share/fonts/truetype/arphic/ukai.ttc >/dev/null 2>&1; then \
+	  echo "installing fonts-wqy-zenhei fonts-arphic-uming fonts-arphic-ukai (Debian) for the OCR benchmark"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq fonts-wqy-zenhei fonts-arphic-uming fonts-arphic-ukai >/dev/null; \
 	fi
 
 # Java for the Spark engine's tests (the [spark] extra); Debian's headless JRE 17.
@@ -54,7 +62,7 @@ demo: sysdeps install
 test: sysdeps sysdeps-test javadeps install-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
-bench: sysdeps javadeps install-test
+bench: sysdeps benchfonts javadeps install-test
 	$(BIN)/python -m bench.run_all
 
 clean:

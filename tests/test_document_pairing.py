@@ -278,3 +278,15 @@ def test_extraction_refuses_bad_pairing_settings_before_work(tmp_path: Path, ove
         extract_monolingual([story / "version_a", story / "version_b"], tmp_path / "run",
                             load_config(overrides=overrides))
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("scores, expected", [
+    ([[0.7]], [[0.7]]),                                   # one file per version: no other cell
+    ([[0.7, 0.2, 0.1]], [[0.5, -0.5, -0.6]]),             # one file on one side
+    ([[0.7], [0.2]], [[0.5], [-0.5]]),
+    ([[0.9, 0.1], [0.2, 0.8]], [[0.7, -0.8], [-0.7, 0.6]]),
+])
+def test_margins_of_small_score_matrices(scores, expected) -> None:
+    from cppdb.align.sentences.documents import margins
+
+    assert np.allclose(margins(np.array(scores)), np.array(expected))

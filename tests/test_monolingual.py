@@ -174,3 +174,15 @@ def test_extract_monolingual_end_to_end_and_resume(tmp_path: Path,
     assert {k: v["finished"] for k, v in again.items()} == {k: v["finished"] for k, v in stages.items()}
     with pytest.raises(RunStateError):
         extract_monolingual([a, b], out, config.with_overrides({"align_sentences.seed": 1}))
+
+
+def test_one_file_per_version_is_paired(tmp_path: Path) -> None:
+    """A film's subtitle tracks or a one-chapter book: one file in each version (the demo's
+    case; pairing once failed here on a 1 x 1 score matrix)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    shutil.copy(STORY / "version_a" / "chapter01.txt", a / "chapter01.txt")
+    shutil.copy(STORY / "version_b" / "第一章.txt", b / "第一章.txt")
+    summary = extract_monolingual([a, b], tmp_path / "run", load_config())
+    assert (summary.groups, summary.unpaired) == (1, 0) and summary.sentence_pairs > 10

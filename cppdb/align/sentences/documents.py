@@ -146,9 +146,12 @@ def margins(scores: np.ndarray) -> np.ndarray:
     col_order = np.sort(scores, axis=0)
     for i in range(n):
         for j in range(m):
-            row_other = order[i, -2] if scores[i, j] == order[i, -1] else order[i, -1]
-            col_other = col_order[-2, j] if scores[i, j] == col_order[-1, j] else col_order[-1, j]
-            others = [x for x, size in ((row_other, m), (col_other, n)) if size > 1]
+            others = []
+            if m > 1:        # a single file on one side has no other cell to beat
+                others.append(order[i, -2] if scores[i, j] == order[i, -1] else order[i, -1])
+            if n > 1:
+                others.append(col_order[-2, j] if scores[i, j] == col_order[-1, j]
+                              else col_order[-1, j])
             out[i, j] = scores[i, j] - max(others) if others else scores[i, j]
     return out
 
@@ -213,6 +216,12 @@ def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWei
     weak: dict[_Key, float] = {}       # files whose pair was far weaker than the usual pair
     for a, b in version_pairs(len(versions), weights.mode, weights.pivot):
         if not versions[a] or not versions[b]:
+            continue
+        if len(versions[a]) == len(versions[b]) == 1:
+            # one file in each (a film's tracks, a one-chapter book): scores are relative to
+            # the other files of the collection, and there are none, so the only candidate
+            # pair is made; its recorded score is the threshold it is taken to meet
+            edges.append((weights.min_score, (a, 0), (b, 0)))
             continue
         scores = weights.combine(signal_matrices(versions[a], versions[b],
                                                  tokens_of[a], tokens_of[b]))

@@ -1,0 +1,22 @@
+"""`make demo` end to end on the bundled data: every run produces pairs (a pipeline change
+that leaves one demo run empty — e.g. files left unpaired — fails here, not in front of a
+user)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from cppdb.demo import main
+
+
+def test_demo_runs_and_every_run_has_pairs(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    assert main([str(out)]) == 0
+    for name in ("monolingual-text", "monolingual-subtitles", "monolingual-screenshots"):
+        pairs = pl.read_parquet(out / name / "sentence_pairs.parquet")
+        assert pairs.height > 20, name
+    assert pl.read_parquet(out / "bilingual" / "phrase_pairs.parquet").height > 100
+    assert pl.read_parquet(out / "bilingual" / "pattern_pairs.parquet").height > 100
+    assert (out / "compression" / "compressions.jsonl").read_text("utf-8").count("\n") > 10
+    assert len(list(out.glob("*/report.html"))) == 5

@@ -74,14 +74,19 @@ class _Rows:
             slot_sig: str, swapped: bool, links: Sequence[tuple[int, int]]) -> None:
         c = self.cols
         c[S.ID].append(sid)
-        for name, value in ((S.KIND, kind), (S.LHS, lhs), (S.EN_LABEL, en_label),
-                            (S.ZH, " ".join(zh_tokens)), (S.EN, " ".join(en_tokens)),
-                            (S.ZH_POS, " ".join(zh_pos)), (S.SLOT_SIG, slot_sig),
-                            (S.SWAPPED, swapped), ("zh_start", outer.zh.start),
-                            ("zh_end", outer.zh.end), ("en_start", outer.en.start),
-                            ("en_end", outer.en.end),
-                            (S.ALIGN, [i * 65536 + j for i, j in links])):
-            c[name].append(value)
+        c[S.KIND].append(kind)
+        c[S.LHS].append(lhs)
+        c[S.EN_LABEL].append(en_label)
+        c[S.ZH].append(" ".join(zh_tokens))
+        c[S.EN].append(" ".join(en_tokens))
+        c[S.ZH_POS].append(" ".join(zh_pos))
+        c[S.SLOT_SIG].append(slot_sig)
+        c[S.SWAPPED].append(swapped)
+        c["zh_start"].append(outer.zh.start)
+        c["zh_end"].append(outer.zh.end)
+        c["en_start"].append(outer.en.start)
+        c["en_end"].append(outer.en.end)
+        c[S.ALIGN].append([i * 65536 + j for i, j in links])
 
     def frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.cols, schema=OCCURRENCE_SCHEMA)

@@ -31,31 +31,40 @@ FEATURES = ("cost", "neighbour_cost", "gap_neighbours", "anchor", "length_ratio"
 MODEL_FILE = Path(__file__).resolve().parents[2] / "resources" / "sentence_confidence.json"
 
 
-def _clipped(bead: Bead) -> float:
-    if not bead.src or not bead.tgt or not math.isfinite(bead.cost):
-        return GAP_COST
-    return min(GAP_COST, max(0.0, bead.cost / (len(bead.src) * len(bead.tgt))))
-
-
 def bead_features(beads: Sequence[Bead], src_lengths: Sequence[int],
                   tgt_lengths: Sequence[int], window: int = 2) -> np.ndarray:
     """One row of :data:`FEATURES` per bead (rows of beads that are not 1-1 are all NaN).
 
     ``src_lengths``/``tgt_lengths``: characters per sentence, indexed like the beads.
     """
-    costs = np.array([_clipped(b) for b in beads], dtype=np.float64)
-    gaps = np.array([not (b.src and b.tgt) for b in beads], dtype=np.float64)
-    out = np.full((len(beads), len(FEATURES)), np.nan)
-    for k, bead in enumerate(beads):
-        if not bead.is_one_to_one:
-            continue
-        around = [n for n in range(k - window, k + window + 1) if n != k and 0 <= n < len(beads)]
-        a, b = src_lengths[bead.src[0]], tgt_lengths[bead.tgt[0]]
-        out[k] = (costs[k],
-                  float(costs[around].mean()) if around else costs[k],
-                  float(gaps[around].sum()) if around else 0.0,
-                  float(bead.anchor),
-                  abs(math.log((a + 1) / (b + 1))))
+    n = len(beads)
+    out = np.full((n, len(FEATURES)), np.nan)
+    if n == 0:
+        return out
+    gaps = np.array([not (b.src and b.tgt) for b in beads])
+    sizes = np.array([max(1, len(b.src) * len(b.tgt)) for b in beads], dtype=np.float64)
+    raw = np.array([b.cost for b in beads], dtype=np.float64) / sizes
+    costs = np.where(gaps | ~np.isfinite(raw), GAP_COST, np.clip(raw, 0.0, GAP_COST))
+    # sums over the `window` beads on each side (the bead itself left out), by convolution
+    kernel = np.ones(2 * window + 1)
+    kernel[window] = 0.0
+    def window_sum(values: np.ndarray) -> np.ndarray:
+        return np.convolve(values, kernel)[window:window + n]   # "same" for any n
+
+    around = window_sum(np.ones(n))
+    cost_sum = window_sum(costs)
+    gap_sum = window_sum(gaps.astype(np.float64))
+    ones = np.array([b.is_one_to_one for b in beads])
+    a = np.array([src_lengths[b.src[0]] if b.is_one_to_one else 0 for b in beads], np.float64)
+    t = np.array([tgt_lengths[b.tgt[0]] if b.is_one_to_one else 0 for b in beads], np.float64)
+    features = np.column_stack([
+        costs,
+        np.where(around > 0, cost_sum / np.maximum(around, 1), costs),
+        gap_sum,
+        np.array([b.anchor for b in beads], dtype=np.float64),
+        np.abs(np.log((a + 1) / (t + 1))),
+    ])
+    out[ones] = features[ones]
     return out
 
 

@@ -5,6 +5,7 @@
     python -m bench.bench_bilingual pivot --sentences 1000000 100000
     python -m bench.bench_bilingual tatoeba runs/tatoeba-bilingual   # needs ../shared/data
     python -m bench.bench_bilingual stages RUN_DIR    # extract+pivot on a run's annotations
+    python -m bench.bench_bilingual pivot-engines RUN_DIR [local[2]]   # polars vs Spark pivot
 
 * ``extract`` — synthetic annotated + aligned sentence pairs (Zipfian vocabulary, CTB/Penn
   tags, nested NP spans, near-diagonal links with 10% noise) go through the extract and
@@ -236,6 +237,39 @@ def bench_pivot(sizes: list[int], phrase_rate: float, pattern_rate: float) -> li
     return results
 
 
+def bench_pivot_engines(run_dir: Path, master: str = "local[2]") -> dict:
+    """The pivot of a run's occurrences on the local engine and on Spark (``master``): wall
+    seconds per kind (Spark's include its jobs, not the JVM start) and whether the pair
+    tables are equal."""
+    from cppdb.config import load_config
+    from cppdb.engine import LocalEngine
+    from cppdb.engine.spark import SparkEngine
+    from cppdb.extractors.bilingual import SECTION, pivot_settings
+
+    settings = pivot_settings(load_config().section(SECTION))
+    occurrences = run_dir / "phrase_occurrences.parquet"
+    spark = SparkEngine(master=master)
+    spark.session                                    # JVM start-up is not the pivot's cost
+    result: dict = {"run": str(run_dir), "master": master,
+                    "occurrences": pl.scan_parquet(occurrences).select(pl.len()).collect().item(),
+                    "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in ("phrase", "pattern"):
+            tables = {}
+            for name, engine in (("local", LocalEngine()), ("spark", spark)):
+                start = time.perf_counter()
+                parts = engine.pivot(occurrences, kind, Path(tmp) / f"{name}-{kind}", settings)
+                order = ["lhs", "source", "target"]
+                tables[name] = pl.read_parquet(parts).sort(order)
+                result[f"{kind}_{name}_s"] = round(time.perf_counter() - start, 1)
+            result[f"{kind}_pairs"] = tables["local"].height
+            result[f"{kind}_equal"] = tables["local"].equals(tables["spark"])
+    result["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    record("pivot_engines", result)
+    print(json.dumps(result, indent=1))
+    return result
+
+
 def tatoeba_inputs(tsv: Path, out_dir: Path) -> tuple[Path, Path]:
     """Tatoeba ``en<TAB>zh<TAB>attribution`` → line-aligned zh/en files (bad lines kept as
     empty lines so that the extractor reports them in rejected.jsonl)."""
@@ -282,7 +316,8 @@ def bench_tatoeba(run_dir: Path, samples: int = 30, seed: int = 3) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default="all",
-                        choices=["all", "extract", "stages", "pivot", "tatoeba", "_pivot-child"])
+                        choices=["all", "extract", "stages", "pivot", "pivot-engines", "tatoeba",
+                                 "_pivot-child"])
     parser.add_argument("args", nargs="*")
     parser.add_argument("--sentences", type=int, nargs="+", default=None)
     parser.add_argument("--phrase-rate", type=float, default=6.0)
@@ -293,6 +328,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if opts.what == "stages":
         bench_stages(Path(opts.args[0]))
+        return
+    if opts.what == "pivot-engines":
+        bench_pivot_engines(Path(opts.args[0]), *opts.args[1:2])
         return
     if opts.what == "tatoeba":
         bench_tatoeba(Path(opts.args[0]) if opts.args else Path("runs/tatoeba-bilingual"))

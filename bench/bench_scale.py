@@ -6,7 +6,7 @@ the per-stage seconds and counts come from the run's manifest.  The load average
 and end is recorded: the machine is shared, so absolute times are pessimistic.
 
     python -m bench.make_corpus --tatoeba cmn.txt --pairs 100000 --out /tmp/c100k --work /tmp/seed
-    python -m bench.bench_scale --corpus /tmp/c100k --out /tmp/scale-100k [--engine spark]
+    python -m bench.bench_scale --corpus /tmp/c100k --out /tmp/scale-100k [--engine spark] [--skip-rank]
 """
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ def main() -> None:
     parser.add_argument("--engine", default="local")
     parser.add_argument("--spark-master", default="local[2]")
     parser.add_argument("--set", action="append", default=[], dest="overrides")
+    parser.add_argument("--skip-rank", action="store_true",
+                        help="extract-bilingual only (e.g. to compare engines on it alone)")
     args = parser.parse_args()
     cppdb = [sys.executable, "-m", "cppdb.cli"]
     sets = [x for item in args.overrides for x in ("--set", item)]
@@ -56,13 +58,14 @@ def main() -> None:
     extract = _timed_command(cppdb + ["extract-bilingual", "--zh", f"{args.corpus}.zh",
                                       "--en", f"{args.corpus}.en", "-o", str(args.out),
                                       "--quiet", *engine, *sets])
-    rank = _timed_command(cppdb + ["rank", str(args.out), "--quiet", *sets])
+    rank = (None if args.skip_rank else
+            _timed_command(cppdb + ["rank", str(args.out), "--quiet", *sets]))
     record("scale", {
         "corpus": str(args.corpus), "synthetic": True, "pairs": n_pairs,
         "engine": args.engine + (f" {args.spark_master}" if args.engine == "spark" else ""),
         "overrides": args.overrides, "extract_bilingual": extract, "rank": rank,
         "extract_stages": _stages(args.out / "manifest.json"),
-        "rank_stages": _stages(args.out / "ranking" / "manifest.json"),
+        "rank_stages": None if rank is None else _stages(args.out / "ranking" / "manifest.json"),
         "loadavg_start": [round(x, 2) for x in load_start],
         "loadavg_end": [round(x, 2) for x in os.getloadavg()]})
 

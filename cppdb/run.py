@@ -36,6 +36,18 @@ PREV_SUFFIX = ".prev"
 _HELD: dict[Path, Any] = {}     # run directories this process holds the lock of
 
 
+def chunk_ranges(n_items: int, chunk_size: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` of every chunk; one empty chunk for an empty input (so an empty
+    artifact is still written)."""
+    return [(start, min(start + chunk_size, n_items))
+            for start in range(0, max(n_items, 1), chunk_size)]
+
+
+def part_path(parts_dir: Path, start: int) -> Path:
+    """The file of the chunk starting at row ``start`` (names sort in row order)."""
+    return Path(parts_dir) / f"part-{start:012d}.parquet"
+
+
 def _lock(root: Path) -> Any:
     """Lock ``root`` against a second writer (released on exit, also on SIGKILL)."""
     key = root.resolve()
@@ -273,9 +285,8 @@ class RunDir:
         """
         parts = self.path(artifact + ".parts")
         parts.mkdir(parents=True, exist_ok=True)
-        for start in range(0, max(n_items, 1), chunk_size):
-            stop = min(start + chunk_size, n_items)
-            part = parts / f"part-{start:012d}.parquet"
+        for start, stop in chunk_ranges(n_items, chunk_size):
+            part = part_path(parts, start)
             if not part.exists():
                 write_parquet_atomic(part, compute(start, stop))
             if progress:

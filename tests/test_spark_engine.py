@@ -1,10 +1,12 @@
 """Engine parity: the bundled sample through the local and the Spark engine (``local[2]``).
 
-Annotation and word alignment run once (local engine, on the driver for both engines), then
-extract and pivot run on each engine from the same aligned corpus; the occurrence and pair
-tables and the ranked scores must be equal.  Everything here is deterministic (no sampled
-model), so the comparison is exact; the pair tables are compared in one sort order because
-the Spark pivot's partitions come back in any order before the final sort.
+Every stage runs on each engine: annotation chunks and extract chunks as Spark tasks, word
+alignment on the driver (full training: one global model) or, with
+``align_words.train_sample``, trained on the driver and decoded by tasks with the broadcast
+model; the pivot in Spark SQL.  Everything is deterministic (the sample is drawn with a
+seed, the trained model is the same on every engine), so the comparison is exact; the pair
+tables are compared in one sort order because the Spark pivot's partitions come back in any
+order before the final sort.
 """
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from cppdb import schema as S
 from cppdb.config import load_config
 from cppdb.extractors.bilingual import extract_bilingual
 
-CONFIG = {"bilingual.chunk_size": 100, "annotate.workers": 1, "bilingual.workers": 1}
+CONFIG = {"bilingual.chunk_size": 100, "annotate.workers": 1, "bilingual.workers": 1,
+          "annotate.chunk_size": 120}
+SAMPLED = {**CONFIG, "align_words.train_sample": 150}
 TABLES = ("phrase_occurrences.parquet", "phrase_pairs.parquet", "pattern_pairs.parquet")
 PAIR_ORDER = (["lhs", S.SOURCE, S.TARGET], [False, False, False])
 
@@ -42,22 +46,44 @@ def spark():
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, data_dir, spark) -> tuple[Path, Path]:
-    """The sample through the local engine; then the same run, from its alignment on,
-    through the Spark engine (a run directory can change engine between stages)."""
+    """The sample through the local engine and, from the same input, through Spark."""
     root = tmp_path_factory.mktemp("engines")
     zh, en = data_dir / "parallel" / "sample.zh", data_dir / "parallel" / "sample.en"
     config = load_config(overrides=CONFIG)
     local = extract_bilingual(zh, en, root / "local", config).run_dir
-    shutil.copytree(local, root / "spark")
-    manifest_path = root / "spark" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text("utf-8"))
-    for stage in ("extract", "pivot"):
-        for artifact in manifest["stages"].pop(stage)["outputs"]:
-            (root / "spark" / artifact).unlink()
-    manifest_path.write_text(json.dumps(manifest), "utf-8")
     remote = extract_bilingual(zh, en, root / "spark", config, engine="spark",
                                spark_session=spark).run_dir
     return local, remote
+
+
+@pytest.fixture(scope="module")
+def sampled_runs(tmp_path_factory, data_dir, spark) -> tuple[Path, Path]:
+    """Both engines with the aligner trained on a seeded sample (Spark: broadcast model)."""
+    root = tmp_path_factory.mktemp("sampled")
+    zh, en = data_dir / "parallel" / "sample.zh", data_dir / "parallel" / "sample.en"
+    config = load_config(overrides=SAMPLED)
+    return (extract_bilingual(zh, en, root / "local", config).run_dir,
+            extract_bilingual(zh, en, root / "spark", config, engine="spark",
+                              spark_session=spark).run_dir)
+
+
+def test_annotation_is_the_same_on_both_engines(runs):
+    local, remote = (pl.read_parquet(run / "annotations.parquet") for run in runs)
+    assert local.height > 200 and local.equals(remote)
+    notes = json.loads((runs[1] / "manifest.json").read_text("utf-8"))["stages"]["annotate"]
+    assert notes["notes"]["workers"] == "spark"
+    assert not (runs[1] / ".annotate-input.parquet").exists()    # the staged input is removed
+
+
+@pytest.mark.parametrize("table", ["alignment.parquet", "lex_en_given_zh.parquet", *TABLES])
+def test_a_sampled_alignment_is_the_same_on_both_engines(sampled_runs, table):
+    local, remote = (pl.read_parquet(run / table) for run in sampled_runs)
+    assert local.height > 0
+    if table in TABLES[1:]:
+        local, remote = (f.sort(*PAIR_ORDER[:1]) for f in (local, remote))
+    assert local.equals(remote)
+    manifest = json.loads((sampled_runs[1] / "manifest.json").read_text("utf-8"))
+    assert manifest["stages"]["align"]["notes"]["train_sample"]["rows"] == 150
 
 
 @pytest.mark.parametrize("table", TABLES)
@@ -185,8 +211,9 @@ extract_bilingual(Path({zh!r}), Path({en!r}), Path({out!r}), load_config(overrid
 """
 
 
-@pytest.mark.parametrize("stage", ["pivot"])
-def test_a_killed_spark_run_resumes_to_the_same_tables(runs, tmp_path, data_dir, spark, stage):
+@pytest.mark.parametrize("stage, finished_before", [("align", "annotate"), ("pivot", "extract")])
+def test_a_killed_spark_run_resumes_to_the_same_tables(runs, tmp_path, data_dir, spark, stage,
+                                                       finished_before):
     import signal
     import subprocess
 
@@ -199,7 +226,7 @@ def test_a_killed_spark_run_resumes_to_the_same_tables(runs, tmp_path, data_dir,
                            text=True, timeout=600)
     assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
     finished = json.loads((out / "manifest.json").read_text("utf-8"))["stages"]
-    assert finished["extract"]["status"] == "done" and stage not in finished
+    assert finished[finished_before]["status"] == "done" and stage not in finished
     extract_bilingual(zh, en, out, load_config(overrides=CONFIG), engine="spark",
                       spark_session=spark)                       # resume on Spark
     local = runs[0]

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -283,9 +283,12 @@ def annotate_stage(run: RunDir, parallel: ParallelText, config: Config) -> Path:
     return run.path(ANNOTATIONS)
 
 
-def annotate_into(stage: StageHandle, parallel: ParallelText, config: Config) -> None:
+def annotate_into(stage: StageHandle, parallel: ParallelText, config: Config,
+                  engine: Any = None) -> None:
     """The annotate stage's body: chunks of ``annotate.chunk_size`` pairs, each written
-    atomically (an interrupted run resumes at the first missing chunk)."""
+    atomically (an interrupted run resumes at the first missing chunk).  On a distributed
+    ``engine`` the chunks are its tasks, which read their pairs from a staged copy of the
+    usable input (:func:`annotate_part`)."""
     run = stage.run
     chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
     with AnnotationSession(config) as session:
@@ -298,9 +301,48 @@ def annotate_into(stage: StageHandle, parallel: ParallelText, config: Config) ->
         rejected = write_jsonl_atomic(run.path(REJECTED),
                                       (p.to_record(parallel.source) for p in parallel.problems))
         stage.count(REJECTED, rejected)
+        staged = None
+        if engine is not None and engine.name != "local":
+            from cppdb.engine import compute_parts
+
+            staged = stage_input(parallel, run.path(STAGED_INPUT))
+            compute_parts(engine, run.path(ANNOTATIONS + ".parts"), len(parallel), chunk_size,
+                          partial(annotate_part, str(staged), config))
         with progress_bar(len(parallel), "annotate") as advance:
             run.run_chunked(stage, ANNOTATIONS, len(parallel), chunk_size,
                             lambda start, stop: _annotate_chunk(session, parallel, start, stop),
                             progress=advance)
+        if staged is not None:
+            staged.unlink(missing_ok=True)
         stage.note("pretokenized", parallel.pretokenized)
-        stage.note("workers", session.workers)
+        stage.note("workers", session.workers if staged is None else engine.name)
+
+
+# -- distributed engines: the same chunk function, fed from Parquet ------------------------------
+STAGED_INPUT = ".annotate-input.parquet"
+
+
+def stage_input(parallel: ParallelText, path: Path) -> Path:
+    """The usable pairs (``id``, ``zh``, ``en``; token lists when pre-tokenised) as Parquet,
+    so that tasks on any executor read only their own rows."""
+    from cppdb.io import write_parquet_atomic
+
+    kind = pl.List(pl.String) if parallel.pretokenized else pl.String
+    items = (lambda xs: [list(x) for x in xs]) if parallel.pretokenized else list
+    frame = pl.DataFrame({ID: list(parallel.ids), "zh": items(parallel.zh),
+                          "en": items(parallel.en)},
+                         schema={ID: pl.Int64, "zh": kind, "en": kind})
+    frame = frame.with_columns(pl.lit(parallel.pretokenized).alias("pretokenized"))
+    write_parquet_atomic(path, frame)
+    return path
+
+
+def annotate_part(staged: str, config: Config, start: int, stop: int) -> pl.DataFrame:
+    """Rows ``[start, stop)`` of the staged input, annotated in this process (a task uses
+    one core; the annotators are loaded once per worker process and cached)."""
+    rows = pl.scan_parquet(staged).slice(start, stop - start).collect()
+    pretokenized = bool(rows["pretokenized"][0]) if rows.height else False
+    parallel = ParallelText(tuple(rows[ID].to_list()), tuple(rows["zh"].to_list()),
+                            tuple(rows["en"].to_list()), pretokenized=pretokenized)
+    with AnnotationSession(config, workers=1) as session:
+        return _annotate_chunk(session, parallel, 0, len(parallel))

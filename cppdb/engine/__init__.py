@@ -10,6 +10,7 @@ engine wrote them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,46 @@ class Engine(Backend):
         """Call ``compute(start, stop)`` for every chunk (it writes its own outputs)."""
         raise NotImplementedError
 
+    def share(self, value: Any) -> Any:
+        """A handle whose ``.value`` is ``value`` inside every chunk computation: a Spark
+        broadcast (shipped once per executor, not once per task) or the value itself."""
+        return Shared(value)
+
     def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any,
               pruned: dict[str, int] | None = None) -> list[Path]:
         """Pair files of one occurrence kind (see :func:`cppdb.extractors.pivot.pivot`);
         ``pruned`` receives the number of units each pruning rule removed."""
         raise NotImplementedError
+
+
+class Shared:
+    """What :meth:`Engine.share` returns on engines that run chunks in this process."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def compute_parts(engine: Engine, parts_dir: Path, n_items: int, chunk_size: int,
+                  part: Callable[[int, int], Any]) -> None:
+    """On a distributed engine, compute every chunk not yet on disk as one task; ``part``
+    (picklable: a module-level function bound to paths and settings) returns the chunk's
+    frame, written to the name ``RunDir.run_chunked`` looks for, which then only assembles.
+    On the local engine nothing happens here: ``run_chunked`` computes the chunks itself."""
+    if engine.name == "local":
+        return
+    from cppdb.run import chunk_ranges, part_path
+
+    Path(parts_dir).mkdir(parents=True, exist_ok=True)
+    missing = [(a, b) for a, b in chunk_ranges(n_items, chunk_size)
+               if not part_path(parts_dir, a).exists()]
+    engine.map_chunks(partial(_write_part, str(parts_dir), part), missing)
+
+
+def _write_part(parts_dir: str, part: Callable[[int, int], Any], start: int, stop: int) -> None:
+    from cppdb.io import write_parquet_atomic
+    from cppdb.run import part_path
+
+    write_parquet_atomic(part_path(Path(parts_dir), start), part(start, stop))
 
 
 class LocalEngine(Engine):

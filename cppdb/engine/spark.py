@@ -115,6 +115,9 @@ class SparkEngine(Engine):
         if done != len(chunks):
             raise RuntimeError(f"Spark ran {done} of {len(chunks)} chunks")
 
+    def share(self, value: Any) -> Any:
+        return self.session.sparkContext.broadcast(value)
+
     # -- pivot ---------------------------------------------------------------------------------
     def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any,
               pruned: dict[str, int] | None = None) -> list[Path]:

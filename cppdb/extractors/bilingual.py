@@ -35,6 +35,7 @@ from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
 from cppdb.extractors.pivot import PivotSettings, empty_pair_table
 from cppdb.progress import progress_bar
+from cppdb.run import chunk_ranges, part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
 
@@ -85,7 +86,7 @@ def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
 
 
 # -- stages ---------------------------------------------------------------------------------
-def _annotate(st: Any, config: Config, inputs: "BilingualInputs") -> None:
+def _annotate(st: Any, config: Config, inputs: "BilingualInputs", engine: Any = None) -> None:
     from cppdb.annotate.pipeline import annotate_into
 
     parallel = read_input(inputs.zh, inputs.en, inputs.parallel,
@@ -94,7 +95,7 @@ def _annotate(st: Any, config: Config, inputs: "BilingualInputs") -> None:
         _write_rejected(st.run, parallel)
         raise BadInputError("no usable sentence pair in the input",
                             hint=f"see {st.run.path(REJECTED)} for the reasons")
-    annotate_into(st, parallel, config)
+    annotate_into(st, parallel, config, engine)
 
 
 def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
@@ -173,16 +174,17 @@ def _sample_rows(n_rows: int, size: int, seed: int) -> list[int]:
     return sorted(np.random.default_rng(seed).choice(n_rows, size, replace=False).tolist())
 
 
-def _align_sampled(st: Any, config: Config, section: dict[str, Any]) -> None:
+def _align_sampled(st: Any, config: Config, section: dict[str, Any], engine: Any = None) -> None:
     """Train the aligners on a seeded sample, then align chunk by chunk with the fixed model:
-    memory holds the sample, the model tables and one chunk, whatever the corpus size."""
-    from cppdb.align.words.api import align_with, train_ensemble
+    memory holds the sample, the model tables and one chunk, whatever the corpus size.  On
+    a distributed engine the trained model is broadcast and the chunks are its tasks."""
+    from cppdb.align.words.api import train_ensemble
+    from cppdb.engine import LocalEngine, compute_parts
 
+    engine = engine or LocalEngine()
     run = st.run
-    zh, en, lemma = S.ann("zh", "tokens"), S.ann("en", "tokens"), S.ann("en", "lemma")
+    zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
     scan = run.scan(ANNOTATIONS)
-    has_lemma = lemma in scan.collect_schema().names()
-    columns = [S.ID, zh, en] + ([lemma] if has_lemma else [])
     n_rows = scan.select(pl.len()).collect().item()
     rows = _sample_rows(n_rows, _train_sample(config), int(config.get("align_words.seed")))
     sample = (scan.select(zh, en).with_row_index("_row")
@@ -199,23 +201,32 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any]) -> None:
     if lex_e_f.height:
         st.write_parquet(LEX_EN_GIVEN_ZH, lex_e_f)
         st.write_parquet(LEX_ZH_GIVEN_EN, lex_f_e)
-
-    def compute(start: int, stop: int) -> pl.DataFrame:
-        part = scan.slice(start, stop - start).select(columns).collect()
-        lemmas = _usable_lemmas(part, lemma) if has_lemma else None
-        links, _ = align_with(ensemble, part[zh].to_list(), part[en].to_list(), lemmas)
-        return pl.DataFrame({S.ID: part[S.ID], LINK_ZH: [[i for i, _ in x] for x in links],
-                             LINK_EN: [[j for _, j in x] for x in links]},
-                            schema=ALIGNMENT_SCHEMA)
-
+    chunk = max(1, int(section["chunk_size"]))
+    part = partial(align_part, str(run.path(ANNOTATIONS)), engine.share(ensemble))
+    compute_parts(engine, run.path(ALIGNMENT + ".parts"), n_rows, chunk, part)
     with progress_bar(n_rows, "align") as advance:
-        run.run_chunked(st, ALIGNMENT, n_rows, max(1, int(section["chunk_size"])), compute,
-                        advance)
+        run.run_chunked(st, ALIGNMENT, n_rows, chunk, part, advance)
     max_tokens = int(config.get("align_words.max_tokens"))
     lengths = [pl.col(c).list.len() for c in (zh, en)]
     st.count("rejected_by_aligner", scan.filter(
         pl.any_horizontal([(n == 0) | (n > max_tokens) for n in lengths])
     ).select(pl.len()).collect().item())
+
+
+def align_part(ann_path: str, ensemble: Any, start: int, stop: int) -> pl.DataFrame:
+    """Links of annotation rows ``[start, stop)`` decoded with the fixed models
+    (``ensemble.value``: the trained ensemble, shared by the engine)."""
+    from cppdb.align.words.api import align_with
+
+    zh, en, lemma = S.ann("zh", "tokens"), S.ann("en", "tokens"), S.ann("en", "lemma")
+    scan = pl.scan_parquet(ann_path)
+    has_lemma = lemma in scan.collect_schema().names()
+    part = scan.slice(start, stop - start).select(
+        [S.ID, zh, en] + ([lemma] if has_lemma else [])).collect()
+    lemmas = _usable_lemmas(part, lemma) if has_lemma else None
+    links, _ = align_with(ensemble.value, part[zh].to_list(), part[en].to_list(), lemmas)
+    return pl.DataFrame({S.ID: part[S.ID], LINK_ZH: [[i for i, _ in x] for x in links],
+                         LINK_EN: [[j for _, j in x] for x in links]}, schema=ALIGNMENT_SCHEMA)
 
 
 def _usable_lemmas(part: pl.DataFrame, lemma: str) -> list[list[str]] | None:
@@ -224,10 +235,11 @@ def _usable_lemmas(part: pl.DataFrame, lemma: str) -> list[list[str]] | None:
     return lemmas if all(len(a) == b for a, b in zip(lemmas, tokens)) else None
 
 
-def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
+def _align(st: Any, config: Config, alignment_path: str | Path | None,
+           engine: Any = None) -> None:
     run = st.run
     if alignment_path is None and _train_sample(config):
-        _align_sampled(st, config, config.section(SECTION))
+        _align_sampled(st, config, config.section(SECTION), engine)
         st.count("links", run.scan(ALIGNMENT).select(
             pl.col(LINK_ZH).list.len().sum()).collect().item() or 0)
         return
@@ -239,6 +251,8 @@ def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
         links = _links_from_pharaoh(alignment_path, ann)
         st.note("source", f"pharaoh:{alignment_path}")
     else:
+        # full training aligns the corpus with the training run's own alignments: one global
+        # model, so it runs in this process on every engine (train_sample > 0 distributes)
         links = _links_from_aligner(run, st, ann, config)
     st.count("links", int(links[LINK_ZH].list.len().sum() or 0))
     st.write_parquet(ALIGNMENT, links)
@@ -253,10 +267,10 @@ def _extract_part(ann_path: str, align_path: str, settings: ExtractionSettings,
                   parts_dir: str, counts_dir: str, start: int, stop: int) -> None:
     """One chunk on an engine's worker: its counts, then its part (the ``run_chunked`` name)."""
     frame, counts = extract_range(ann_path, align_path, start, stop, settings)
-    write_parquet_atomic(Path(counts_dir) / f"part-{start:012d}.parquet",
+    write_parquet_atomic(part_path(Path(counts_dir), start),
                          pl.DataFrame([counts], schema=list(COUNT_MODES[:len(counts)]),
                                       orient="row"))
-    write_parquet_atomic(Path(parts_dir) / f"part-{start:012d}.parquet", frame)
+    write_parquet_atomic(part_path(Path(parts_dir), start), frame)
 
 
 def _extract_on(engine: Any, run: Any, settings: ExtractionSettings, n_rows: int,
@@ -264,8 +278,8 @@ def _extract_on(engine: Any, run: Any, settings: ExtractionSettings, n_rows: int
     """Compute the missing chunks on ``engine``; ``run_chunked`` then only assembles them."""
     parts = run.path(OCCURRENCES + ".parts")
     parts.mkdir(parents=True, exist_ok=True)
-    missing = [(a, min(a + chunk, n_rows)) for a in range(0, max(n_rows, 1), chunk)
-               if not (parts / f"part-{a:012d}.parquet").exists()]
+    missing = [(a, b) for a, b in chunk_ranges(n_rows, chunk)
+               if not part_path(parts, a).exists()]
     engine.map_chunks(partial(_extract_part, str(run.path(ANNOTATIONS)),
                               str(run.path(ALIGNMENT)), settings, str(parts), str(counts_dir)),
                       missing)
@@ -297,7 +311,7 @@ def _extract(st: Any, section: dict[str, Any], engine: Any = None) -> None:
                        for a, b in ranges]
             results = [f.result() for f in futures]
         totals = [sum(r[1][k] for r in results) for k in range(len(settings.report_rules))]
-        write_parquet_atomic(counts_dir / f"part-{start:012d}.parquet",
+        write_parquet_atomic(part_path(counts_dir, start),
                              pl.DataFrame([totals], schema=list(COUNT_MODES[:len(totals)]),
                                           orient="row"))
         frames = [r[0] for r in results if r[0].height]
@@ -383,9 +397,10 @@ def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None
         align_reads += (External("the Pharaoh alignment", (Path(inputs.alignment),)),)
     return [
         Stage("annotate", (inputs.corpus(),), (ANNOTATIONS, REJECTED),
-              lambda st: _annotate(st, config, inputs), chunked=True,
+              lambda st: _annotate(st, config, inputs, engine), chunked=True,
               doc="tokenise, tag, parse and chunk both sides"),
-        Stage("align", align_reads, (ALIGNMENT,), lambda st: _align(st, config, inputs.alignment),
+        Stage("align", align_reads, (ALIGNMENT,),
+              lambda st: _align(st, config, inputs.alignment, engine),
               optional=(LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN),
               chunked=inputs.alignment is None and _train_sample(config) > 0,
               doc="word alignment (statistical aligner or the given Pharaoh file)"),

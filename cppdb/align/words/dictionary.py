@@ -77,6 +77,10 @@ class DictionaryAligner(WordAligner):
     def signature(self) -> str:
         return f"{self.name}[{self.version()}|matching:{self.matching}]"
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the parsed dictionary (~150 MB pickled) is rebuilt from the package on the other side
+        return {**self.__dict__, "_cedict": None}
+
     @property
     def cedict(self) -> Cedict:
         if self._cedict is None:

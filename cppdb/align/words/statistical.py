@@ -23,6 +23,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -221,6 +222,35 @@ class ThotAligner(_TwoDirectionAligner):
         self.lex_en_given_zh = _thot_table(models[0])
         self.lex_zh_given_en = _thot_table(models[1])
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable, so a trained aligner can be broadcast to Spark executors: the thot
+        models travel as the files thot writes for them.  Training alignments do not travel
+        (``align_trained`` is for the process that trained)."""
+        state = self.__dict__.copy()
+        if self._models is not None:
+            state["_models"] = tuple(_model_files(m) for m in self._models)
+            state["_n_trained"] = 0
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        files = state.get("_models")
+        self.__dict__.update(state)
+        if files is not None:
+            self._models = tuple(self._load_model(f) for f in files)
+
+    def _load_model(self, files: dict[str, bytes]) -> Any:
+        model = type(self._chain()[-1][0])()
+        with tempfile.TemporaryDirectory(prefix="cppdb-thot-") as tmp:
+            for name, data in files.items():
+                Path(tmp, name).write_bytes(data)
+            if not model.load(os.path.join(tmp, _MODEL_PREFIX)):
+                raise RunStateError("a broadcast thot model could not be loaded",
+                                    hint="the executors need the same sil-thot version as "
+                                         "the driver")
+        if self.model == "eflomal":
+            model.seed, model.deterministic = self.seed, self.deterministic
+        return model
+
     def _trained_models(self) -> tuple[Any, Any]:
         if self._models is None:
             raise RunStateError("aligner 'thot' is not trained",
@@ -250,6 +280,18 @@ class ThotAligner(_TwoDirectionAligner):
                     for k in range(len(norm))]
         return (_fit_shapes([f.astype(bool) for f in forward], norm),
                 _fit_shapes([b.astype(bool) for b in backward], norm))
+
+
+_MODEL_PREFIX = "model"
+
+
+def _model_files(model: Any) -> dict[str, bytes]:
+    """A trained thot model as the bytes of the files ``model.print`` writes."""
+    with tempfile.TemporaryDirectory(prefix="cppdb-thot-") as tmp:
+        if not model.print(os.path.join(tmp, _MODEL_PREFIX)):
+            raise RunStateError("thot could not write its trained model",
+                                hint=f"check free space in {tempfile.gettempdir()}")
+        return {path.name: path.read_bytes() for path in sorted(Path(tmp).iterdir())}
 
 
 def _check_range(start: int, count: int, n_trained: int) -> None:

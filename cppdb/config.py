@@ -50,6 +50,8 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "annotate.max_chars": (1, None),
     "monolingual.chunk_size": (1, None),
     "monolingual.min_confidence": (0.0, 1.0),
+    "monolingual.cue_offset_window": (1, None),
+    "monolingual.cue_keep_char_jaccard": (0.0, 1.0),
     "compression.batch_size": (1, None),
     "compression.min_content_overlap": (0.0, 1.0),
     "embed.batch_size": (1, None),

@@ -127,6 +127,14 @@ BEAD_SCHEMA: dict[str, pl.DataType] = {
     "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32), "kind": pl.String,
     "cost": pl.Float64, "anchor": pl.Boolean,
     "confidence": pl.Float64}        # of a 1-1 bead being a correct pair; null for others
+#: cue times of both lines of a monolingual pair (from units.parquet) and what they say
+#: (cppdb/align/sentences/cue_times.py); null when a line has no cue times
+SRC_START, SRC_END, TGT_START, TGT_END = "src_start_ms", "src_end_ms", "tgt_start_ms", "tgt_end_ms"
+CUE_OFFSET = "cue_offset_ms"     # local offset of the two tracks (median of nearby pairs)
+CUE_GAP = "cue_gap_ms"           # how far apart the two cues are after that offset (0: they meet)
+CUE_OVERLAP = "cue_overlap"      # time on screen together / the shorter cue's duration
+CUE_COLUMNS: dict[str, pl.DataType] = {
+    CUE_OFFSET: pl.Float64, CUE_GAP: pl.Float64, CUE_OVERLAP: pl.Float64}
 #: units.parquet (monolingual): one row per sentence/line of every version file
 UNIT_SCHEMA: dict[str, pl.DataType] = {
     "doc_id": pl.String, "version": pl.Int64, "path": pl.String, "part": pl.Int64,

@@ -8,9 +8,10 @@ Stages (each resumable; a finished stage is skipped when the run is reopened):
 4. ``entities``   entities.parquet: transliteration variant -> canonical name (names that
                   co-occur in aligned 1-1 pairs need less similarity)
 5. ``pairs``      sentence_pairs.parquet: the 1-1 beads whose confidence reaches
-                  ``min_confidence``, PAIR_COLUMNS + positions, costs, anchor flag,
-                  confidence, entity-normalised forms; low_confidence_pairs.parquet: the
-                  others, with the reason
+                  ``min_confidence`` and, for subtitles, whose cues are on screen together
+                  (``cue_*``, cppdb/align/sentences/cue_times.py), PAIR_COLUMNS + positions,
+                  costs, anchor flag, confidence, cue agreement, entity-normalised forms;
+                  low_confidence_pairs.parquet: the others, with the reason
 
 Python API::
 
@@ -34,6 +35,7 @@ from cppdb import schema
 from cppdb.align.sentences.align import AlignSettings, align_sentences
 from cppdb.align.sentences.chapters import heading_starts
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
+from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
                                              read_pairs_file)
 from cppdb.align.sentences.versions import read_version_dir
@@ -260,10 +262,14 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
         pl.col("src").list.first().alias("src_pos"), pl.col("tgt").list.first().alias("tgt_pos"))
     left = units.select(pl.col("doc_id").alias("doc_src"), pl.col("position").alias("src_pos"),
                         pl.col("text").alias(schema.SOURCE),
+                        pl.col("start_ms").alias(schema.SRC_START),
+                        pl.col("end_ms").alias(schema.SRC_END),
                         pl.col("original").alias("source_original"),
                         pl.col("kind").alias("source_kind"), pl.col("version").alias("version_src"))
     right = units.select(pl.col("doc_id").alias("doc_tgt"), pl.col("position").alias("tgt_pos"),
                          pl.col("text").alias(schema.TARGET),
+                         pl.col("start_ms").alias(schema.TGT_START),
+                         pl.col("end_ms").alias(schema.TGT_END),
                          pl.col("original").alias("target_original"),
                          pl.col("version").alias("version_tgt"))
     return (one.with_columns(pl.col("src_pos").cast(pl.Int64), pl.col("tgt_pos").cast(pl.Int64))
@@ -272,11 +278,12 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
             .sort("group", "doc_src", "doc_tgt", "bead"))
 
 
-def _pairs_stage(st: StageHandle, config: Config, min_confidence: float) -> None:
+def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
+                 cues: CueSettings) -> None:
     from cppdb.registry import load_backend
 
     run = st.run
-    frame = _pairs_frame(run.read(BEADS), run.read(UNITS))
+    frame = cue_agreement(_pairs_frame(run.read(BEADS), run.read(UNITS)), cues.offset_window)
     normalizer = load_normalizer(run.path(ENTITIES))
     annotator = load_backend("zh_annotator", config.section("annotate")["zh_backend"])
     run.record_backend("zh_annotator", annotator.describe())
@@ -304,16 +311,29 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float) -> None
                           **columns}, schema_overrides={**schema.PAIR_COLUMNS})
     extras = frame.select("source_original", "target_original", "group", "doc_src", "doc_tgt",
                           "version_src", "version_tgt", "src_pos", "tgt_pos", "cost", "anchor",
-                          "confidence")
+                          "confidence", *schema.CUE_COLUMNS)
     normalised = [schema.SOURCE_NORM, schema.TARGET_NORM, "identical_after_norm"]
     table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + normalised), extras],
                       how="horizontal")
-    # why not dropped silently: a user may want them back with a lower threshold
-    low = pl.col("confidence") < min_confidence
-    st.write_parquet(PAIRS, table.filter(~low))
-    st.write_parquet(LOW_CONFIDENCE, table.filter(low).with_columns(
-        pl.format("confidence {} < monolingual.min_confidence {}",
-                  pl.col("confidence").round(3), pl.lit(min_confidence)).alias("reason")))
+    _write_kept_and_low(st, table, min_confidence, cues)
+
+
+def _write_kept_and_low(st: StageHandle, table: pl.DataFrame, min_confidence: float,
+                        cues: CueSettings) -> None:
+    """Pairs that pass both checks, and the others with every reason that applies (why not
+    dropped silently: a user may want them back with other thresholds)."""
+    unsure = pl.col("confidence") < min_confidence
+    apart = cue_mismatch(cues, schema.SOURCE, schema.TARGET)
+    reasons = pl.concat_str([
+        pl.when("_unsure").then(pl.format("confidence {} < monolingual.min_confidence {}",
+                                          pl.col("confidence").round(3), pl.lit(min_confidence))),
+        pl.when("_apart").then(cue_reason(cues))], separator="; ", ignore_nulls=True)
+    flagged = table.with_columns(unsure.alias("_unsure"), apart.alias("_apart"))
+    low = pl.col("_unsure") | pl.col("_apart")
+    st.write_parquet(PAIRS, flagged.filter(~low).drop("_unsure", "_apart"))
+    st.write_parquet(LOW_CONFIDENCE, flagged.filter(low).with_columns(reasons.alias("reason"))
+                     .drop("_unsure", "_apart"))
+    st.count("dropped_cue_times", int(flagged["_apart"].sum()))
 
 
 def monolingual_stages(dirs: Sequence[Path], config: Config,
@@ -321,6 +341,7 @@ def monolingual_stages(dirs: Sequence[Path], config: Config,
     """The declared stages of ``extract-monolingual`` (see the module docstring)."""
     section = config.section("monolingual")
     confidence = load_confidence_model(str(section["confidence_model"]))   # checked up front
+    cues = CueSettings.from_config(section)
     n = len(dirs)
     units = Artifact(UNITS, ("doc_id", "version", "position", "text"))
     docs_reads: tuple[Artifact | External, ...] = (units,)
@@ -340,7 +361,7 @@ def monolingual_stages(dirs: Sequence[Path], config: Config,
               lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
         Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))),
               (PAIRS, LOW_CONFIDENCE),
-              lambda st: _pairs_stage(st, config, float(section["min_confidence"])),
+              lambda st: _pairs_stage(st, config, float(section["min_confidence"]), cues),
               doc="1-1 sentence pairs (confident ones; the rest with the reason)"),
     ]
 

@@ -16,6 +16,12 @@
    than 0.8 character right of the left margin), the previous row stops short of the right
    margin (by more than 1.5 characters), or the vertical gap is unusually large. Rows are
    joined with nothing between CJK characters and a space between Latin words.
+4. **Spreads.** A screenshot of two facing pages (:mod:`cppdb.ocr.columns`: a wide empty
+   gutter down the middle of the body lines) is cut at the gutter before rule 1; each page
+   gets rules 1 and 2 on its own (its own head and folio), and the body is the left page's
+   rows, then the right page's. Rule 3 takes each page's own margins, and a paragraph runs on
+   from the foot of the left page to the top of the right one when the left page's last row
+   is full and the right page's first row is not indented.
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from statistics import median
 
 import numpy as np
 
+from cppdb.ocr.columns import find_gutter, split_at_gutter
 from cppdb.ocr.engines import OcrEngine
 from cppdb.ocr.types import ImageText, OcrLine, box_from_rect
 from cppdb.text.normalize import chinese_punctuation_width
@@ -137,25 +144,55 @@ def _centred_and_short(row: OcrLine, rows: Sequence[OcrLine], char: float) -> bo
             and abs(centre - (left + right) / 2) < char)
 
 
+def _columns(rows: Sequence[OcrLine]) -> list[list[OcrLine]]:
+    """Rows split where the reading order goes back up the image (the right page of a
+    spread); one column for a single page."""
+    columns: list[list[OcrLine]] = [[rows[0]]]
+    for previous, row in zip(rows, rows[1:]):
+        if row.bottom <= previous.top:
+            columns.append([row])
+        else:
+            columns[-1].append(row)
+    return columns
+
+
 def paragraphs(rows: Sequence[OcrLine]) -> list[str]:
-    """Merge body rows into paragraphs (see rule 3 of the module docstring)."""
+    """Merge body rows into paragraphs (see rules 3 and 4 of the module docstring)."""
     if not rows:
         return []
     char = median(r.height for r in rows)
-    left = float(np.percentile([r.left for r in rows], 10))
-    right = float(np.percentile([r.right for r in rows], 90))
-    gaps = [g for g in _gaps(rows) if g > 0]
+    columns = _columns(rows)
+    edges = {id(r): (float(np.percentile([c.left for c in column], 10)),
+                     float(np.percentile([c.right for c in column], 90)))
+             for column in columns for r in column}
+    gaps = [g for column in columns for g in _gaps(column) if g > 0]
     typical_gap = median(gaps) if gaps else char
     out: list[list[str]] = [[rows[0].text]]
     for previous, row in zip(rows, rows[1:]):
-        indented = row.left > left + 0.8 * char
-        short_previous = previous.right < right - 1.5 * char
-        spaced = row.top - previous.bottom > 1.8 * typical_gap + 0.3 * char
+        indented = row.left > edges[id(row)][0] + 0.8 * char
+        short_previous = previous.right < edges[id(previous)][1] - 1.5 * char
+        new_column = row.bottom <= previous.top
+        spaced = not new_column and row.top - previous.bottom > 1.8 * typical_gap + 0.3 * char
         if indented or short_previous or spaced:
             out.append([row.text])
         else:
             out[-1].append(row.text)
     return [join_lines(parts) for parts in out]
+
+
+def page_body(lines: Sequence[OcrLine], width: float, height: float, margin: float
+              ) -> tuple[list[OcrLine], list[OcrLine]]:
+    """(body rows in reading order, removed rows) of one screenshot: one page, or the two
+    pages of a spread read left then right (rule 4)."""
+    gutter = find_gutter(lines, width, height, margin)
+    pages = split_at_gutter(lines, gutter) if gutter is not None else (list(lines),)
+    body: list[OcrLine] = []
+    removed: list[OcrLine] = []
+    for page in pages:
+        kept, dropped = split_margins(group_rows(page), height, margin)
+        body += kept
+        removed += dropped
+    return body, removed
 
 
 def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: str = "",
@@ -165,8 +202,8 @@ def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: s
     found = [replace(ln, text=chinese_punctuation_width(ln.text))
              for ln in engine.read_lines(array) if ln.text.strip()]
     low = [ln for ln in found if ln.confidence < settings.min_confidence]
-    rows = group_rows([ln for ln in found if ln.confidence >= settings.min_confidence])
-    body, margins = split_margins(rows, float(array.shape[0]), settings.margin)
+    body, margins = page_body([ln for ln in found if ln.confidence >= settings.min_confidence],
+                              float(array.shape[1]), float(array.shape[0]), settings.margin)
     return ImageText(path=path, kind="page", text="\n".join(paragraphs(body)),
                      lines=tuple(body), removed=tuple(margins + low))
 

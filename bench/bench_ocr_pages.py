@@ -3,7 +3,9 @@
 Pages come from :mod:`cppdb.ocr.screens` (seeded: the same pages every run): the bundled
 story's text as phone (1080×2340, 1170×2532, 720×1600) and desktop (1920×1080, 1440×900)
 e-reader screenshots in four faces, with status bars, running heads, several footer forms,
-tinted and dark backgrounds and JPEG noise. Every variant reads every page, page by page in
+tinted and dark backgrounds and JPEG noise; ``--spreads``: two-page spreads instead (1920×1080,
+2388×1668, 1440×900 readers showing two facing pages, each with its own head and folio, read
+left page then right page). Every variant reads every page, page by page in
 turn (interleaved, so that the load of the shared machine hits all variants alike), in one
 process with one onnxruntime thread.
 
@@ -24,6 +26,7 @@ kept (and, second number, punctuation removed). ``leaks`` counts status-bar, hea
 footer strings that reached the body text.
 
 Run: ``python -m bench.bench_ocr_pages [--pages 24] [--variants cppdb,rapidocr-default]``
+(``--spreads --pages 6 --variants cppdb --workers ''`` for spreads).
 """
 from __future__ import annotations
 
@@ -127,7 +130,7 @@ def summarise(variant: str, rows: list[dict[str, Any]], load: tuple[float, float
     out: dict[str, Any] = {"variant": variant, "data": f"cppdb.ocr.screens, seed {seed}",
                            "pages": len(rows), "threads": 1,
                            "load_before_after": [round(x, 2) for x in load]}
-    for device in ("phone", "desktop"):
+    for device in sorted({r["device"] for r in rows}):
         subset = [r for r in rows if r["device"] == device]
         out[device] = {"pages": len(subset), "wall_s": stats("wall", subset),
                        "cpu_s": stats("cpu", subset)}
@@ -147,6 +150,8 @@ def throughput(pages: list, workers: int) -> dict:
 
     folder = Path(tempfile.mkdtemp(prefix="cppdb-screens-"))
     phone = [p for p in pages if p.device == "phone"]
+    if not phone:
+        raise SystemExit("the throughput runs need phone pages (pass --workers '' with --spreads)")
     for page in phone:
         (folder / page.name).write_bytes(page.data)
     sources, _ = collect_images([folder])
@@ -167,11 +172,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--workers", default="1,2", help="throughput runs ('' = none)")
+    parser.add_argument("--spreads", action="store_true",
+                        help="two-page spreads instead of phone and desktop pages")
     args = parser.parse_args(argv)
     from cppdb.ocr.screens import screenshots
 
     pages = screenshots(story_paragraphs(), args.pages, seed=args.seed,
-                        devices=("phone", "phone", "desktop"))
+                        devices=("spread",) if args.spreads else ("phone", "phone", "desktop"))
     variants = [v for v in args.variants.split(",") if v]
     load = os.getloadavg()[0]
     rows = measure(pages, variants)

@@ -9,6 +9,11 @@ in one version only, one file holding two chapters.  Measured per seed:
 * ``extras_unpaired``: of the chapters that exist in one version only, how many were left
   unpaired.
 
+``--merged-no-headings``: two files of the collection hold several chapters with no heading
+between them (2 and 3 chapters, in two versions); they are cut by content
+(``merged.split_merged_files``) unless ``--no-content-split``; ``cuts_exact`` counts the cuts
+made at exactly the true chapter starts, ``cuts_wrong`` the files cut that hold one chapter.
+
 ``--method current`` runs the pairing of the ``cppdb`` on the path (cut at chapter headings
 when that cppdb can); run it with ``PYTHONPATH`` pointing at an older checkout to measure
 the old method on the same collections (``--label`` names the row).
@@ -148,20 +153,41 @@ def bible_collection(root: Path, seed: int, books: tuple[str, ...] = BIBLE_BOOKS
     return gold
 
 
+def content_split(versions: list[list], weights, root: Path) -> tuple[list[list], dict]:
+    """The versions with merged files cut by content, and how right the cuts were."""
+    from cppdb.align.sentences.merged import split_merged_files
+
+    truth = json.loads((root / "merged_starts.json").read_text("utf-8"))
+    versions, cuts = split_merged_files(versions, weights)
+    made = {(str(c.file.version), c.file.name): list(c.starts) for c in cuts}
+    return versions, {"merged_files": sum(len(v) for v in truth.values()),
+                      "cuts": len(cuts),
+                      "cuts_exact": sum(truth.get(v, {}).get(name) == starts
+                                        for (v, name), starts in made.items()),
+                      "cuts_wrong": sum(name not in truth.get(v, {}) for v, name in made)}
+
+
 def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: bool,
-            chapters: int = 40, bible: Path | None = None) -> dict:
+            chapters: int = 40, bible: Path | None = None, no_headings: bool = False,
+            content: bool = True) -> dict:
     from cppdb.align.sentences.documents import PairingWeights, pair_versions
 
     with tempfile.TemporaryDirectory() as tmp:
+        merged = {"merged_sizes": (2, 3), "merged_headings": False} if no_headings else {}
         gold = (bible_collection(Path(tmp), seed, bible=bible) if bible
-                else make_collection(tmp, seed, hard=hard, chapters=chapters))
+                else make_collection(tmp, seed, hard=hard, chapters=chapters, **merged))
         versions = load_versions(Path(tmp), split)
         weights = PairingWeights(**({"mode": mode} if mode else {}),
                                  **{name: 0.0 for name in zero})
         start = time.perf_counter()
+        cuts = {}
+        if no_headings and content:
+            versions, cuts = content_split(versions, weights, Path(tmp))
+        split_seconds = time.perf_counter() - start
         groups, _unpaired = pair_versions(versions, weights)
         seconds = time.perf_counter() - start
-        return {**score(gold, groups, versions), "seconds": round(seconds, 2)}
+        return {**score(gold, groups, versions), **cuts, "seconds": round(seconds, 2),
+                "split_seconds": round(split_seconds, 2)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -179,13 +205,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chapters", type=int, default=40, help="chapters per version")
     parser.add_argument("--hard", action="store_true",
                         help="the hard preset of doc_collection (HARD): freer translations")
+    parser.add_argument("--merged-no-headings", action="store_true",
+                        help="files holding 2 and 3 chapters without headings between them")
+    parser.add_argument("--no-content-split", action="store_true",
+                        help="do not cut merged files by content (the pairing alone)")
     parser.add_argument("--only", choices=SIGNALS, default=None,
                         help="every other signal's weight set to 0 (ablation)")
     args = parser.parse_args(argv)
     if args.only:
         args.zero = [s for s in SIGNALS if s != args.only]
     rows = [run_one(seed, not args.no_split, args.mode, args.zero, args.hard, args.chapters,
-                    args.bible) for seed in args.seeds]
+                    args.bible, args.merged_no_headings, not args.no_content_split)
+            for seed in args.seeds]
     for seed, row in zip(args.seeds, rows):
         print(json.dumps({"seed": seed, **row}))
     recall = [r["recall"] for r in rows]
@@ -194,13 +225,20 @@ def main(argv: list[str] | None = None) -> None:
         "split": not args.no_split and can_cut(),
         "seeds": args.seeds, "collection": (f"bible-ot {'/'.join(BIBLE_BOOKS)} chapters in cuv1/ccb/wenl, 5 in one "
                        "version only" if args.bible else
-                       f"3 versions x {args.chapters} chapters, 5 extras, 1 merged file")
+                       f"3 versions x {args.chapters} chapters, 5 extras, "
+                       + ("2 files of 2 and 3 chapters without headings" if args.merged_no_headings
+                          else "1 merged file"))
                                            + (", hard preset" if args.hard else ""),
+        "content_split": args.merged_no_headings and not args.no_content_split,
         "recall_mean": round(statistics.mean(recall), 4), "recall_min": min(recall),
         "precision_mean": round(statistics.mean(r["precision"] for r in rows), 4),
         "extras_unpaired": f"{sum(r['extras_unpaired'] for r in rows)}/"
                            f"{sum(r['extras'] for r in rows)}",
         "seconds_mean": round(statistics.mean(r["seconds"] for r in rows), 2),
+        **({"cuts_exact": f"{sum(r['cuts_exact'] for r in rows)}/"
+                          f"{sum(r['merged_files'] for r in rows)}",
+            "cuts_wrong": sum(r["cuts_wrong"] for r in rows)}
+           if rows and "cuts" in rows[0] else {}),
         "per_seed": rows})
 
 

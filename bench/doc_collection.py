@@ -13,10 +13,15 @@ whom where, when, how many of what); each version renders the events in its own 
   another (3月5日 / 三月五日, 15:30 / 下午三点半);
 * headings 第十二章 / 第12章 / none;
 * files named by random hex strings and listed in random order; ``extras`` chapters exist in
-  one version only (they must stay unpaired); one file of one version holds two chapters.
+  one version only (they must stay unpaired); one file of one version holds two chapters
+  (``merged_sizes``: several such files, of 2, 3 ... chapters; ``merged_headings=False``:
+  the chapters after the first lose their heading or title line, as when a translator runs
+  chapters together).
 
-``make_collection(root, seed)`` writes ``root/v0 .. v{n-1}`` and ``root/gold.json``
-(version -> file name -> the chapters it holds, in order; extras are ``x1`` ...).
+``make_collection(root, seed)`` writes ``root/v0 .. v{n-1}``, ``root/gold.json``
+(version -> file name -> the chapters it holds, in order; extras are ``x1`` ...) and
+``root/merged_starts.json`` (version -> file name -> the first line of each of its chapters,
+for the files holding several).
 Run ``python bench/doc_collection.py OUT`` to write one.
 """
 from __future__ import annotations
@@ -219,9 +224,27 @@ def render_chapter(style: VersionStyle, chapter: int, title: str, events: list[E
     return ([heading] if heading else [title]) + paragraphs
 
 
+def _merge_files(holds: dict[int, list[list[int]]], sizes: tuple[int, ...], chapters: int,
+                 versions: int, rng: random.Random) -> None:
+    """Merge runs of ``sizes`` consecutive chapters into one file each (the k-th run in
+    version k % versions), runs not overlapping."""
+    taken: set[int] = set()
+    for k, size in enumerate(sizes):
+        v = k % versions
+        while True:
+            first = rng.randint(1, chapters - size + 1)
+            run = list(range(first, first + size))
+            if not taken & set(range(first - 1, first + size + 1)):
+                break
+        taken.update(run)
+        holds[v] = [h for h in holds[v] if h[0] not in run[1:]]
+        holds[v][[h[0] for h in holds[v]].index(first)] = run
+
+
 def make_collection(root: str | Path, seed: int = 0, *, versions: int = 3, chapters: int = 40,
                     extras: int = 5, merged: bool = True, events: tuple[int, int] = (50, 90),
-                    hard: bool = False) -> dict:
+                    hard: bool = False, merged_sizes: tuple[int, ...] = (2,),
+                    merged_headings: bool = True) -> dict:
     """Write the collection under ``root``; returns the gold mapping (also gold.json)."""
     rng = random.Random(seed)
     root = Path(root)
@@ -238,12 +261,15 @@ def make_collection(root: str | Path, seed: int = 0, *, versions: int = 3, chapt
     holds = {v: [[c] for c in range(1, chapters + 1)] for v in range(versions)}
     for k in range(extras):
         holds[k % versions].append([chapters + 1 + k])
-    if merged:
+    if merged and merged_sizes == (2,) and merged_headings:
         v = next(s.version for s in styles if s.heading != "none")
         first = rng.randint(2, chapters - 2)
         holds[v] = [h for h in holds[v] if h != [first + 1]]
         holds[v][[h[0] for h in holds[v]].index(first)] = [first, first + 1]
+    elif merged:
+        _merge_files(holds, merged_sizes, chapters, versions, rng)
     gold: dict[str, dict[str, list[str]]] = {}
+    starts: dict[str, dict[str, list[int]]] = {}
     for v, style in enumerate(styles):
         directory = root / f"v{v}"
         directory.mkdir(parents=True, exist_ok=True)
@@ -252,12 +278,19 @@ def make_collection(root: str | Path, seed: int = 0, *, versions: int = 3, chapt
         gold[str(v)] = {}
         for chapter_list in order:
             name = f"{rng.getrandbits(32):08x}.txt"
-            lines = [line for c in chapter_list
-                     for line in render_chapter(style, c, titles[c], plots[c], style.rng, hard)]
+            parts = [render_chapter(style, c, titles[c], plots[c], style.rng, hard)
+                     [(0 if merged_headings or k == 0 else 1):]
+                     for k, c in enumerate(chapter_list)]
+            lines = [line for part in parts for line in part]
             (directory / name).write_text("\n".join(lines) + "\n", "utf-8")
             gold[str(v)][name] = [str(c) if c <= chapters else f"x{c - chapters}"
                                   for c in chapter_list]
+            if len(parts) > 1:
+                sizes = [len(part) for part in parts]
+                starts.setdefault(str(v), {})[name] = [sum(sizes[:k]) for k in range(len(parts))]
     (root / "gold.json").write_text(json.dumps(gold, ensure_ascii=False, indent=1), "utf-8")
+    # the first line of each chapter in the files that hold several (lines as written)
+    (root / "merged_starts.json").write_text(json.dumps(starts, indent=1), "utf-8")
     return gold
 
 

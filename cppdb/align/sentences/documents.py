@@ -20,7 +20,7 @@ version separated by tabs).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,35 +196,50 @@ def _join_groups(edges: list[tuple[float, _Key, _Key]]) -> dict[_Key, list[_Key]
     return members
 
 
-def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWeights | None = None
-                  ) -> tuple[list[DocumentGroup], list[Unpaired]]:
-    """Group the files of all versions (see the module docstring)."""
-    from cppdb.align.sentences.pairing_signals import file_tokens, signal_matrices
-
-    weights = weights or PairingWeights()
+def check_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWeights) -> None:
     if len(versions) < 2:
         raise BadInputError(f"document alignment needs two or more versions, got {len(versions)}")
     weights.check(len(versions))
-    versions = [list(v) for v in versions]
+
+
+def pair_scores(versions: Sequence[Sequence[VersionFile]], weights: PairingWeights
+                ) -> Iterator[tuple[int, int, np.ndarray | None]]:
+    """(a, b, the weighted score matrix of version a × version b) for every compared pair of
+    versions that both have files; None for one file in each (there is nothing for a
+    relative score to be relative to)."""
+    from cppdb.align.sentences.pairing_signals import file_tokens, signal_matrices
+
     flat = [f for v in versions for f in v]
     tokens = file_tokens(flat)
     offsets = np.cumsum([0, *(len(v) for v in versions)])
     tokens_of = [tokens[offsets[v]:offsets[v + 1]] for v in range(len(versions))]
-    edges: list[tuple[float, _Key, _Key]] = []
-    best: dict[_Key, tuple[float, _Key]] = {}
-    close: dict[_Key, float] = {}      # files whose best pair did not stand out
-    weak: dict[_Key, float] = {}       # files whose pair was far weaker than the usual pair
     for a, b in version_pairs(len(versions), weights.mode, weights.pivot):
         if not versions[a] or not versions[b]:
             continue
         if len(versions[a]) == len(versions[b]) == 1:
+            yield a, b, None
+            continue
+        yield a, b, weights.combine(signal_matrices(versions[a], versions[b],
+                                                    tokens_of[a], tokens_of[b]))
+
+
+def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWeights | None = None
+                  ) -> tuple[list[DocumentGroup], list[Unpaired]]:
+    """Group the files of all versions (see the module docstring)."""
+    weights = weights or PairingWeights()
+    check_versions(versions, weights)
+    versions = [list(v) for v in versions]
+    edges: list[tuple[float, _Key, _Key]] = []
+    best: dict[_Key, tuple[float, _Key]] = {}
+    close: dict[_Key, float] = {}      # files whose best pair did not stand out
+    weak: dict[_Key, float] = {}       # files whose pair was far weaker than the usual pair
+    for a, b, scores in pair_scores(versions, weights):
+        if scores is None:
             # one file in each (a film's tracks, a one-chapter book): scores are relative to
             # the other files of the collection, and there are none, so the only candidate
             # pair is made; its recorded score is the threshold it is taken to meet
             edges.append((weights.min_score, (a, 0), (b, 0)))
             continue
-        scores = weights.combine(signal_matrices(versions[a], versions[b],
-                                                 tokens_of[a], tokens_of[b]))
         margin = margins(scores)
         chosen = []
         for i, j in assign_with_no_partner(scores, weights.min_score):

@@ -112,3 +112,28 @@ def test_nothing_is_cut_in_a_collection_of_single_chapters(tmp_path: Path, seed:
     copy = versions[1][chapter_of[(1, "7")]]
     versions[1].append(replace(copy, path=copy.path.with_name("copy.txt")))
     assert split_merged_files(versions) == (versions, [])
+
+
+def test_extraction_cuts_a_merged_file_without_headings(tmp_path: Path) -> None:
+    """``extract-monolingual`` cuts the file by content in its read stage: the parts become
+    documents of their own (``file#k``), each paired and aligned with its chapter."""
+    import polars as pl
+
+    from cppdb.config import load_config
+    from cppdb.extractors.monolingual import extract_monolingual
+
+    gold = make_collection(tmp_path / "book", seed=1, versions=2, chapters=6, extras=0,
+                           events=(20, 24), merged_sizes=(2,), merged_headings=False)
+    (merged_name,) = [n for n, cs in gold["0"].items() if len(cs) == 2]
+    config = load_config(overrides={"align_sentences.method": "bam"})
+    summary = extract_monolingual([tmp_path / "book" / "v0", tmp_path / "book" / "v1"],
+                                  tmp_path / "run", config)
+    assert (summary.groups, summary.unpaired) == (6, 0)
+    docs = pl.read_parquet(tmp_path / "run" / "documents.parquet")
+    chapter_of = {f"{v}:v{v}/{name}" + (f"#{k}" if len(cs) > 1 else ""): c
+                  for v in ("0", "1") for name, cs in gold[v].items() for k, c in enumerate(cs)}
+    for _, frame in docs.group_by("group"):
+        assert len({chapter_of[d] for d in frame["doc_id"]}) == 1
+    assert {f"0:v0/{merged_name}#0", f"0:v0/{merged_name}#1"} <= set(docs["doc_id"])
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text("utf-8"))
+    assert merged_name in manifest["stages"]["read"]["notes"]["files_cut_by_content"][0]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,8 @@ from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_mo
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
                                              read_pairs_file)
-from cppdb.align.sentences.versions import read_version_dir
+from cppdb.align.sentences.merged import split_merged_files
+from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
 from cppdb.progress import console, progress_bar
@@ -70,31 +71,30 @@ def _doc_id(version: int, path: Path, part: int | None = None) -> str:
 
 
 def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
-                config: Config) -> None:
+                config: Config, by_content: bool) -> None:
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
-    cut: list[str] = []
+    documents = []
     for version, directory in enumerate(dirs):
         docs, bad = read_version_dir(directory, version, section["units"], config=config)
         skipped += [{"path": str(s.path), "reason": s.reason} for s in bad]
-        for doc in docs:
-            units = list(doc.units)
-            starts = heading_starts([u.text for u in units]) if section["split_chapters"] \
-                else [0]
-            if len(starts) > 1:
-                cut.append(f"{doc.file.path}: {len(starts)} chapters")
-            for part, (a, b) in enumerate(zip(starts, [*starts[1:], len(units)])):
-                part_no = part if len(starts) > 1 else None
-                doc_id = _doc_id(version, doc.file.path, part_no)
-                rows += [{"doc_id": doc_id, "version": version, "path": str(doc.file.path),
-                          "part": part_no, "kind": doc.kind,
-                          "position": k, "text": u.text, "original": u.original,
-                          "start_ms": u.start_ms, "end_ms": u.end_ms}
-                         for k, u in enumerate(units[a:b])]
+        documents += docs
+    parts, cut, cut_by_content = _file_parts(documents, len(dirs), section, by_content)
+    for doc, part_no, a, b in parts:
+        doc_id = _doc_id(doc.file.version, doc.file.path, part_no)
+        rows += [{"doc_id": doc_id, "version": doc.file.version, "path": str(doc.file.path),
+                  "part": part_no, "kind": doc.kind,
+                  "position": k, "text": u.text, "original": u.original,
+                  "start_ms": u.start_ms, "end_ms": u.end_ms}
+                 for k, u in enumerate(doc.units[a:b])]
     for item in cut:
         console().print(f"[yellow]cut at chapter headings[/yellow] {item}")
     if cut:
         st.note("files_cut_at_headings", cut)
+    for item in cut_by_content:
+        console().print(f"[yellow]cut by content[/yellow] {item}")
+    if cut_by_content:
+        st.note("files_cut_by_content", cut_by_content)
     for item in skipped:
         console().print(f"[yellow]skipped[/yellow] {item['path']}: {item['reason']}")
     identical = _identical_versions(rows, len(dirs))
@@ -105,6 +105,47 @@ def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
         st.note("identical_versions", [[str(dirs[a]), str(dirs[b])] for a, b in identical])
     st.write_parquet(UNITS, pl.DataFrame(rows, schema=schema.UNIT_SCHEMA))
     st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema=schema.SKIPPED_SCHEMA))
+
+
+def _file_parts(documents: list[VersionDocument], n_versions: int, section: dict[str, Any],
+                by_content: bool) -> tuple[list[tuple[VersionDocument, int | None, int, int]],
+                                           list[str], list[str]]:
+    """(document, part number or None, first unit, end unit) of every file or chapter part:
+    files cut at chapter headings (``split_chapters``), then files that hold several
+    chapters without headings cut where their content matches several files of another
+    version (``split_merged``, ``merged.split_merged_files``); and what was cut, readably."""
+    parts: list[tuple[VersionDocument, int | None, int, int]] = []
+    cut: list[str] = []
+    for doc in documents:
+        starts = heading_starts([u.text for u in doc.units]) if section["split_chapters"] \
+            else [0]
+        if len(starts) > 1:
+            cut.append(f"{doc.file.path}: {len(starts)} chapters")
+        parts += [(doc, k if len(starts) > 1 else None, a, b)
+                  for k, (a, b) in enumerate(zip(starts, [*starts[1:], len(doc.units)]))]
+    if not (by_content and section["split_merged"]) or n_versions < 2:
+        return parts, cut, []
+    versions: list[list[VersionFile]] = [[] for _ in range(n_versions)]
+    for doc, part, a, b in parts:
+        units = doc.units[a:b]
+        times = [u for u in units if u.start_ms is not None]
+        versions[doc.file.version].append(replace(
+            doc.file, text="\n".join(u.text for u in units), part=part, chapter=None,
+            span_ms=(min(u.start_ms for u in times), max(u.end_ms for u in times))
+            if times else None, cue_starts=tuple(u.start_ms for u in times)))
+    _, cuts = split_merged_files(versions, pairing_weights(section))
+    by_content_starts = {(c.file.version, c.file.path): c.starts for c in cuts}
+    out: list[tuple[VersionDocument, int | None, int, int]] = []
+    for doc, part, a, b in parts:
+        starts = by_content_starts.get((doc.file.version, doc.file.path)) if part is None else None
+        if starts is None:
+            out.append((doc, part, a, b))
+            continue
+        out += [(doc, k, x, y) for k, (x, y) in enumerate(zip(starts, [*starts[1:], b]))]
+    described = [f"{c.file.path}: {len(c.starts)} chapters (lines {', '.join(map(str, c.starts))}), "
+                 f"matching {', '.join(t.label for t in c.targets)} (version {c.targets[0].version})"
+                 for c in cuts]
+    return out, cut, described
 
 
 def _identical_versions(rows: list[dict[str, Any]], n_versions: int) -> list[tuple[int, int]]:
@@ -350,7 +391,7 @@ def monolingual_stages(dirs: Sequence[Path], config: Config,
     beads = Artifact(BEADS, ("group", "doc_src", "doc_tgt", "src", "tgt", "kind"))
     return [
         Stage("read", (External("the version directories", tuple(dirs)),), (UNITS, SKIPPED),
-              lambda st: _read_stage(st, dirs, section, config), doc="sentences/lines per file"),
+              lambda st: _read_stage(st, dirs, section, config, pairs_file is None), doc="sentences/lines per file"),
         Stage("documents", docs_reads, (DOCUMENTS,),
               lambda st: _documents_stage(st, n, section, pairs_file),
               doc="which files are the same chapter"),

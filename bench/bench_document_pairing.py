@@ -10,9 +10,10 @@ in one version only, one file holding two chapters.  Measured per seed:
   unpaired.
 
 ``--merged-no-headings``: two files of the collection hold several chapters with no heading
-between them (2 and 3 chapters, in two versions); they are cut by content
-(``merged.split_merged_files``) unless ``--no-content-split``; ``cuts_exact`` counts the cuts
-made at exactly the true chapter starts, ``cuts_wrong`` the files cut that hold one chapter.
+between them (2 and 3 chapters, in two versions). Files are cut by content
+(``merged.split_merged_files``, as ``extract-monolingual`` does) unless
+``--no-content-split``; ``cuts_exact`` counts the cuts made at exactly the true chapter
+starts, ``cuts_wrong`` the files cut that do not hold several chapters without headings.
 
 ``--method current`` runs the pairing of the ``cppdb`` on the path (cut at chapter headings
 when that cppdb can); run it with ``PYTHONPATH`` pointing at an older checkout to measure
@@ -153,11 +154,17 @@ def bible_collection(root: Path, seed: int, books: tuple[str, ...] = BIBLE_BOOKS
     return gold
 
 
-def content_split(versions: list[list], weights, root: Path) -> tuple[list[list], dict]:
-    """The versions with merged files cut by content, and how right the cuts were."""
-    from cppdb.align.sentences.merged import split_merged_files
-
-    truth = json.loads((root / "merged_starts.json").read_text("utf-8"))
+def content_split(versions: list[list], weights, root: Path, no_headings: bool
+                  ) -> tuple[list[list], dict]:
+    """The versions with merged files cut by content (as ``extract-monolingual`` does by
+    default), and how right the cuts were: only the files merged without headings should
+    be cut (a file merged with headings was already cut at them)."""
+    try:
+        from cppdb.align.sentences.merged import split_merged_files
+    except ImportError:            # a cppdb from before the content cut
+        return versions, {}
+    starts = root / "merged_starts.json"
+    truth = json.loads(starts.read_text("utf-8")) if no_headings and starts.is_file() else {}
     versions, cuts = split_merged_files(versions, weights)
     made = {(str(c.file.version), c.file.name): list(c.starts) for c in cuts}
     return versions, {"merged_files": sum(len(v) for v in truth.values()),
@@ -181,8 +188,8 @@ def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: boo
                                  **{name: 0.0 for name in zero})
         start = time.perf_counter()
         cuts = {}
-        if no_headings and content:
-            versions, cuts = content_split(versions, weights, Path(tmp))
+        if content:
+            versions, cuts = content_split(versions, weights, Path(tmp), no_headings)
         split_seconds = time.perf_counter() - start
         groups, _unpaired = pair_versions(versions, weights)
         seconds = time.perf_counter() - start
@@ -229,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
                        + ("2 files of 2 and 3 chapters without headings" if args.merged_no_headings
                           else "1 merged file"))
                                            + (", hard preset" if args.hard else ""),
-        "content_split": args.merged_no_headings and not args.no_content_split,
+        "content_split": not args.no_content_split,
         "recall_mean": round(statistics.mean(recall), 4), "recall_min": min(recall),
         "precision_mean": round(statistics.mean(r["precision"] for r in rows), 4),
         "extras_unpaired": f"{sum(r['extras_unpaired'] for r in rows)}/"

@@ -23,7 +23,8 @@ Variants (the page layout rules of :mod:`cppdb.ocr.page` are the same in all):
 
 CER = edit distance / reference characters over all pages, whitespace removed, punctuation
 kept (and, second number, punctuation removed). ``leaks`` counts status-bar, head and
-footer strings that reached the body text.
+footer strings that reached the body text; ``read_as_spread`` the pages read as two facing
+pages (all spreads, no single page).
 
 Run: ``python -m bench.bench_ocr_pages [--pages 24] [--variants cppdb,rapidocr-default]``
 (``--spreads --pages 6 --variants cppdb --workers ''`` for spreads).
@@ -96,6 +97,7 @@ def measure(pages: list, variants: list[str]) -> dict[str, list[dict[str, Any]]]
     from PIL import Image
     from rapidfuzz.distance import Levenshtein
 
+    from cppdb.ocr.columns import find_gutter
     from cppdb.ocr.page import PageSettings, read_page_image
 
     engines = {v: make_engine(v) for v in variants}
@@ -112,8 +114,12 @@ def measure(pages: list, variants: list[str]) -> dict[str, list[dict[str, Any]]]
             ref = page.body_text()
             leaks = [m for m in page.margins
                      if _clean(m, True) in _clean(result.text, True) and _clean(m, True) not in ref]
+            # a spread's rows stay apart at the gutter; a single page's rows cross the middle
+            read_as_spread = find_gutter([*result.lines, *result.removed], image.width,
+                                         image.height, PageSettings().margin) is not None
             rows[variant].append({
                 "device": page.device, "wall": wall, "cpu": cpu, "leaks": len(leaks),
+                "read_as_spread": read_as_spread,
                 **{f"err_{k}": Levenshtein.distance(_clean(ref, p), _clean(result.text, p))
                    for k, p in (("punct", True), ("nopunct", False))},
                 **{f"len_{k}": len(_clean(ref, p))
@@ -133,7 +139,8 @@ def summarise(variant: str, rows: list[dict[str, Any]], load: tuple[float, float
     for device in sorted({r["device"] for r in rows}):
         subset = [r for r in rows if r["device"] == device]
         out[device] = {"pages": len(subset), "wall_s": stats("wall", subset),
-                       "cpu_s": stats("cpu", subset)}
+                       "cpu_s": stats("cpu", subset),
+                       "read_as_spread": sum(r["read_as_spread"] for r in subset)}
     for kind in ("punct", "nopunct"):
         out[f"cer_{kind}"] = round(sum(r[f"err_{kind}"] for r in rows)
                                    / max(1, sum(r[f"len_{kind}"] for r in rows)), 5)

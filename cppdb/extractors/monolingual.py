@@ -142,8 +142,9 @@ def _file_parts(documents: list[VersionDocument], n_versions: int, section: dict
             out.append((doc, part, a, b))
             continue
         out += [(doc, k, x, y) for k, (x, y) in enumerate(zip(starts, [*starts[1:], b]))]
-    described = [f"{c.file.path}: {len(c.starts)} chapters (lines {', '.join(map(str, c.starts))}), "
-                 f"matching {', '.join(t.label for t in c.targets)} (version {c.targets[0].version})"
+    described = [f"{c.file.path}: {len(c.starts)} chapters from lines "
+                 f"{', '.join(map(str, c.starts))}, matching "
+                 f"{', '.join(t.label for t in c.targets)} (version {c.targets[0].version})"
                  for c in cuts]
     return out, cut, described
 

@@ -60,7 +60,8 @@ def _free_bands(lines: Sequence[OcrLine]) -> list[tuple[float, float]]:
 def find_gutter(lines: Sequence[OcrLine], width: float, height: float,
                 margin: float) -> Gutter | None:
     """The gutter of a two-page spread (see the module docstring), or None."""
-    body = [ln for ln in lines if margin * height < (ln.top + ln.bottom) / 2 < (1 - margin) * height]
+    body = [ln for ln in lines
+            if margin * height < (ln.top + ln.bottom) / 2 < (1 - margin) * height]
     if len(body) < MIN_BODY_LINES:
         return None
     char = median(ln.height for ln in body)

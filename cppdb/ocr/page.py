@@ -162,15 +162,16 @@ def paragraphs(rows: Sequence[OcrLine]) -> list[str]:
         return []
     char = median(r.height for r in rows)
     columns = _columns(rows)
-    edges = {id(r): (float(np.percentile([c.left for c in column], 10)),
-                     float(np.percentile([c.right for c in column], 90)))
-             for column in columns for r in column}
+    # (left, right) margin of the column (page) each row is on
+    edges = [(float(np.percentile([c.left for c in column], 10)),
+              float(np.percentile([c.right for c in column], 90)))
+             for column in columns for _ in column]
     gaps = [g for column in columns for g in _gaps(column) if g > 0]
     typical_gap = median(gaps) if gaps else char
     out: list[list[str]] = [[rows[0].text]]
-    for previous, row in zip(rows, rows[1:]):
-        indented = row.left > edges[id(row)][0] + 0.8 * char
-        short_previous = previous.right < edges[id(previous)][1] - 1.5 * char
+    for k, (previous, row) in enumerate(zip(rows, rows[1:])):
+        indented = row.left > edges[k + 1][0] + 0.8 * char
+        short_previous = previous.right < edges[k][1] - 1.5 * char
         new_column = row.bottom <= previous.top
         spaced = not new_column and row.top - previous.bottom > 1.8 * typical_gap + 0.3 * char
         if indented or short_previous or spaced:

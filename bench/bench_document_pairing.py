@@ -116,10 +116,14 @@ BIBLE_BOOKS = ("Gen", "1Sa", "Dan", "Est", "Rut", "Jon")
 
 
 def bible_collection(root: Path, seed: int, books: tuple[str, ...] = BIBLE_BOOKS,
-                     alone: int = 5, bible: Path | None = None) -> dict:
+                     alone: int = 5, bible: Path | None = None,
+                     merged_sizes: tuple[int, ...] = ()) -> dict:
     """Real translations: every chapter of ``books`` in cuv1 / ccb / wenl (traditional ->
     simplified, verse numbers removed) as a randomly named file; ``alone`` chapters are kept
-    in one version only (removed from the other two) and must stay unpaired."""
+    in one version only (removed from the other two) and must stay unpaired;
+    ``merged_sizes``: runs of that many consecutive chapters of one book written as one
+    file (the k-th run in version k % 3; chapters carry no headings here), their true starts
+    in ``merged_starts.json``."""
     import random
 
     from cppdb.text.normalize import normalize_zh
@@ -139,19 +143,48 @@ def bible_collection(root: Path, seed: int, books: tuple[str, ...] = BIBLE_BOOKS
                 chapters.setdefault(version, {}).setdefault(chapter, []).append(text)
     names = sorted(chapters["cuv1"])
     keep_in = {c: rng.randrange(3) for c in rng.sample(names, alone)}
+    runs = _bible_runs(rng, names, set(keep_in), books, merged_sizes)
     gold: dict[str, dict[str, list[str]]] = {}
+    starts: dict[str, dict[str, list[int]]] = {}
     for v, version in enumerate(("cuv1", "ccb", "wenl")):
         directory = root / f"v{v}"
         directory.mkdir(parents=True)
         gold[str(v)] = {}
-        for chapter in names:
-            if chapter in keep_in and keep_in[chapter] != v:
+        files = [run for k, run in enumerate(runs) if k % 3 == v]
+        in_run = {c for run in files for c in run}
+        files += [[c] for c in names if c not in in_run]
+        for held in sorted(files, key=lambda run: names.index(run[0])):
+            if held[0] in keep_in and keep_in[held[0]] != v:
                 continue
             name = f"{rng.getrandbits(32):08x}.txt"
-            text = normalize_zh("\n".join(chapters[version].get(chapter, [])))
-            (directory / name).write_text(text + "\n", "utf-8")
-            gold[str(v)][name] = [chapter if chapter not in keep_in else f"x{chapter}"]
+            texts = [normalize_zh("\n".join(chapters[version].get(c, []))) for c in held]
+            (directory / name).write_text("\n".join(texts) + "\n", "utf-8")
+            gold[str(v)][name] = [c if c not in keep_in else f"x{c}" for c in held]
+            if len(held) > 1:
+                sizes = [sum(1 for x in t.splitlines() if x.strip()) for t in texts]
+                starts.setdefault(str(v), {})[name] = [sum(sizes[:k]) for k in range(len(held))]
+    (root / "merged_starts.json").write_text(json.dumps(starts, indent=1), "utf-8")
     return gold
+
+
+def _bible_runs(rng, names: list[str], alone: set[str], books: tuple[str, ...],
+                sizes: tuple[int, ...]) -> list[list[str]]:
+    """Non-overlapping runs of consecutive chapters of one book (none kept in one version)."""
+    runs: list[list[str]] = []
+    taken = set(alone)
+    for size in sizes:
+        while True:
+            book = rng.choice(books)
+            count = sum(1 for n in names if n[:3] == book)
+            if count < size:
+                continue
+            first = rng.randint(1, count - size + 1)
+            run = [f"{book}{c}" for c in range(first, first + size)]
+            if not taken & set(run):
+                break
+        taken.update(run)
+        runs.append(run)
+    return runs
 
 
 def content_split(versions: list[list], weights, root: Path, no_headings: bool
@@ -171,7 +204,11 @@ def content_split(versions: list[list], weights, root: Path, no_headings: bool
                       "cuts": len(cuts),
                       "cuts_exact": sum(truth.get(v, {}).get(name) == starts
                                         for (v, name), starts in made.items()),
-                      "cuts_wrong": sum(name not in truth.get(v, {}) for v, name in made)}
+                      "cuts_wrong": sum(name not in truth.get(v, {}) for v, name in made),
+                      # lines between the cuts made and the true chapter starts
+                      "cut_offset_lines": sum(abs(a - b) for (v, name), starts in made.items()
+                                              for a, b in zip(starts, truth.get(v, {}).get(
+                                                  name, starts)))}
 
 
 def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: bool,
@@ -181,7 +218,8 @@ def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: boo
 
     with tempfile.TemporaryDirectory() as tmp:
         merged = {"merged_sizes": (2, 3), "merged_headings": False} if no_headings else {}
-        gold = (bible_collection(Path(tmp), seed, bible=bible) if bible
+        gold = (bible_collection(Path(tmp), seed, bible=bible,
+                                 merged_sizes=(2, 3) if no_headings else ()) if bible
                 else make_collection(tmp, seed, hard=hard, chapters=chapters, **merged))
         versions = load_versions(Path(tmp), split)
         weights = PairingWeights(**({"mode": mode} if mode else {}),
@@ -231,7 +269,8 @@ def main(argv: list[str] | None = None) -> None:
         "label": args.label, "mode": args.mode or "default", "zeroed": args.zero,
         "split": not args.no_split and can_cut(),
         "seeds": args.seeds, "collection": (f"bible-ot {'/'.join(BIBLE_BOOKS)} chapters in cuv1/ccb/wenl, 5 in one "
-                       "version only" if args.bible else
+                       "version only" + (", 2 files of 2 and 3 chapters" if args.merged_no_headings
+                                          else "") if args.bible else
                        f"3 versions x {args.chapters} chapters, 5 extras, "
                        + ("2 files of 2 and 3 chapters without headings" if args.merged_no_headings
                           else "1 merged file"))
@@ -244,7 +283,8 @@ def main(argv: list[str] | None = None) -> None:
         "seconds_mean": round(statistics.mean(r["seconds"] for r in rows), 2),
         **({"cuts_exact": f"{sum(r['cuts_exact'] for r in rows)}/"
                           f"{sum(r['merged_files'] for r in rows)}",
-            "cuts_wrong": sum(r["cuts_wrong"] for r in rows)}
+            "cuts_wrong": sum(r["cuts_wrong"] for r in rows),
+            "cut_offset_lines": sum(r["cut_offset_lines"] for r in rows)}
            if rows and "cuts" in rows[0] else {}),
         "per_seed": rows})
 

@@ -71,7 +71,7 @@ def _doc_id(version: int, path: Path, part: int | None = None) -> str:
 
 
 def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
-                config: Config, by_content: bool) -> None:
+                config: Config, by_content: bool = True) -> None:
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     documents = []

@@ -10,6 +10,8 @@ and counts come from the run's manifest, and the bead and pair tables of the two
 compared.  The load average at start and end is recorded (the machine is shared).
 
     python -m bench.bench_monolingual_engines --out /tmp/mono-engines
+    cd /tmp && PYTHONPATH=/old/checkout:/this/checkout python -m bench.bench_monolingual_engines \
+        --out /tmp/mono-engines --engines local --label before     # the same, older code
     python -m bench.bench_monolingual_engines --out /tmp/mono-engines --engines spark \\
         --spark-master 'local[2]' --set monolingual.chunk_size=2
 """
@@ -52,7 +54,8 @@ def run_engine(dirs: list[Path], out: Path, engine: str, master: str,
                overrides: list[str]) -> dict[str, Any]:
     cppdb = [sys.executable, "-m", "cppdb.cli"]
     sets = [x for item in overrides for x in ("--set", item)]
-    chosen = ["--engine", engine] + (["--spark-master", master] if engine == "spark" else [])
+    # local is the default: no flag, so an older checkout (PYTHONPATH) can be measured too
+    chosen = [] if engine == "local" else ["--engine", engine, "--spark-master", master]
     shutil.rmtree(out, ignore_errors=True)
     load_start = os.getloadavg()[0]
     timing = _timed_command(cppdb + ["extract-monolingual", *map(str, dirs), "-o", str(out),
@@ -87,16 +90,17 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=["local", "spark"])
     parser.add_argument("--spark-master", default="local[2]")
     parser.add_argument("--set", action="append", default=[], dest="overrides")
+    parser.add_argument("--label", default="", help="names the rows (e.g. the code measured)")
     args = parser.parse_args()
     dirs = make_inputs(args.out / "collection", args.pairs, tuple(args.events), args.seed)
     size = collection_size(dirs)
     runs = {}
     for engine in args.engines:
-        runs[engine] = args.out / f"run-{engine}"
+        runs[engine] = args.out / f"run-{engine}{'-' + args.label if args.label else ''}"
         row = run_engine(dirs, runs[engine], engine, args.spark_master, args.overrides)
         if engine != "local" and "local" in runs:
             row["tables_equal_to_local"] = same_tables(runs["local"], runs[engine])
-        record("monolingual_engines", {"chapters_per_version": args.pairs,
+        record("monolingual_engines", {"label": args.label, "chapters_per_version": args.pairs,
                                        "events": list(args.events), "seed": args.seed,
                                        "overrides": args.overrides, **size, **row})
     print(json.dumps({name: str(path) for name, path in runs.items()}))

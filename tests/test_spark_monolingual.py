@@ -126,3 +126,20 @@ def test_the_plan_names_the_engine(data_dir, tmp_path, options, shown):
         *options])
     assert result.exit_code == 0, result.output
     assert shown in result.output and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("n_pairs, chunk, on_disk, missing", [
+    (10, 4, [], [(0, 4), (4, 8), (8, 10)]),
+    (10, 4, [4], [(0, 4), (8, 10)]),          # a finished part is not run again
+    (8, 4, [0, 4], []),
+    (0, 4, [], [(0, 0)]),                     # no pair: one empty chunk, as run_chunked makes
+    (3, 1, [1], [(0, 1), (2, 3)]),
+])
+def test_the_engine_gets_the_chunks_run_chunked_would_make(tmp_path, n_pairs, chunk, on_disk,
+                                                            missing):
+    from cppdb.extractors.monolingual_align import AlignJob, missing_chunks
+
+    job = AlignJob("u", "d", str(tmp_path), "n", {}, {}, "c", "")
+    for start in on_disk:
+        (tmp_path / job.part_name(start)).write_bytes(b"")
+    assert missing_chunks(job, n_pairs, chunk) == missing

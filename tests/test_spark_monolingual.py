@@ -90,7 +90,7 @@ def _reopen_before_align(source: Path, target: Path) -> None:
 def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark):
     """A part already on disk is not recomputed by the Spark engine (here marked by a
     changed cost, so a recomputation would show); the missing ones are."""
-    from cppdb.extractors.monolingual import _align_job
+    from cppdb.extractors.monolingual import align_job
     from cppdb.extractors.monolingual_align import align_chunk
     from cppdb.io import write_parquet_atomic
     from cppdb.run import RunDir
@@ -100,7 +100,7 @@ def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark):
     _reopen_before_align(local, out)
     config = load_config(overrides=CONFIG)
     run = RunDir(out, config, command="extract-monolingual", inputs=dirs)
-    job = _align_job(run, config)
+    job = align_job(run, config)
     run.finish("failed")                                # as a killed run leaves it
     Path(job.notes_parts).mkdir()
     first = align_chunk(job, 0, 1).with_columns(pl.col("cost") + 1000.0)

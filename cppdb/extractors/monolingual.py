@@ -198,7 +198,7 @@ def load_normalizer(path: Path) -> EntityNormalizer:
     return EntityNormalizer.from_clusters(clusters)
 
 
-def _align_job(run: RunDir, config: Config) -> AlignJob:
+def align_job(run: RunDir, config: Config) -> AlignJob:
     return AlignJob(units=str(run.path(UNITS)), documents=str(run.path(DOCUMENTS)),
                     beads_parts=str(run.path(BEADS + PARTS_SUFFIX)),
                     notes_parts=str(run.path(NOTE_PARTS)),
@@ -213,7 +213,7 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
     ``engine`` (each writes its part), then ``run_chunked`` computes whatever is still
     missing here and assembles the parts."""
     run = st.run
-    job = _align_job(run, config)
+    job = align_job(run, config)
     n_pairs = len(document_pairs(run.read(DOCUMENTS)))
     chunk_size = max(1, int(section["chunk_size"]))
     _, backend = alignment_encoder(job)

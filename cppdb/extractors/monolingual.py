@@ -199,6 +199,7 @@ def load_normalizer(path: Path) -> EntityNormalizer:
 
 
 def align_job(run: RunDir, config: Config) -> AlignJob:
+    """The align stage's work for ``run``, as its workers get it (paths and settings)."""
     return AlignJob(units=str(run.path(UNITS)), documents=str(run.path(DOCUMENTS)),
                     beads_parts=str(run.path(BEADS + PARTS_SUFFIX)),
                     notes_parts=str(run.path(NOTE_PARTS)),

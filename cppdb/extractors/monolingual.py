@@ -217,7 +217,7 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
     job = align_job(run, config)
     n_pairs = len(document_pairs(run.read(DOCUMENTS)))
     chunk_size = max(1, int(section["chunk_size"]))
-    _, backend = alignment_encoder(job)
+    _, backend = alignment_encoder(job, fresh=True)
     if backend is not None:
         run.record_backend("sentence_encoder", backend.describe())
     Path(job.notes_parts).mkdir(exist_ok=True)

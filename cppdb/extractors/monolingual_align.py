@@ -62,8 +62,15 @@ def document_pairs(documents: pl.DataFrame) -> list[tuple[int, str, str]]:
     return pairs
 
 
-def alignment_encoder(job: AlignJob) -> tuple[Any, Any]:
-    """This process's encoder (cached) and its backend; ``(None, None)`` for BAM alone."""
+def alignment_encoder(job: AlignJob, *, fresh: bool = False) -> tuple[Any, Any]:
+    """This process's encoder (cached) and its backend; ``(None, None)`` for BAM alone.
+
+    ``fresh``: drop the cached one first.  The stage does this once on the driver, so a
+    stage run starts from an unfitted encoder whatever this process aligned before (the
+    manifest records the backend's signature, which includes char-lsa's last fit).
+    """
+    if fresh:
+        _encoder.cache_clear()
     if job.settings.method == "bam":
         return None, None
     return _encoder(json.dumps([job.align_section, job.embed_section, job.cache_dir],

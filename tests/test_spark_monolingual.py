@@ -87,13 +87,15 @@ def _reopen_before_align(source: Path, target: Path) -> None:
     (target / "manifest.json").write_text(json.dumps(manifest), "utf-8")
 
 
-def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark):
+def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark, monkeypatch):
     """A part already on disk is not recomputed by the Spark engine (here marked by a
-    changed cost, so a recomputation would show); the missing ones are."""
+    changed cost, so a recomputation would show); the missing ones are, by Spark tasks, not
+    by the driver."""
+    from cppdb.extractors import monolingual
     from cppdb.extractors.monolingual import align_job
     from cppdb.extractors.monolingual_align import align_chunk
     from cppdb.io import write_parquet_atomic
-    from cppdb.run import RunDir
+    from cppdb.run import RunDir, part_path
 
     local, _, dirs = runs["text"]
     out = tmp_path / "resumed"
@@ -104,8 +106,16 @@ def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark):
     run.finish("failed")                                # as a killed run leaves it
     Path(job.notes_parts).mkdir()
     first = align_chunk(job, 0, 1).with_columns(pl.col("cost") + 1000.0)
-    write_parquet_atomic(Path(job.beads_parts) / job.part_name(0), first)
+    write_parquet_atomic(part_path(Path(job.beads_parts), 0), first)
+    on_driver: list[int] = []
+
+    def counted(job, start, stop):      # a copy of `on_driver` travels with a Spark task
+        on_driver.append(start)
+        return align_chunk(job, start, stop)
+
+    monkeypatch.setattr(monolingual, "align_chunk", counted)
     extract_monolingual(dirs, out, config, engine="spark", spark_session=spark)
+    assert on_driver == []
     want = pl.read_parquet(local / "beads.parquet")
     got = pl.read_parquet(out / "beads.parquet")
     marked = pl.col("doc_src") == first["doc_src"][0]
@@ -127,19 +137,3 @@ def test_the_plan_names_the_engine(data_dir, tmp_path, options, shown):
     assert result.exit_code == 0, result.output
     assert shown in result.output and not (tmp_path / "run").exists()
 
-
-@pytest.mark.parametrize("n_pairs, chunk, on_disk, missing", [
-    (10, 4, [], [(0, 4), (4, 8), (8, 10)]),
-    (10, 4, [4], [(0, 4), (8, 10)]),          # a finished part is not run again
-    (8, 4, [0, 4], []),
-    (0, 4, [], [(0, 0)]),                     # no pair: one empty chunk, as run_chunked makes
-    (3, 1, [1], [(0, 1), (2, 3)]),
-])
-def test_the_engine_gets_the_chunks_run_chunked_would_make(tmp_path, n_pairs, chunk, on_disk,
-                                                            missing):
-    from cppdb.extractors.monolingual_align import AlignJob, missing_chunks
-
-    job = AlignJob("u", "d", str(tmp_path), "n", {}, {}, "c", "")
-    for start in on_disk:
-        (tmp_path / job.part_name(start)).write_bytes(b"")
-    assert missing_chunks(job, n_pairs, chunk) == missing

@@ -46,9 +46,8 @@ from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_v
 from cppdb.align.sentences.versions import read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
-from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk, align_part,
-                                                alignment_encoder, document_pairs,
-                                                missing_chunks, read_notes)
+from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk,
+                                                alignment_encoder, document_pairs, read_notes)
 from cppdb.progress import console, progress_bar
 from cppdb.run import RunDir, StageHandle
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
@@ -213,6 +212,8 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
     """BAM + Vecalign per document pair, chunk by chunk: the missing chunks run on
     ``engine`` (each writes its part), then ``run_chunked`` computes whatever is still
     missing here and assembles the parts."""
+    from cppdb.engine import LocalEngine, compute_parts
+
     run = st.run
     job = align_job(run, config)
     n_pairs = len(document_pairs(run.read(DOCUMENTS)))
@@ -221,9 +222,8 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
     if backend is not None:
         run.record_backend("sentence_encoder", backend.describe())
     Path(job.notes_parts).mkdir(exist_ok=True)
-    if engine is not None and engine.name != "local":
-        Path(job.beads_parts).mkdir(exist_ok=True)
-        engine.map_chunks(partial(align_part, job), missing_chunks(job, n_pairs, chunk_size))
+    compute_parts(engine or LocalEngine(), Path(job.beads_parts), n_pairs, chunk_size,
+                  partial(align_chunk, job))
     with progress_bar(n_pairs, "aligning documents") as advance:
         run.run_chunked(st, BEADS, n_pairs, chunk_size, partial(align_chunk, job), advance)
     notes = read_notes(job.notes_parts)

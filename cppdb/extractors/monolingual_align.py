@@ -3,8 +3,8 @@
 A chunk is the document pairs ``[start, stop)`` of ``documents.parquet`` (every pair of
 files of a group, groups in order).  Its function takes only paths and plain settings
 (:class:`AlignJob`, picklable), so the same code runs in this process (local engine: through
-``run.run_chunked``, which writes the part) and as a Spark task (:func:`align_part` writes
-the part itself): it reads the units of its documents from ``units.parquet``, aligns each
+``run.run_chunked``) and as a Spark task (``cppdb.engine.compute_parts``); either writes the
+chunk's part.  It reads the units of its documents from ``units.parquet``, aligns each
 pair (BAM + Vecalign) and scores the confidence of every 1-1 bead.  The sentence encoder and
 the confidence model are loaded once per process and reused by every chunk that process
 runs (a Spark Python worker runs many).  Notes (an omitted passage re-aligned, a context
@@ -27,6 +27,7 @@ from cppdb import schema
 from cppdb.align.sentences.align import AlignSettings, align_sentences
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.io import write_parquet_atomic
+from cppdb.run import part_path
 
 NOTE_PARTS = "alignment_notes.parts"
 
@@ -37,7 +38,7 @@ class AlignJob:
 
     units: str                       # units.parquet
     documents: str                   # documents.parquet
-    beads_parts: str                 # beads.parquet.parts/ (the part of every chunk)
+    beads_parts: str                 # beads.parquet.parts/ (where the engines put the beads)
     notes_parts: str                 # alignment_notes.parts/
     align_section: dict[str, Any]    # [align_sentences]
     embed_section: dict[str, Any]    # [embed] (the encoder's settings)
@@ -47,9 +48,6 @@ class AlignJob:
     @property
     def settings(self) -> AlignSettings:
         return AlignSettings.from_config(self.align_section)
-
-    def part_name(self, start: int) -> str:
-        return f"part-{start:012d}.parquet"
 
 
 def document_pairs(documents: pl.DataFrame) -> list[tuple[int, str, str]]:
@@ -120,22 +118,9 @@ def align_chunk(job: AlignJob, start: int, stop: int) -> pl.DataFrame:
                  for k, (b, c) in enumerate(zip(result.beads, sure))]
     if encoder is not None:
         encoder.save()
-    write_parquet_atomic(Path(job.notes_parts) / job.part_name(start),
+    write_parquet_atomic(part_path(Path(job.notes_parts), start),
                          pl.DataFrame({"note": notes}, schema=schema.ALIGNMENT_NOTE_SCHEMA))
     return pl.DataFrame(rows, schema=schema.BEAD_SCHEMA)
-
-
-def align_part(job: AlignJob, start: int, stop: int) -> None:
-    """One chunk on an engine's worker: :func:`align_chunk`, then its part (atomically)."""
-    write_parquet_atomic(Path(job.beads_parts) / job.part_name(start),
-                         align_chunk(job, start, stop))
-
-
-def missing_chunks(job: AlignJob, n_pairs: int, chunk_size: int) -> list[tuple[int, int]]:
-    """The chunks ``run.run_chunked`` would make whose part is not on disk yet."""
-    parts = Path(job.beads_parts)
-    return [(a, min(a + chunk_size, n_pairs)) for a in range(0, max(n_pairs, 1), chunk_size)
-            if not (parts / job.part_name(a)).exists()]
 
 
 def read_notes(notes_parts: str | Path) -> list[str]:

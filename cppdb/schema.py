@@ -146,6 +146,8 @@ SKIPPED_SCHEMA: dict[str, pl.DataType] = {"path": pl.String, "reason": pl.String
 DOCUMENT_SCHEMA: dict[str, pl.DataType] = {
     "group": pl.Int64, "version": pl.Int64, "doc_id": pl.String, "path": pl.String,
     "score": pl.Float64, "method": pl.String, "reason": pl.String}
+#: alignment_notes.parts/ (monolingual align, per chunk; collected into the manifest, deleted)
+ALIGNMENT_NOTE_SCHEMA: dict[str, pl.DataType] = {"note": pl.String}
 #: entities.parquet (monolingual): transliteration variant -> canonical name
 ENTITY_SCHEMA: dict[str, pl.DataType] = {
     "canonical": pl.String, "variant": pl.String, "count": pl.Int64}

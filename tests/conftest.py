@@ -1,7 +1,8 @@
-"""Shared fixtures: offline settings and tiny random models built locally."""
+"""Shared fixtures: offline settings, tiny random models built locally, a local Spark session."""
 from __future__ import annotations
 
 import os
+import sys
 
 # A hub call would hang for ~70 s on a machine without internet: never make one in tests.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -60,3 +61,18 @@ def ranked_bilingual_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     extract_bilingual(DATA / "parallel" / "sample.zh", DATA / "parallel" / "sample.en", run, config)
     rank_run(run, config.with_overrides(["features.embedding=false"]))
     return run
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] SparkSession for every engine-parity test (the [spark] extra + Java)."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)   # workers need cppdb's deps
+    session = (SparkSession.builder.master("local[2]").appName("cppdb-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

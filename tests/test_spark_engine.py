@@ -30,20 +30,6 @@ TABLES = ("phrase_occurrences.parquet", "phrase_pairs.parquet", "pattern_pairs.p
 PAIR_ORDER = (["lhs", S.SOURCE, S.TARGET], [False, False, False])
 
 
-@pytest.fixture(scope="session")
-def spark():
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)   # workers need cppdb's deps
-    session = (SparkSession.builder.master("local[2]").appName("cppdb-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, data_dir, spark) -> tuple[Path, Path]:
     """The sample through the local engine and, from the same input, through Spark."""

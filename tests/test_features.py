@@ -249,6 +249,33 @@ def test_unfitted_lm_is_an_error():
         CharNgramLM().score(["x"])
 
 
+@pytest.mark.parametrize("order, corpus, probes", [
+    (1, ["ab"], ["ab", "z", ""]),
+    (3, ["他在车祸中丧生", "他死于一场车祸", "那位老人在院子里种了一棵树"],
+     ["他在车祸中丧生", "生丧中祸车在他", "一棵树", "未见过的字"]),
+    # a history seen only before the end symbol, and texts shorter than the order
+    (4, ["甲", "甲乙", "乙甲乙"], ["甲乙", "乙", "丙丙丙丙"]),
+])
+def test_a_restored_char_ngram_lm_scores_exactly_like_the_fitted_one(tmp_path, order, corpus,
+                                                                      probes):
+    """What workers of another process load (the rank features on an engine)."""
+    fitted = CharNgramLM(order=order).fit(corpus)
+    assert fitted.save(tmp_path / "lm.parquet")
+    restored = CharNgramLM(order=order).restore(tmp_path / "lm.parquet")
+    assert restored.score(probes).tolist() == fitted.score(probes).tolist()
+    assert restored.signature() == fitted.signature()
+
+
+def test_a_restored_lm_must_have_the_configured_order(tmp_path):
+    from cppdb.errors import BadInputError
+
+    CharNgramLM(order=2).fit(["ab"]).save(tmp_path / "lm.parquet")
+    with pytest.raises(BadInputError, match="order 2, not 3"):
+        CharNgramLM(order=3).restore(tmp_path / "lm.parquet")
+    with pytest.raises(BadInputError, match="not trained"):
+        CharNgramLM(order=2).save(tmp_path / "unfitted.parquet")
+
+
 def test_masked_lm_needs_a_model_directory(tmp_path):
     from cppdb.errors import ModelNotFoundError
 

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cppdb.commands.common import (ConfigOpt, DryRunOpt, FreshOpt, JsonOpt, QuietOpt, SetOpt,
-                                   make_config, print_json, print_plan)
+from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
+                                   SetOpt, SparkMasterOpt, make_config, print_json, print_plan)
 from cppdb.errors import BadInputError
 
 
@@ -26,14 +26,16 @@ def _print_table(frame, title: str) -> None:
 
 
 def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, quiet: bool,
-          as_json: bool, fresh: bool, dry_run: bool = False) -> None:
+          as_json: bool, fresh: bool, dry_run: bool = False, engine: str = "local",
+          spark_master: Optional[str] = None) -> None:
     from cppdb.rank.pipeline import plan_rank, rank_run, summary_dict
 
     cfg = make_config(config, overrides, quiet)
     if dry_run:
-        print_plan(plan_rank(run, cfg, labels), as_json)
+        print_plan(plan_rank(run, cfg, labels, engine=engine, spark_master=spark_master),
+                   as_json)
         return
-    summary = rank_run(run, cfg, labels, fresh=fresh)
+    summary = rank_run(run, cfg, labels, fresh=fresh, engine=engine, spark_master=spark_master)
     if as_json:
         print_json(summary_dict(summary))
         return
@@ -88,9 +90,10 @@ def register(app: typer.Typer) -> None:
                              "allowed). Without it the ranker learns from weak labels.")] = None,
         config: ConfigOpt = None, set_: SetOpt = None, quiet: QuietOpt = False,
         as_json: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
+        engine: EngineOpt = "local", spark_master: SparkMasterOpt = None,
     ) -> None:
         """Filter, featurise and rank a run's pairs with LightGBM (outputs in RUN/ranking/)."""
-        _rank(run, labels, config, set_, quiet, as_json, fresh, dry_run)
+        _rank(run, labels, config, set_, quiet, as_json, fresh, dry_run, engine, spark_master)
 
     @app.command("score")
     def score_cmd(

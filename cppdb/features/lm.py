@@ -86,11 +86,54 @@ class CharNgramLM(Backend):
         self._fingerprint = digest
         return self
 
-    def score(self, texts: list[str]) -> np.ndarray:
-        """Mean natural-log probability per character (end symbol included) of each text."""
+    def save(self, path: str | Path) -> bool:
+        """Write the fitted counts to one Parquet file (atomically): a row per (order ``k``,
+        history ``h``, character ``w``) with its count ``c``; k = 0 are the unigrams.  The
+        context totals are sums over these rows, so :meth:`restore` recomputes them."""
+        from cppdb.io import write_parquet_atomic
+
+        self._require_fit()
+        rows = [self._unigrams.select(pl.lit(0, pl.Int32).alias("k"),
+                                      pl.lit(None, pl.String).alias("h"), "w",
+                                      pl.col("c0").alias("c"))]
+        for k, (joint, _context) in enumerate(self._tables, start=1):
+            rows.append(joint.select(pl.lit(k, pl.Int32).alias("k"), pl.col(f"h{k}").alias("h"),
+                                     "w", pl.col(f"c{k}").alias("c")))
+        write_parquet_atomic(path, pl.concat(rows), metadata={
+            "cppdb_char_ngram_order": str(self.order),
+            "cppdb_char_ngram_text": self._fingerprint})
+        return True
+
+    def restore(self, path: str | Path) -> CharNgramLM:
+        """The state :meth:`save` wrote (scores are identical to the saved model's)."""
+        metadata = pl.read_parquet_metadata(path)
+        order = int(metadata.get("cppdb_char_ngram_order", -1))
+        if order != self.order:
+            raise BadInputError(f"{path} holds a char n-gram LM of order {order}, not "
+                                f"{self.order}", hint=f"delete {path}; it is refitted")
+        counts = pl.read_parquet(path)
+        self._unigrams = counts.filter(pl.col("k") == 0).select("w", pl.col("c").alias("c0"))
+        self._total = int(self._unigrams["c0"].sum())
+        self._vocab = self._unigrams.height
+        self._tables = []
+        for k in range(1, self.order):
+            h = f"h{k}"
+            joint = counts.filter(pl.col("k") == k).select(pl.col("h").alias(h), "w",
+                                                           pl.col("c").alias(f"c{k}"))
+            context = joint.group_by(h).agg(pl.col(f"c{k}").sum().alias(f"n{k}"),
+                                            pl.len().alias(f"t{k}"))
+            self._tables.append((joint, context))
+        self._fingerprint = metadata["cppdb_char_ngram_text"]
+        return self
+
+    def _require_fit(self) -> None:
         if self._unigrams is None:
             raise BadInputError("the char n-gram LM is not trained",
                                 hint="call fit(texts) before score(texts)")
+
+    def score(self, texts: list[str]) -> np.ndarray:
+        """Mean natural-log probability per character (end symbol included) of each text."""
+        self._require_fit()
         rows = (_char_rows(list(texts), self.order).with_row_index("_row")
                 .join(self._unigrams, on="w", how="left"))
         prob = (pl.col("c0").fill_null(0) + 1) / (self._total + self._vocab + 1)
@@ -139,6 +182,13 @@ class MaskedLM(Backend):
 
     def fit(self, texts: list[str]) -> MaskedLM:
         """Pretrained: nothing to fit (kept for the common language-model protocol)."""
+        return self
+
+    def save(self, path: str | Path) -> bool:
+        """Pretrained: no fitted state to write (workers load the model directory)."""
+        return False
+
+    def restore(self, path: str | Path) -> MaskedLM:
         return self
 
     def _load(self) -> None:

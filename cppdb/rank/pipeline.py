@@ -9,9 +9,11 @@
 """
 from __future__ import annotations
 
+import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +22,9 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.config import Config, load_config
+from cppdb.engine import Engine
 from cppdb.errors import BadInputError, ConfigError
-from cppdb.features.lexical_weights import add_unit_weights, run_units
+from cppdb.features.lexical_weights import run_units
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
@@ -34,9 +37,12 @@ from cppdb.features.table import (
     LM_FEATURES,
     model_text,
 )
+from cppdb.io import write_parquet_atomic
 from cppdb.progress import progress_bar
 from cppdb.rank import filters, tiers, weak_labels
 from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
+from cppdb.rank.chunks import (FeatureJob, ScoreJob, feature_rows, merge_embedding_caches,
+                               missing_chunks, write_feature_part, write_score_part)
 from cppdb.rank.pairs import (
     LABEL,
     PAIR_TABLES,
@@ -53,8 +59,8 @@ from cppdb.rank.ranker import (
     usable_features,
 )
 from cppdb.run import RunDir, StageHandle
-from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
-                          run_stages)
+from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
+                          plan_stages, run_stages)
 
 RANK_DIR = "ranking"
 COMMAND = "rank"
@@ -100,8 +106,25 @@ def _filter_stage(st: StageHandle, run_dir: Path, config: Config) -> None:
         st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
 
 
-def _features_stage(st: StageHandle, run_dir: Path, models: Callable[[], FeatureModels],
-                    config: Config) -> None:
+class _LazyModels:
+    """The feature models, loaded on first use (once per ``rank_run``); :meth:`forget` makes
+    the next use load them again (after workers extended the embedding cache on disk)."""
+
+    def __init__(self, config: Config, run_dir: Path) -> None:
+        self.config, self.run_dir = config, run_dir
+        self._loaded: FeatureModels | None = None
+
+    def __call__(self) -> FeatureModels:
+        if self._loaded is None:
+            self._loaded = _models(self.config, self.run_dir)
+        return self._loaded
+
+    def forget(self) -> None:
+        self._loaded = None
+
+
+def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config: Config,
+                    engine: Engine | None = None) -> None:
     """Features chunk by chunk (resumable; memory bounded by the chunk), with the LM fitted
     once on the whole table's text, so the result does not depend on the chunk size."""
     run = st.run
@@ -115,14 +138,42 @@ def _features_stage(st: StageHandle, run_dir: Path, models: Callable[[], Feature
     if loaded.language_model is not None and n_rows:
         loaded.language_model.fit(model_texts(candidates))
     units = run_units(run_dir)
+    if engine is not None and engine.name != "local":
+        _features_on(engine, st, run_dir, loaded, units, config, n_rows)
+        models.forget()        # the train stage reloads the embedding cache the workers grew
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         part = candidates.slice(start, stop - start).collect()
-        frame = build_feature_table(part, loaded, workers=section["workers"], fit=False)
-        return add_unit_weights(frame, units)
+        return feature_rows(part, loaded, units, section["workers"])
 
     with progress_bar(n_rows, "features") as advance:
         run.run_chunked(st, FEATURES, n_rows, int(section["chunk_size"]), compute, advance)
+
+
+def _features_on(engine: Engine, st: StageHandle, run_dir: Path, loaded: FeatureModels,
+                 units: pl.DataFrame | None, config: Config, n_rows: int) -> None:
+    """The missing feature chunks as the engine's tasks (``cppdb.rank.chunks``); the fitted
+    LM and the unit table reach the workers as files in ``features.parquet.broadcast/``."""
+    run = st.run
+    section = config.section("features")
+    parts = run.path(FEATURES + PARTS_SUFFIX)
+    parts.mkdir(parents=True, exist_ok=True)
+    missing = missing_chunks(parts, n_rows, int(section["chunk_size"]))
+    if not missing:
+        return
+    shared = run.path(FEATURES + ".broadcast")
+    lm_path, units_path = shared / "language_model.parquet", shared / "units.parquet"
+    saved_lm = bool(n_rows) and loaded.language_model is not None \
+        and loaded.language_model.save(lm_path)
+    if units is not None:
+        write_parquet_atomic(units_path, units)
+    job = FeatureJob(str(run.path(CANDIDATES)), str(parts), section, config.section("embed"),
+                     str(run_dir), str(lm_path) if saved_lm else None,
+                     str(units_path) if units is not None else None, str(shared / "embeddings"))
+    engine.map_chunks(partial(write_feature_part, job), missing)
+    st.note("embedding_cache_added_by_workers",
+            merge_embedding_caches(shared / "embeddings", run_dir))
+    shutil.rmtree(shared)
 
 
 def _run_texts(features: pl.DataFrame) -> list[str]:
@@ -221,28 +272,51 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
     return ranker, training, summary
 
 
-def _score_stage(st: StageHandle, config: Config) -> None:
+def _score_stage(st: StageHandle, config: Config, engine: Engine | None = None) -> None:
     run = st.run
-    features = run.read(FEATURES)
-    ranker = load_model(run.path(MODEL))
-    threads = config.section("rank")["threads"]
-    scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
+    if engine is not None and engine.name != "local":
+        scored = _scores_on(engine, run, config)
+    else:
+        features = run.read(FEATURES)
+        ranker = load_model(run.path(MODEL))
+        threads = config.section("rank")["threads"]
+        scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
+        scored = scored.select([c for c in scored.columns if not c.startswith("f_")])
     tier_list = tiers.tiers_from_config(config.section("rank"))
-    ranked = tiers.add_ranks(scored.select([c for c in scored.columns
-                                            if not c.startswith("f_")]), tier_list)
+    ranked = tiers.add_ranks(scored, tier_list)
     st.write_parquet(RANKED, ranked)
     st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
+    shutil.rmtree(run.path(RANKED + PARTS_SUFFIX), ignore_errors=True)
 
 
-def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stage]:
-    """The declared stages of ``rank`` (see the module docstring); models load once, lazily."""
-    loaded: list[FeatureModels] = []
+def _scores_on(engine: Engine, run: RunDir, config: Config) -> pl.DataFrame:
+    """The pairs (no ``f_*`` columns) with their scores, predicted by the engine's tasks on
+    chunks of ``features.parquet``; the global order (ranks, tiers) stays on the driver."""
+    features = run.scan(FEATURES)
+    n_rows = features.select(pl.len()).collect().item()
+    parts = run.path(RANKED + PARTS_SUFFIX)
+    parts.mkdir(parents=True, exist_ok=True)
+    job = ScoreJob(str(run.path(FEATURES)), str(parts), str(run.path(MODEL)),
+                   int(config.section("rank")["threads"]))
+    chunk = int(config.section("features")["chunk_size"])
+    engine.map_chunks(partial(write_score_part, job), missing_chunks(parts, n_rows, chunk))
+    scores = pl.read_parquet(sorted(parts.glob("part-*.parquet")))[tiers.SCORE]
+    if scores.len() != n_rows:
+        from cppdb.errors import RunStateError
 
-    def models() -> FeatureModels:
-        if not loaded:
-            loaded.append(_models(config, run_dir))
-        return loaded[0]
+        raise RunStateError(f"the score parts in {parts} hold {scores.len()} rows, "
+                            f"features.parquet {n_rows}",
+                            hint=f"delete {parts} and run `cppdb rank` again")
+    keep = [c for c in features.collect_schema().names() if not c.startswith("f_")]
+    return features.select(keep).collect().with_columns(scores)
 
+
+def rank_stages(run_dir: Path, config: Config, labels: Path | None,
+                engine: Engine | None = None) -> list[Stage]:
+    """The declared stages of ``rank`` (see the module docstring); models load once, lazily.
+    ``engine`` (``cppdb.engine``) runs the feature and score chunks (default: this process)."""
+    models = _LazyModels(config, run_dir)
+    on_engine = engine is not None and engine.name != "local"
     tables = External("a pair table of the run", tuple(run_dir / n for n in PAIR_TABLES),
                       any_of=True, hint="run `cppdb extract-bilingual` or "
                                         "`cppdb extract-monolingual` into this directory first")
@@ -253,43 +327,59 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stag
         Stage("filter", (tables,), (CANDIDATES, REJECTED),
               lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
         Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)),), (FEATURES,),
-              lambda st: _features_stage(st, run_dir, models, config), chunked=True,
+              lambda st: _features_stage(st, run_dir, models, config, engine), chunked=True,
               doc="every f_* feature"),
         Stage("train", train_reads, (MODEL, TRAINING),
               lambda st: _train_stage(st, models, config, labels),
               doc="fit on human/weak labels, or load a pretrained model"),
         Stage("score", (Artifact(FEATURES), Artifact(MODEL)), (RANKED, TIERS),
-              lambda st: _score_stage(st, config), doc="score, rank, tiers"),
+              lambda st: _score_stage(st, config, engine), chunked=on_engine,
+              doc="score, rank, tiers"),
     ]
 
 
 def plan_rank(run_dir: str | Path, config: Config | None = None,
-              labels: str | Path | None = None) -> Plan:
+              labels: str | Path | None = None, *, engine: str = "local",
+              spark_master: str | None = None) -> Plan:
     """The plan ``rank_run`` would run (``--dry-run``); nothing is written."""
+    from cppdb.engine import make_engine
     from cppdb.run import fingerprint_of
 
     config = config or load_config()
     run_dir = Path(run_dir)
     label_path = Path(labels) if labels else None
-    stages = rank_stages(run_dir, config, label_path)
+    chosen = make_engine(engine, master=spark_master)
+    stages = rank_stages(run_dir, config, label_path, chosen)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
-    return plan_stages(run_dir / RANK_DIR, COMMAND, stages,
-                       notes=dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs)))
+    notes = dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs))
+    notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
+    return plan_stages(run_dir / RANK_DIR, COMMAND, stages, notes=notes)
 
 
 def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Path | None = None,
-             *, fresh: bool = False) -> RankSummary:
-    """Filter, featurise, train (human or weak labels, or load a model) and rank a run."""
+             *, fresh: bool = False, engine: str = "local", spark_master: str | None = None,
+             spark_session: Any = None) -> RankSummary:
+    """Filter, featurise, train (human or weak labels, or load a model) and rank a run.
+
+    ``engine="spark"`` computes the feature chunks and the scores as Spark tasks
+    (``spark_master``, or an existing ``spark_session``); filter, the LM fit, training and
+    the ranks/tiers run here.  The outputs are the same as on the local engine.
+    """
+    from cppdb.engine import make_engine
+
     config = config or load_config()
     run_dir = Path(run_dir)
     if labels is not None:          # a bad labels file fails before --fresh moves the run aside
         read_tsv_pairs(labels, with_score=True)
     label_path = Path(labels) if labels else None
-    stages = rank_stages(run_dir, config, label_path)
+    chosen = make_engine(engine, master=spark_master, session=spark_session)
+    chosen.check()                                       # a missing engine fails before work
+    stages = rank_stages(run_dir, config, label_path, chosen)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
     run = RunDir(run_dir / RANK_DIR, config, command=COMMAND, inputs=inputs, fresh=fresh)
+    run.record_backend("engine", chosen.describe())
     with progress_bar(len(stages), "ranking (filter, features, train, score)") as advance:
         run_stages(run, COMMAND, stages, progress=lambda _name: advance(1))
     return RankSummary(run.root, run.stage_info("filter")["rows"][CANDIDATES]

@@ -1,0 +1,154 @@
+"""The per-chunk work of ``rank`` as functions an engine's workers can run.
+
+The features of rows ``[start, stop)`` of ``candidates.parquet`` and the scores of rows
+``[start, stop)`` of ``features.parquet``.  The local engine computes feature chunks in this
+process with the models it already holds (:func:`feature_rows`) and scores the whole table
+at once; another engine (Spark) runs :func:`write_feature_part` / :func:`write_score_part`
+as tasks in other processes.  Those are module-level functions of a frozen job (paths and
+settings: it pickles, so ``functools.partial`` binds it) and ``start, stop``; each writes its
+part atomically where ``RunDir.run_chunked`` would, and the driver only assembles the parts.
+
+What a worker process loads it keeps for its next tasks (``lru_cache``, keyed by the
+settings and the size and mtime of the files):
+
+* the models of the ``[features]``/``[embed]`` sections (as the driver loads them), with the
+  char n-gram LM *restored* from the file the driver wrote after fitting it on the whole
+  table's text, and the lexical-weight unit table the driver wrote: every chunk sees the LM
+  and units of the local engine, whatever process computes it;
+* the ranker JSON of the score stage.
+
+The sentence encoder's embedding cache: a worker reads the run's cache file but saves its
+vectors into a file of its own (``embeddings/worker-<pid>/``), because several processes
+saving one file would each overwrite the others' new vectors; the driver merges these files
+into the run's cache after the stage (:func:`merge_embedding_caches`).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cppdb.features.lexical_weights import add_unit_weights
+from cppdb.features.models import FeatureModels, build_feature_table, load_feature_models
+from cppdb.io import write_parquet_atomic
+from cppdb.rank.tiers import SCORE
+
+
+def part_path(parts: str | Path, start: int) -> Path:
+    """The part file of the chunk starting at ``start`` (``RunDir.run_chunked``'s name)."""
+    return Path(parts) / f"part-{start:012d}.parquet"
+
+
+def missing_chunks(parts: Path, n_rows: int, chunk_size: int) -> list[tuple[int, int]]:
+    """``run_chunked``'s ``[start, stop)`` chunks whose part is not on disk yet."""
+    return [(a, min(a + chunk_size, n_rows)) for a in range(0, max(n_rows, 1), chunk_size)
+            if not part_path(parts, a).exists()]
+
+
+def _stamp(path: str | None) -> tuple[int, int] | None:
+    if path is None:
+        return None
+    info = os.stat(path)
+    return info.st_size, info.st_mtime_ns
+
+
+# -- features -------------------------------------------------------------------------------
+def feature_rows(part: pl.DataFrame, models: FeatureModels, units: pl.DataFrame | None,
+                 workers: int) -> pl.DataFrame:
+    """Every ``f_*`` feature of one chunk of candidates (the LM is fitted already)."""
+    frame = build_feature_table(part, models, workers=workers, fit=False)
+    return add_unit_weights(frame, units)
+
+
+@dataclass(frozen=True)
+class FeatureJob:
+    """What a worker needs to compute feature chunks (paths as strings: they pickle)."""
+
+    candidates: str
+    parts: str
+    features: dict[str, Any]          # the [features] section
+    embed: dict[str, Any]             # the [embed] section
+    cache_dir: str | None             # the run directory (where the embedding cache lives)
+    language_model: str | None        # the fitted LM's file (None: nothing fitted to restore)
+    units: str | None                 # the unit table (None: the run has no lexical tables)
+    shards: str                       # where worker processes save their embedding caches
+
+
+def write_feature_part(job: FeatureJob, start: int, stop: int) -> None:
+    """One feature chunk on a worker: its part file, written atomically."""
+    sections = json.dumps([job.features, job.embed], sort_keys=True, default=str)
+    models, units = _feature_state(sections, job.cache_dir, job.language_model,
+                                   _stamp(job.language_model), job.units, _stamp(job.units),
+                                   job.shards)
+    part = pl.scan_parquet(job.candidates).slice(start, stop - start).collect()
+    write_parquet_atomic(part_path(job.parts, start),
+                         feature_rows(part, models, units, int(job.features["workers"])))
+
+
+@lru_cache(maxsize=1)
+def _feature_state(sections: str, cache_dir: str | None, lm_path: str | None,
+                   lm_stamp: Any, units_path: str | None, units_stamp: Any,
+                   shards: str) -> tuple[FeatureModels, pl.DataFrame | None]:
+    features, embed = json.loads(sections)
+    models = load_feature_models(features, embed, cache_dir)
+    if models.language_model is not None and lm_path is not None:
+        models.language_model.restore(lm_path)
+    cache = getattr(models.encoder, "cache", None)         # cppdb.features.models._DescribedCache
+    if cache is not None and cache.path is not None:
+        # read the run's cache (loaded above), save into this process's own file
+        cache.path = Path(shards) / f"worker-{os.getpid()}" / cache.path.name
+        cache.path.parent.mkdir(parents=True, exist_ok=True)
+    units = pl.read_parquet(units_path) if units_path is not None else None
+    return models, units
+
+
+def merge_embedding_caches(shards: Path, cache_dir: Path) -> int:
+    """Fold the workers' cache files into the run's cache files (first vector of a text
+    wins: the run's own, then workers in name order); the number of texts added."""
+    from cppdb.embed.cache import TEXT
+
+    added = 0
+    for name in sorted({p.name for p in shards.glob("worker-*/embeddings-*.parquet")}):
+        target = cache_dir / name
+        files = ([target] if target.exists() else []) + sorted(shards.glob(f"worker-*/{name}"))
+        before = pl.scan_parquet(target).select(pl.len()).collect().item() \
+            if target.exists() else 0
+        metadata = pl.read_parquet_metadata(files[-1])
+        merged = pl.concat([pl.scan_parquet(f) for f in files]).unique(
+            TEXT, keep="first", maintain_order=True)
+        added += write_parquet_atomic(target, merged.collect(),
+                                      metadata={k: v for k, v in metadata.items()
+                                                if k == "encoder"}) - before
+    return added
+
+
+# -- scores ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScoreJob:
+    """What a worker needs to score chunks of ``features.parquet``."""
+
+    features: str
+    parts: str
+    model: str                        # ranker.json
+    threads: int
+
+
+def write_score_part(job: ScoreJob, start: int, stop: int) -> None:
+    """The scores of one chunk of feature rows (one ``score`` column, in row order)."""
+    ranker = _ranker(job.model, _stamp(job.model))
+    frame = pl.scan_parquet(job.features).slice(start, stop - start).collect()
+    write_parquet_atomic(part_path(job.parts, start),
+                         pl.DataFrame({SCORE: ranker.predict(frame, job.threads)},
+                                      schema={SCORE: pl.Float64}))
+
+
+@lru_cache(maxsize=1)
+def _ranker(path: str, stamp: Any) -> Any:
+    from cppdb.rank.by_type import load_model
+
+    return load_model(path)

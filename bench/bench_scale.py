@@ -7,6 +7,12 @@ and end is recorded: the machine is shared, so absolute times are pessimistic.
 
     python -m bench.make_corpus --tatoeba cmn.txt --pairs 100000 --out /tmp/c100k --work /tmp/seed
     python -m bench.bench_scale --corpus /tmp/c100k --out /tmp/scale-100k [--engine spark] [--skip-rank]
+
+``--engine`` applies to both commands.  ``--rank-only`` ranks an extracted run (``--out``)
+again, its old ``ranking/`` removed first (rank on both engines from one extraction):
+
+    python -m bench.bench_scale --out /tmp/scale-100k --rank-only --engine spark \
+        --set features.embedding=false
 """
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -41,30 +48,42 @@ def _stages(manifest: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", type=Path, required=True, help="CORPUS.zh / CORPUS.en")
+    parser.add_argument("--corpus", type=Path, help="CORPUS.zh / CORPUS.en")
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--engine", default="local")
     parser.add_argument("--spark-master", default="local[2]")
+    parser.add_argument("--rank-only", action="store_true",
+                        help="--out is an extracted run: remove its ranking/ and rank it")
     parser.add_argument("--set", action="append", default=[], dest="overrides")
     parser.add_argument("--skip-rank", action="store_true",
                         help="extract-bilingual only (e.g. to compare engines on it alone)")
     args = parser.parse_args()
+    if args.corpus is None and not args.rank_only:
+        parser.error("--corpus is needed unless --rank-only")
     cppdb = [sys.executable, "-m", "cppdb.cli"]
     sets = [x for item in args.overrides for x in ("--set", item)]
     engine = ["--engine", args.engine] + (["--spark-master", args.spark_master]
                                           if args.engine == "spark" else [])
     load_start = os.getloadavg()
-    n_pairs = sum(1 for _ in open(f"{args.corpus}.zh", encoding="utf-8"))
-    extract = _timed_command(cppdb + ["extract-bilingual", "--zh", f"{args.corpus}.zh",
-                                      "--en", f"{args.corpus}.en", "-o", str(args.out),
-                                      "--quiet", *engine, *sets])
+    row: dict[str, Any] = {"synthetic": True}
+    if args.rank_only:
+        shutil.rmtree(args.out / "ranking", ignore_errors=True)
+        row["run"] = str(args.out)
+        row["pairs"] = _stages(args.out / "manifest.json")["annotate"]["rows"].get(
+            "annotations.parquet")
+    else:
+        row["corpus"] = str(args.corpus)
+        row["pairs"] = sum(1 for _ in open(f"{args.corpus}.zh", encoding="utf-8"))
+        row["extract_bilingual"] = _timed_command(
+            cppdb + ["extract-bilingual", "--zh", f"{args.corpus}.zh", "--en",
+                     f"{args.corpus}.en", "-o", str(args.out), "--quiet", *engine, *sets])
+        row["extract_stages"] = _stages(args.out / "manifest.json")
     rank = (None if args.skip_rank else
-            _timed_command(cppdb + ["rank", str(args.out), "--quiet", *sets]))
+            _timed_command(cppdb + ["rank", str(args.out), "--quiet", *engine, *sets]))
     record("scale", {
-        "corpus": str(args.corpus), "synthetic": True, "pairs": n_pairs,
-        "engine": args.engine + (f" {args.spark_master}" if args.engine == "spark" else ""),
-        "overrides": args.overrides, "extract_bilingual": extract, "rank": rank,
-        "extract_stages": _stages(args.out / "manifest.json"),
+        **row, "engine": args.engine + (f" {args.spark_master}" if args.engine == "spark"
+                                        else ""),
+        "overrides": args.overrides, "rank": rank,
         "rank_stages": None if rank is None else _stages(args.out / "ranking" / "manifest.json"),
         "loadavg_start": [round(x, 2) for x in load_start],
         "loadavg_end": [round(x, 2) for x in os.getloadavg()]})

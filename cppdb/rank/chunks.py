@@ -18,7 +18,7 @@ settings and the size and mtime of the files):
 * the ranker JSON of the score stage.
 
 The sentence encoder's embedding cache: a worker reads the run's cache file but saves its
-vectors into a file of its own (``embeddings/worker-<pid>/``), because several processes
+vectors into a file of its own (``embeddings/worker-<host>-<pid>/``), because several processes
 saving one file would each overwrite the others' new vectors; the driver merges these files
 into the run's cache after the stage (:func:`merge_embedding_caches`).
 """
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -101,7 +102,8 @@ def _feature_state(sections: str, cache_dir: str | None, lm_path: str | None,
     cache = getattr(models.encoder, "cache", None)         # cppdb.features.models._DescribedCache
     if cache is not None and cache.path is not None:
         # read the run's cache (loaded above), save into this process's own file
-        cache.path = Path(shards) / f"worker-{os.getpid()}" / cache.path.name
+        worker = f"worker-{socket.gethostname()}-{os.getpid()}"      # unique on a cluster too
+        cache.path = Path(shards) / worker / cache.path.name
         cache.path.parent.mkdir(parents=True, exist_ok=True)
     units = pl.read_parquet(units_path) if units_path is not None else None
     return models, units

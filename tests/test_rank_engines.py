@@ -57,8 +57,12 @@ def extracted(tmp_path_factory, data_dir) -> Path:
     return run
 
 
-def _copy(extracted: Path, root: Path) -> Path:
+def _copy(extracted: Path, root: Path, vectors_of: Path | None = None) -> Path:
+    """A copy of the extracted run; with ``vectors_of``, that run's embedding cache too
+    (its workers read vectors instead of encoding: cheaper, the same values)."""
     shutil.copytree(extracted, root / "run")
+    for cache in (vectors_of.glob("embeddings-*.parquet") if vectors_of else ()):
+        shutil.copy(cache, root / "run" / cache.name)
     return root / "run"
 
 
@@ -84,12 +88,14 @@ def local(extracted, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def spawned(extracted, tmp_path_factory) -> Path:
-    return _rank_on(_copy(extracted, tmp_path_factory.mktemp("spawned")), SpawnedEngine())
+def spawned(extracted, local, tmp_path_factory) -> Path:
+    run = _copy(extracted, tmp_path_factory.mktemp("spawned"), vectors_of=local.parent)
+    return _rank_on(run, SpawnedEngine())
 
 
 @pytest.fixture(scope="module")
 def on_spark(extracted, tmp_path_factory, spark) -> Path:
+    """From an empty embedding cache: Spark's workers encode every string themselves."""
     from cppdb.rank.pipeline import rank_run
 
     run = _copy(extracted, tmp_path_factory.mktemp("spark"))
@@ -125,11 +131,10 @@ def test_the_engine_leaves_no_work_files(request, engine):
     assert not [n for n in names if n.endswith((".parts", ".broadcast"))], names
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_the_workers_vectors_reach_the_runs_embedding_cache(request, engine):
+def test_the_workers_vectors_reach_the_runs_embedding_cache(on_spark):
     from cppdb.features.models import model_texts
 
-    ranking = request.getfixturevalue(engine)
+    ranking = on_spark
     texts = set(model_texts(pl.read_parquet(ranking / "features.parquet")))
     caches = list(ranking.parent.glob("embeddings-*.parquet"))
     assert len(caches) == 1
@@ -151,7 +156,7 @@ def test_a_failed_ranking_resumes_from_its_parts_on_another_engine(extracted, tm
     """One feature chunk is done when the run fails; Spark computes only the others."""
     from cppdb.rank.pipeline import rank_run
 
-    run = _copy(extracted, tmp_path)
+    run = _copy(extracted, tmp_path, vectors_of=local.parent)
     with pytest.raises(RuntimeError, match="injected failure"):
         _rank_on(run, SpawnedEngine(fail_after=1))
     parts = run / "ranking" / "features.parquet.parts"

@@ -1,7 +1,8 @@
 """End to end at scale: ``extract-bilingual`` + ``rank`` on a (synthetic) corpus, per engine.
 
 Each command runs as its own process under ``/usr/bin/time -v`` (its peak RSS, including its
-worker processes' own peaks are not summed: the figure is the largest single process), and
+worker processes' own peaks are not summed: the figure is the largest single process; the
+summed RSS of the process tree is sampled too, ``peak_tree_rss_mb``), and
 the per-stage seconds and counts come from the run's manifest.  The load average at start
 and end is recorded: the machine is shared, so absolute times are pessimistic.
 
@@ -23,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -31,13 +33,40 @@ from bench.common import record
 
 
 def _timed_command(args: list[str]) -> dict[str, Any]:
+    """Wall time, the largest single process's peak RSS (``time -v``) and the peak of the
+    summed RSS of the whole process tree (sampled every 0.5 s: the driver, a JVM and its
+    Python workers together)."""
+    import psutil
+
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-v", *args], capture_output=True, text=True)
+    with tempfile.TemporaryFile("w+") as log:     # a file, not a pipe: nothing blocks on it
+        proc = subprocess.Popen(["/usr/bin/time", "-v", *args], stdout=subprocess.DEVNULL,
+                                stderr=log, text=True)
+        root, tree_peak = psutil.Process(proc.pid), 0
+        while proc.poll() is None:
+            try:
+                members = [root, *root.children(recursive=True)]
+                tree_peak = max(tree_peak, sum(_rss(p) for p in members))
+            except psutil.Error:
+                pass
+            time.sleep(0.5)
+        log.seek(0)
+        err = log.read()
     seconds = round(time.perf_counter() - start, 1)
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed:\n{proc.stderr[-3000:]}")
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    return {"seconds": seconds, "peak_rss_mb": round(int(rss.group(1)) / 1024) if rss else None}
+        raise RuntimeError(f"{' '.join(args)} failed:\n{err[-3000:]}")
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
+    return {"seconds": seconds, "peak_rss_mb": round(int(rss.group(1)) / 1024) if rss else None,
+            "peak_tree_rss_mb": round(tree_peak / 2**20)}
+
+
+def _rss(process: Any) -> int:
+    import psutil
+
+    try:
+        return process.memory_info().rss
+    except psutil.Error:                 # ended between listing and reading
+        return 0
 
 
 def _stages(manifest: Path) -> dict[str, Any]:

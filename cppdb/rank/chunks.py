@@ -3,10 +3,11 @@
 The features of rows ``[start, stop)`` of ``candidates.parquet`` and the scores of rows
 ``[start, stop)`` of ``features.parquet``.  The local engine computes feature chunks in this
 process with the models it already holds (:func:`feature_rows`) and scores the whole table
-at once; another engine (Spark) runs :func:`write_feature_part` / :func:`write_score_part`
-as tasks in other processes.  Those are module-level functions of a frozen job (paths and
-settings: it pickles, so ``functools.partial`` binds it) and ``start, stop``; each writes its
-part atomically where ``RunDir.run_chunked`` would, and the driver only assembles the parts.
+at once; another engine (Spark) runs :func:`feature_part` / :func:`score_part` as tasks in
+other processes (``cppdb.engine.compute_parts``, which writes each returned chunk where
+``RunDir.run_chunked`` looks for it; the driver then only assembles the parts).  They are
+module-level functions of a frozen job (paths and settings: it pickles, so
+``functools.partial`` binds it) and ``start, stop``.
 
 What a worker process loads it keeps for its next tasks (``lru_cache``, keyed by the
 settings and the size and mtime of the files):
@@ -40,17 +41,6 @@ from cppdb.io import write_parquet_atomic
 from cppdb.rank.tiers import SCORE
 
 
-def part_path(parts: str | Path, start: int) -> Path:
-    """The part file of the chunk starting at ``start`` (``RunDir.run_chunked``'s name)."""
-    return Path(parts) / f"part-{start:012d}.parquet"
-
-
-def missing_chunks(parts: Path, n_rows: int, chunk_size: int) -> list[tuple[int, int]]:
-    """``run_chunked``'s ``[start, stop)`` chunks whose part is not on disk yet."""
-    return [(a, min(a + chunk_size, n_rows)) for a in range(0, max(n_rows, 1), chunk_size)
-            if not part_path(parts, a).exists()]
-
-
 def _stamp(path: str | None) -> tuple[int, int] | None:
     if path is None:
         return None
@@ -71,7 +61,6 @@ class FeatureJob:
     """What a worker needs to compute feature chunks (paths as strings: they pickle)."""
 
     candidates: str
-    parts: str
     features: dict[str, Any]          # the [features] section
     embed: dict[str, Any]             # the [embed] section
     cache_dir: str | None             # the run directory (where the embedding cache lives)
@@ -80,15 +69,14 @@ class FeatureJob:
     shards: str                       # where worker processes save their embedding caches
 
 
-def write_feature_part(job: FeatureJob, start: int, stop: int) -> None:
-    """One feature chunk on a worker: its part file, written atomically."""
+def feature_part(job: FeatureJob, start: int, stop: int) -> pl.DataFrame:
+    """One chunk of the features table, computed on a worker."""
     sections = json.dumps([job.features, job.embed], sort_keys=True, default=str)
     models, units = _feature_state(sections, job.cache_dir, job.language_model,
                                    _stamp(job.language_model), job.units, _stamp(job.units),
                                    job.shards)
     part = pl.scan_parquet(job.candidates).slice(start, stop - start).collect()
-    write_parquet_atomic(part_path(job.parts, start),
-                         feature_rows(part, models, units, int(job.features["workers"])))
+    return feature_rows(part, models, units, int(job.features["workers"]))
 
 
 @lru_cache(maxsize=1)
@@ -135,18 +123,15 @@ class ScoreJob:
     """What a worker needs to score chunks of ``features.parquet``."""
 
     features: str
-    parts: str
     model: str                        # ranker.json
     threads: int
 
 
-def write_score_part(job: ScoreJob, start: int, stop: int) -> None:
+def score_part(job: ScoreJob, start: int, stop: int) -> pl.DataFrame:
     """The scores of one chunk of feature rows (one ``score`` column, in row order)."""
     ranker = _ranker(job.model, _stamp(job.model))
     frame = pl.scan_parquet(job.features).slice(start, stop - start).collect()
-    write_parquet_atomic(part_path(job.parts, start),
-                         pl.DataFrame({SCORE: ranker.predict(frame, job.threads)},
-                                      schema={SCORE: pl.Float64}))
+    return pl.DataFrame({SCORE: ranker.predict(frame, job.threads)}, schema={SCORE: pl.Float64})
 
 
 @lru_cache(maxsize=1)

@@ -22,7 +22,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.config import Config, load_config
-from cppdb.engine import Engine
+from cppdb.engine import Engine, compute_parts
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.features.lexical_weights import run_units
 from cppdb.features.models import (
@@ -41,8 +41,8 @@ from cppdb.io import write_parquet_atomic
 from cppdb.progress import progress_bar
 from cppdb.rank import filters, tiers, weak_labels
 from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
-from cppdb.rank.chunks import (FeatureJob, ScoreJob, feature_rows, merge_embedding_caches,
-                               missing_chunks, write_feature_part, write_score_part)
+from cppdb.rank.chunks import (FeatureJob, ScoreJob, feature_part, feature_rows,
+                               merge_embedding_caches, score_part)
 from cppdb.rank.pairs import (
     LABEL,
     PAIR_TABLES,
@@ -58,7 +58,7 @@ from cppdb.rank.ranker import (
     train_ranker,
     usable_features,
 )
-from cppdb.run import RunDir, StageHandle
+from cppdb.run import RunDir, StageHandle, chunk_ranges, part_path
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
 
@@ -156,10 +156,8 @@ def _features_on(engine: Engine, st: StageHandle, run_dir: Path, loaded: Feature
     LM and the unit table reach the workers as files in ``features.parquet.broadcast/``."""
     run = st.run
     section = config.section("features")
-    parts = run.path(FEATURES + PARTS_SUFFIX)
-    parts.mkdir(parents=True, exist_ok=True)
-    missing = missing_chunks(parts, n_rows, int(section["chunk_size"]))
-    if not missing:
+    parts, chunk = run.path(FEATURES + PARTS_SUFFIX), int(section["chunk_size"])
+    if all(part_path(parts, a).exists() for a, _b in chunk_ranges(n_rows, chunk)):
         return
     shared = run.path(FEATURES + ".broadcast")
     lm_path, units_path = shared / "language_model.parquet", shared / "units.parquet"
@@ -167,10 +165,10 @@ def _features_on(engine: Engine, st: StageHandle, run_dir: Path, loaded: Feature
         and loaded.language_model.save(lm_path)
     if units is not None:
         write_parquet_atomic(units_path, units)
-    job = FeatureJob(str(run.path(CANDIDATES)), str(parts), section, config.section("embed"),
+    job = FeatureJob(str(run.path(CANDIDATES)), section, config.section("embed"),
                      str(run_dir), str(lm_path) if saved_lm else None,
                      str(units_path) if units is not None else None, str(shared / "embeddings"))
-    engine.map_chunks(partial(write_feature_part, job), missing)
+    compute_parts(engine, parts, n_rows, chunk, partial(feature_part, job))
     st.note("embedding_cache_added_by_workers",
             merge_embedding_caches(shared / "embeddings", run_dir))
     shutil.rmtree(shared)
@@ -295,11 +293,10 @@ def _scores_on(engine: Engine, run: RunDir, config: Config) -> pl.DataFrame:
     features = run.scan(FEATURES)
     n_rows = features.select(pl.len()).collect().item()
     parts = run.path(RANKED + PARTS_SUFFIX)
-    parts.mkdir(parents=True, exist_ok=True)
-    job = ScoreJob(str(run.path(FEATURES)), str(parts), str(run.path(MODEL)),
+    job = ScoreJob(str(run.path(FEATURES)), str(run.path(MODEL)),
                    int(config.section("rank")["threads"]))
-    chunk = int(config.section("features")["chunk_size"])
-    engine.map_chunks(partial(write_score_part, job), missing_chunks(parts, n_rows, chunk))
+    compute_parts(engine, parts, n_rows, int(config.section("features")["chunk_size"]),
+                  partial(score_part, job))
     scores = pl.read_parquet(sorted(parts.glob("part-*.parquet")))[tiers.SCORE]
     if scores.len() != n_rows:
         from cppdb.errors import RunStateError

@@ -30,23 +30,6 @@ def data_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def spark():
-    """One local[2] SparkSession for every engine test (a JVM start is the costly part)."""
-    import sys
-
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)   # workers need cppdb's deps
-    session = (SparkSession.builder.master("local[2]").appName("cppdb-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 2-layer random BertForMaskedLM + fast tokenizer, saved with save_pretrained."""
     return tiny_models.build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"))

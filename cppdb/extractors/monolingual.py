@@ -10,8 +10,10 @@ Stages (each resumable; a finished stage is skipped when the run is reopened):
                   co-occur in aligned 1-1 pairs need less similarity)
 5. ``pairs``      sentence_pairs.parquet: the 1-1 beads whose confidence reaches
                   ``min_confidence`` and, for subtitles, whose cues are on screen together
-                  (``cue_*``, cppdb/align/sentences/cue_times.py), PAIR_COLUMNS + positions,
-                  costs, anchor flag, confidence, cue agreement, entity-normalised forms;
+                  (``cue_*``, cppdb/align/sentences/cue_times.py) and whose lines mean the
+                  same (``min_meaning_margin``, cppdb/align/sentences/meaning.py),
+                  PAIR_COLUMNS + positions, costs, anchor flag, confidence, cue agreement,
+                  meaning margin, entity-normalised forms;
                   low_confidence_pairs.parquet: the others, with the reason
 
 Python API::
@@ -43,6 +45,7 @@ from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_mo
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
                                              read_pairs_file)
+from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
 from cppdb.align.sentences.merged import split_merged_files
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
@@ -309,11 +312,13 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
 
 
 def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
-                 cues: CueSettings) -> None:
+                 cues: CueSettings, meaning: MeaningSettings) -> None:
     from cppdb.registry import load_backend
 
     run = st.run
-    frame = cue_agreement(_pairs_frame(run.read(BEADS), run.read(UNITS)), cues.offset_window)
+    units = run.read(UNITS)
+    frame = cue_agreement(_pairs_frame(run.read(BEADS), units), cues.offset_window)
+    frame = frame.with_columns(_meaning_column(st, config, meaning, frame, units))
     normalizer = load_normalizer(run.path(ENTITIES))
     annotator = load_backend("zh_annotator", config.section("annotate")["zh_backend"])
     run.record_backend("zh_annotator", annotator.describe())
@@ -341,29 +346,50 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
                           **columns}, schema_overrides={**schema.PAIR_COLUMNS})
     extras = frame.select("source_original", "target_original", "group", "doc_src", "doc_tgt",
                           "version_src", "version_tgt", "src_pos", "tgt_pos", "cost", "anchor",
-                          "confidence", *schema.CUE_COLUMNS)
+                          "confidence", *schema.CUE_COLUMNS, MEANING_MARGIN)
     normalised = [schema.SOURCE_NORM, schema.TARGET_NORM, "identical_after_norm"]
     table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + normalised), extras],
                       how="horizontal")
-    _write_kept_and_low(st, table, min_confidence, cues)
+    _write_kept_and_low(st, table, min_confidence, cues, meaning)
+
+
+def _meaning_column(st: StageHandle, config: Config, meaning: MeaningSettings,
+                    frame: pl.DataFrame, units: pl.DataFrame) -> pl.Series:
+    """The meaning margin of every pair (null when the check is off).  The vectors go to the
+    run's embedding cache, where ``cppdb rank`` finds them again for its cosine feature."""
+    if not meaning.enabled:
+        return pl.Series(MEANING_MARGIN, [None] * frame.height, dtype=pl.Float64)
+    from cppdb.features.models import load_encoder
+
+    encoder = load_encoder(config.section("embed"), st.run.root)
+    st.run.record_backend("meaning_encoder", encoder.describe())
+    return meaning_margins(frame, units, encoder.encode, meaning.k)
 
 
 def _write_kept_and_low(st: StageHandle, table: pl.DataFrame, min_confidence: float,
-                        cues: CueSettings) -> None:
-    """Pairs that pass both checks, and the others with every reason that applies (why not
+                        cues: CueSettings, meaning: MeaningSettings) -> None:
+    """Pairs that pass every check, and the others with every reason that applies (why not
     dropped silently: a user may want them back with other thresholds)."""
     unsure = pl.col("confidence") < min_confidence
     apart = cue_mismatch(cues, schema.SOURCE, schema.TARGET)
+    unlike = (pl.col(MEANING_MARGIN) < meaning.min_margin).fill_null(False)
     reasons = pl.concat_str([
         pl.when("_unsure").then(pl.format("confidence {} < monolingual.min_confidence {}",
                                           pl.col("confidence").round(3), pl.lit(min_confidence))),
-        pl.when("_apart").then(cue_reason(cues))], separator="; ", ignore_nulls=True)
-    flagged = table.with_columns(unsure.alias("_unsure"), apart.alias("_apart"))
-    low = pl.col("_unsure") | pl.col("_apart")
-    st.write_parquet(PAIRS, flagged.filter(~low).drop("_unsure", "_apart"))
+        pl.when("_apart").then(cue_reason(cues)),
+        pl.when("_unlike").then(pl.format("meaning margin {} < monolingual.min_meaning_margin {}",
+                                          pl.col(MEANING_MARGIN).round(3),
+                                          pl.lit(meaning.min_margin)))],
+        separator="; ", ignore_nulls=True)
+    flags = ("_unsure", "_apart", "_unlike")
+    flagged = table.with_columns(unsure.alias("_unsure"), apart.alias("_apart"),
+                                 unlike.alias("_unlike"))
+    low = pl.col("_unsure") | pl.col("_apart") | pl.col("_unlike")
+    st.write_parquet(PAIRS, flagged.filter(~low).drop(flags))
     st.write_parquet(LOW_CONFIDENCE, flagged.filter(low).with_columns(reasons.alias("reason"))
-                     .drop("_unsure", "_apart"))
+                     .drop(flags))
     st.count("dropped_cue_times", int(flagged["_apart"].sum()))
+    st.count("dropped_meaning_margin", int(flagged["_unlike"].sum()))
 
 
 def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | None,
@@ -373,6 +399,7 @@ def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | 
     section = config.section("monolingual")
     confidence = load_confidence_model(str(section["confidence_model"]))   # checked up front
     cues = CueSettings.from_config(section)
+    meaning = MeaningSettings.from_config(section)
     n = len(dirs)
     units = Artifact(UNITS, ("doc_id", "version", "position", "text"))
     docs_reads: tuple[Artifact | External, ...] = (units,)
@@ -392,7 +419,8 @@ def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | 
               lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
         Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))),
               (PAIRS, LOW_CONFIDENCE),
-              lambda st: _pairs_stage(st, config, float(section["min_confidence"]), cues),
+              lambda st: _pairs_stage(st, config, float(section["min_confidence"]), cues,
+                                                     meaning),
               doc="1-1 sentence pairs (confident ones; the rest with the reason)"),
     ]
 

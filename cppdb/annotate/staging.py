@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -68,22 +69,30 @@ def _write_staged(source: ParallelSource, path: Path, rejected: Path,
     with atomic_path(path) as tmp:
         with atomic_path(rejected) as rej_tmp, rej_tmp.open("w", encoding="utf-8") as rej, \
                 pq.ParquetWriter(tmp, schema) as writer:
+            usable: list = []
             for batch in source.batches(batch_rows):
-                usable = [row for row in batch if row[3] is None]
                 for row in batch:
-                    if row[3] is not None:
+                    if row[3] is None:
+                        usable.append(row)
+                    else:
                         rej.write(json.dumps(problem_of(row).to_record(source.source),
                                              ensure_ascii=False) + "\n")
                         problems += 1
-                if usable:
-                    frame = staged_frame([r[0] for r in usable], [r[1] for r in usable],
-                                         [r[2] for r in usable], pretokenized)
-                    writer.write_table(frame.to_arrow().cast(schema),
-                                       row_group_size=batch_rows)
-                    pairs += len(usable)
+                while len(usable) >= batch_rows:    # one row group per annotate chunk
+                    pairs += _write_group(writer, schema, usable[:batch_rows], pretokenized)
+                    del usable[:batch_rows]
+            if usable:
+                pairs += _write_group(writer, schema, usable, pretokenized)
             writer.add_key_value_metadata({_META: json.dumps(
                 {"pairs": pairs, "rejected": problems, "pretokenized": pretokenized})})
     return StagedInput(path, pairs, problems, pretokenized)
+
+
+def _write_group(writer: Any, schema: Any, rows: list, pretokenized: bool) -> int:
+    frame = staged_frame([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                         pretokenized)
+    writer.write_table(frame.to_arrow().cast(schema), row_group_size=len(rows))
+    return len(rows)
 
 
 def read_staged(path: Path) -> StagedInput:

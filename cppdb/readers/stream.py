@@ -99,7 +99,8 @@ def iter_lines(path: str | Path, *, what: str = "input", encoding: str | None = 
             try:
                 text = decoder.decode(block, final=final)
             except UnicodeDecodeError as exc:
-                raise _late_failure(path, what, codec, encoding, state.lines + 1) from exc
+                raise _late_failure(path, what, codec, encoding,
+                                    state.line_of(exc, codec)) from exc
             yield from state.feed(text, final)
             if final:
                 return
@@ -132,6 +133,11 @@ class _LineState:
         self.lines += len(parts)
         yield from parts
 
+    def line_of(self, exc: UnicodeDecodeError, codec: str) -> int:
+        """The 1-based line on which ``exc`` (raised decoding the next block) happened."""
+        before = self.carry + exc.object[:exc.start].decode(codec, errors="replace")
+        return self.lines + before.replace("\r\n", "\n").replace("\r", "\n").count("\n") + 1
+
     def _check_head(self, text: str, final: bool) -> None:
         if self.head is None:
             return
@@ -159,8 +165,8 @@ def _late_failure(path: Path, what: str, codec: str, forced: str | None,
         if whole.encoding != codec:
             return EncodingRedetected(path, _codec_of(whole.encoding, path))
     return BadInputError(
-        f"{what} file {path} is not valid {codec} at line {line} (the encoding was detected "
-        f"from the start of the file)",
+        f"{what} file {path} is not valid {codec} at line {line}"
+        + ("" if forced else " (the encoding was detected from the start of the file)"),
         hint="convert the whole file to one encoding (UTF-8 is best), e.g. with iconv")
 
 

@@ -78,7 +78,7 @@ def detect_stream_encoding(path: Path, what: str) -> tuple[str, int]:
 
 
 def iter_lines(path: str | Path, *, what: str = "input", encoding: str | None = None,
-               block_bytes: int = BLOCK_BYTES) -> Iterator[str]:
+               block_bytes: int | None = None) -> Iterator[str]:
     """The lines of ``path`` (no line-end characters), decoded block by block.
 
     Same lines, errors and BOM handling as reading and decoding the whole file.
@@ -89,6 +89,7 @@ def iter_lines(path: str | Path, *, what: str = "input", encoding: str | None = 
         codec, skip = detect_stream_encoding(path, what)
     else:
         codec, skip = encoding, 0
+    block_bytes = block_bytes or BLOCK_BYTES
     decoder = codecs.getincrementaldecoder(codec)(errors="strict")
     state = _LineState(path, what)
     with path.open("rb") as handle:

@@ -134,6 +134,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
                        parallel, config)
     assert len(list((root / "annotations.parquet.parts").glob("part-*.parquet"))) == 2
     assert not (root / "annotations.parquet").exists()
+    assert (root / ".annotate-input.parquet").exists()   # staged input kept for the resume
 
     calls.clear()
     monkeypatch.setattr(pipeline, "_annotate_chunk", lambda *a: (calls.append(a[2]),
@@ -141,6 +142,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
     run = RunDir(root, config, command="annotate", inputs=[zh_path, en_path])
     resumed = pl.read_parquet(annotate_stage(run, parallel, config))
     assert calls == [4]                               # only the missing chunk was computed
+    assert not (root / ".annotate-input.parquet").exists()
     assert resumed["id"].is_unique().all()
     assert_frame_equal(resumed, expected)
 

@@ -216,3 +216,18 @@ def test_peak_memory_does_not_grow_with_corpus_size(tmp_path, monkeypatch, how, 
     growth = peaks[2] / peaks[1]
     print(how, peaks, growth)
     assert (growth < 1.3) is bounded, f"peaks {peaks}, growth {growth:.2f}"
+
+
+def test_a_staged_file_is_reused_only_for_the_same_input(tmp_path, monkeypatch):
+    (tmp_path / "a.zh").write_text("一\n二\n三\n", encoding="utf-8")
+    (tmp_path / "a.en").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    args = (tmp_path / "a.zh", tmp_path / "a.en", None)
+    out, rej = tmp_path / "s.parquet", tmp_path / "r.jsonl"
+    first = stage_source(open_parallel_input(*args, max_chars=9), out, rej, batch_rows=2)
+    calls = []
+    monkeypatch.setattr("cppdb.annotate.staging._write_staged",
+                        lambda *a: calls.append(a) or first)
+    assert stage_source(open_parallel_input(*args, max_chars=9), out, rej, batch_rows=2) == first
+    assert calls == []                                    # resumed: the input is not read again
+    stage_source(open_parallel_input(*args, max_chars=9, limit=2), out, rej, batch_rows=2)
+    assert len(calls) == 1                                # another limit: staged again

@@ -32,6 +32,7 @@ class StagedInput:
     pairs: int
     rejected: int
     pretokenized: bool
+    identity: str = ""
 
 
 def staged_frame(ids: list[int], zh: list, en: list, pretokenized: bool) -> pl.DataFrame:
@@ -47,10 +48,12 @@ def stage_source(source: ParallelSource | ParallelText, path: Path, rejected: Pa
                  batch_rows: int) -> StagedInput:
     """Stream ``source`` into ``path`` (usable pairs) and ``rejected`` (problems); reuse a
     complete staged file left by an interrupted run."""
-    if path.exists() and rejected.exists():
-        return read_staged(path)
     if isinstance(source, ParallelText):
         source = _as_source(source)
+    if path.exists() and rejected.exists():
+        staged = read_staged(path)
+        if staged.identity == _identity(source):
+            return staged
     while True:
         try:
             return _write_staged(source, path, rejected, batch_rows)
@@ -84,8 +87,9 @@ def _write_staged(source: ParallelSource, path: Path, rejected: Path,
             if usable:
                 pairs += _write_group(writer, schema, usable, pretokenized)
             writer.add_key_value_metadata({_META: json.dumps(
-                {"pairs": pairs, "rejected": problems, "pretokenized": pretokenized})})
-    return StagedInput(path, pairs, problems, pretokenized)
+                {"pairs": pairs, "rejected": problems, "pretokenized": pretokenized,
+                 "identity": _identity(source)})})
+    return StagedInput(path, pairs, problems, pretokenized, _identity(source))
 
 
 def _write_group(writer: Any, schema: Any, rows: list, pretokenized: bool) -> int:
@@ -100,7 +104,18 @@ def read_staged(path: Path) -> StagedInput:
 
     meta = json.loads(pq.read_metadata(path).metadata[_META])
     return StagedInput(path, int(meta["pairs"]), int(meta["rejected"]),
-                       bool(meta["pretokenized"]))
+                       bool(meta["pretokenized"]), meta.get("identity", ""))
+
+
+def _identity(source: ParallelSource) -> str:
+    """What the staged rows depend on besides the files' bytes (the run's fingerprint has
+    their checksums): a staged file of another input form, limit or length limit is redone."""
+    if isinstance(source, _InMemory):
+        return json.dumps({"in_memory": source.source, "pairs": len(source.text),
+                           "problems": len(source.text.problems)})
+    return json.dumps({"kind": source.kind, "files": [str(f) for f in source.files],
+                       "limit": source.limit, "line_limit": source.line_limit,
+                       "max_chars": source.max_chars})
 
 
 def read_staged_rows(path: str | Path, start: int, stop: int) -> ParallelText:

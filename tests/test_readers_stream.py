@@ -231,3 +231,14 @@ def test_a_staged_file_is_reused_only_for_the_same_input(tmp_path, monkeypatch):
     assert calls == []                                    # resumed: the input is not read again
     stage_source(open_parallel_input(*args, max_chars=9, limit=2), out, rej, batch_rows=2)
     assert len(calls) == 1                                # another limit: staged again
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "gb18030", "big5", "utf-16-le"])
+@pytest.mark.parametrize("shift", [0, 1, 2, 3])
+def test_a_sample_ending_inside_a_character_is_not_misdetected(tmp_path, monkeypatch,
+                                                                encoding, shift):
+    monkeypatch.setattr(stream, "SAMPLE_BYTES", 4096 + shift)
+    text = "".join(f"臺灣的天氣很好，我們今天去圖書館看書第{i}次。\n" for i in range(400))
+    path = tmp_path / "x.txt"
+    path.write_bytes(text.encode(encoding))
+    assert list(iter_lines(path)) == text.splitlines()      # no EncodingRedetected either

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from cppdb.errors import BadInputError
-from cppdb.readers.encoding import _BOMS, decode_bytes
+from cppdb.readers.encoding import _BOMS, _looks_like_utf16, decode_bytes
 
 #: bytes of the head sample the encoding is detected from
 SAMPLE_BYTES = 1 << 16
@@ -66,15 +66,24 @@ def detect_stream_encoding(path: Path, what: str) -> tuple[str, int]:
     where = f"{what} file {path}"
     if len(sample) <= SAMPLE_BYTES:                  # the whole file: exactly as before
         return decode_bytes(sample, where=where).encoding, 0
-    sample = sample[:SAMPLE_BYTES]
+    sample = _whole_lines(sample[:SAMPLE_BYTES])
     last: BadInputError | None = None
-    for cut in range(4):                             # the sample may end inside a character
+    for cut in range(4):           # one line longer than the sample: it may end mid-character
         try:
             return decode_bytes(sample[:len(sample) - cut], where=where).encoding, 0
         except BadInputError as exc:
             last = exc
     assert last is not None
     raise last
+
+
+def _whole_lines(sample: bytes) -> bytes:
+    """The sample up to its last line end: never inside a character (in UTF-8, GB18030 and
+    Big5 the byte 0x0A is only ever a line feed; UTF-16 is cut to whole code units)."""
+    if _looks_like_utf16(sample):
+        return sample[:len(sample) // 2 * 2]
+    end = sample.rfind(b"\n")
+    return sample[:end + 1] if end > 0 else sample
 
 
 def iter_lines(path: str | Path, *, what: str = "input", encoding: str | None = None,

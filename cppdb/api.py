@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "run_annotate": "cppdb.annotate.run",
     "read_parallel": "cppdb.readers.parallel",
     "read_pretokenized": "cppdb.readers.parallel",
+    "open_parallel_input": "cppdb.readers.parallel",   # streamed rows, bounded memory
     # word alignment (cppdb align-words)
     "align_tokenized": "cppdb.align.words.api",
     # bilingual extraction (cppdb extract-bilingual) and export formats

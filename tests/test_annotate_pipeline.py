@@ -134,6 +134,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
                        parallel, config)
     assert len(list((root / "annotations.parquet.parts").glob("part-*.parquet"))) == 2
     assert not (root / "annotations.parquet").exists()
+    assert (root / ".annotate-input.parquet").exists()   # staged input kept for the resume
 
     calls.clear()
     monkeypatch.setattr(pipeline, "_annotate_chunk", lambda *a: (calls.append(a[2]),
@@ -141,6 +142,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
     run = RunDir(root, config, command="annotate", inputs=[zh_path, en_path])
     resumed = pl.read_parquet(annotate_stage(run, parallel, config))
     assert calls == [4]                               # only the missing chunk was computed
+    assert not (root / ".annotate-input.parquet").exists()
     assert resumed["id"].is_unique().all()
     assert_frame_equal(resumed, expected)
 
@@ -278,3 +280,30 @@ def test_stage_resumes_after_sigkill(tmp_path):
     expected = pl.read_parquet(annotate_stage(fresh, read_parallel(zh_path, en_path), config))
     assert resumed["id"].to_list() == list(range(6))
     assert_frame_equal(resumed, expected)
+
+
+@pytest.mark.parametrize("chunk_size,workers", [(50, 1), (1000, 1), (64, 2)])
+def test_the_streamed_stage_equals_annotating_the_text_in_memory(tmp_path, chunk_size, workers):
+    """The bundled sample (+ problem lines) through the staged, streamed stage gives the
+    frame and rejected file of annotating the whole in-memory text at once."""
+    from cppdb.annotate.pipeline import frame_from_sentences
+    from cppdb.readers.parallel import open_parallel_input
+
+    sample = REPO / "data" / "parallel"
+    zh = (sample / "sample.zh").read_text(encoding="utf-8").splitlines()
+    en = (sample / "sample.en").read_text(encoding="utf-8").splitlines()
+    zh_path, en_path = _files(tmp_path, zh[:100] + ["", "只有中文"] + zh[100:],
+                              en[:100] + ["only English", " "] + en[100:])
+    config = _config(**{"annotate.chunk_size": chunk_size, "annotate.workers": workers})
+    text = read_parallel(zh_path, en_path)
+    expected = frame_from_sentences(text.ids, annotate_texts("zh", text.zh, config),
+                                    annotate_texts("en", text.en, config))
+    run = RunDir(tmp_path / "run", config, command="annotate", inputs=[zh_path, en_path])
+    source = open_parallel_input(zh_path, en_path, None, max_chars=2000)
+    got = pl.read_parquet(annotate_stage(run, source, config))
+    assert_frame_equal(got, expected)
+    rejected = [json.loads(line) for line in run.path("rejected.jsonl").read_text().splitlines()]
+    assert [(r["line"], r["reason"]) for r in rejected] == [(101, "empty zh side"),
+                                                            (102, "empty en side")]
+    assert rejected == [p.to_record(text.source) for p in text.problems]
+    assert not run.path(".annotate-input.parquet").exists()

@@ -22,9 +22,10 @@ from cppdb.workers import pool_initializer
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.config import Config
 from cppdb.errors import ConfigError
-from cppdb.io import write_jsonl_atomic
 from cppdb.progress import progress_bar
-from cppdb.readers.parallel import ParallelText
+from cppdb.annotate.staging import (STAGED_INPUT, StagedInput, read_staged_rows,
+                                     stage_source)
+from cppdb.readers.parallel import ParallelSource, ParallelText
 from cppdb.registry import Backend, load_backend
 from cppdb.run import RunDir, StageHandle
 from cppdb.schema import ID, ann, annotation_schema
@@ -266,14 +267,19 @@ def sentences_from_frame(df: pl.DataFrame, lang: Lang) -> list[AnnotatedSentence
 
 
 # -- run-directory stage ----------------------------------------------------------------------
-def _annotate_chunk(session: AnnotationSession, parallel: ParallelText, start: int,
+def _annotate_chunk(session: AnnotationSession, parallel: ParallelText | Path, start: int,
                     stop: int) -> pl.DataFrame:
+    """Pairs ``[start, stop)`` of ``parallel`` (in memory, or the path of a staged input of
+    which only these rows are read) annotated as an annotations frame."""
+    if isinstance(parallel, Path):
+        parallel, start, stop = read_staged_rows(parallel, start, stop), 0, stop - start
     zh = session.annotate("zh", parallel.zh[start:stop], pretokenized=parallel.pretokenized)
     en = session.annotate("en", parallel.en[start:stop], pretokenized=parallel.pretokenized)
     return frame_from_sentences(parallel.ids[start:stop], zh, en)
 
 
-def annotate_stage(run: RunDir, parallel: ParallelText, config: Config) -> Path:
+def annotate_stage(run: RunDir, parallel: ParallelText | ParallelSource, config: Config
+                   ) -> Path:
     """Write ``annotations.parquet`` (+ ``rejected.jsonl``) into ``run``; resumable."""
     from cppdb.stages import Stage, run_stages
 
@@ -283,12 +289,24 @@ def annotate_stage(run: RunDir, parallel: ParallelText, config: Config) -> Path:
     return run.path(ANNOTATIONS)
 
 
-def annotate_into(stage: StageHandle, parallel: ParallelText, config: Config,
-                  engine: Any = None) -> None:
-    """The annotate stage's body: chunks of ``annotate.chunk_size`` pairs, each written
-    atomically (an interrupted run resumes at the first missing chunk).  On a distributed
-    ``engine`` the chunks are its tasks, which read their pairs from a staged copy of the
-    usable input (:func:`annotate_part`)."""
+def stage_annotate_input(stage: StageHandle, parallel: ParallelText | ParallelSource,
+                         config: Config) -> StagedInput:
+    """Stream the input into the run directory (usable pairs + ``rejected.jsonl``)."""
+    chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
+    staged = stage_source(parallel, stage.run.path(STAGED_INPUT), stage.run.path(REJECTED),
+                          batch_rows=chunk_size)
+    stage.count(REJECTED, staged.rejected)
+    return staged
+
+
+def annotate_into(stage: StageHandle, parallel: ParallelText | ParallelSource,
+                  config: Config, engine: Any = None,
+                  staged: StagedInput | None = None) -> StagedInput:
+    """The annotate stage's body: the input is staged (streamed into the run directory,
+    see :mod:`cppdb.annotate.staging`), then annotated in chunks of ``annotate.chunk_size``
+    pairs, each read from the staged file and written atomically (an interrupted run
+    resumes at the first missing chunk).  On a distributed ``engine`` the chunks are its
+    tasks (:func:`annotate_part`); locally they run here over the process pool."""
     run = stage.run
     chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
     with AnnotationSession(config) as session:
@@ -298,51 +316,37 @@ def annotate_into(stage: StageHandle, parallel: ParallelText, config: Config,
             run.record_backend(f"{lang}_phrases", info["phrases"])
             if "converter" in info:
                 run.record_backend("converter", info["converter"])
-        rejected = write_jsonl_atomic(run.path(REJECTED),
-                                      (p.to_record(parallel.source) for p in parallel.problems))
-        stage.count(REJECTED, rejected)
-        staged = None
-        if engine is not None and engine.name != "local":
+        staged = staged or stage_annotate_input(stage, parallel, config)
+        distributed = engine is not None and engine.name != "local"
+        if distributed:
             from cppdb.engine import compute_parts
 
-            staged = stage_input(parallel, run.path(STAGED_INPUT))
-            compute_parts(engine, run.path(ANNOTATIONS + ".parts"), len(parallel), chunk_size,
-                          partial(annotate_part, str(staged), config))
-        with progress_bar(len(parallel), "annotate") as advance:
-            run.run_chunked(stage, ANNOTATIONS, len(parallel), chunk_size,
-                            lambda start, stop: _annotate_chunk(session, parallel, start, stop),
+            compute_parts(engine, run.path(ANNOTATIONS + ".parts"), staged.pairs, chunk_size,
+                          partial(annotate_part, str(staged.path), config))
+
+        with progress_bar(staged.pairs, "annotate") as advance:
+            run.run_chunked(stage, ANNOTATIONS, staged.pairs, chunk_size,
+                            lambda start, stop: _annotate_chunk(session, staged.path, start,
+                                                                stop),
                             progress=advance)
-        if staged is not None:
-            staged.unlink(missing_ok=True)
-        stage.note("pretokenized", parallel.pretokenized)
-        stage.note("workers", session.workers if staged is None else engine.name)
+        staged.path.unlink(missing_ok=True)
+        stage.note("pretokenized", staged.pretokenized)
+        stage.note("workers", engine.name if distributed else session.workers)
+    return staged
 
 
-# -- distributed engines: the same chunk function, fed from Parquet ------------------------------
-STAGED_INPUT = ".annotate-input.parquet"
-
-
+# -- every engine: the same chunk function, fed from the staged Parquet ---------------------------
 def stage_input(parallel: ParallelText, path: Path) -> Path:
-    """The usable pairs (``id``, ``zh``, ``en``; token lists when pre-tokenised) as Parquet,
-    so that tasks on any executor read only their own rows."""
-    from cppdb.io import write_parquet_atomic
-
-    kind = pl.List(pl.String) if parallel.pretokenized else pl.String
-    items = (lambda xs: [list(x) for x in xs]) if parallel.pretokenized else list
-    frame = pl.DataFrame({ID: list(parallel.ids), "zh": items(parallel.zh),
-                          "en": items(parallel.en)},
-                         schema={ID: pl.Int64, "zh": kind, "en": kind})
-    frame = frame.with_columns(pl.lit(parallel.pretokenized).alias("pretokenized"))
-    write_parquet_atomic(path, frame)
+    """The usable pairs of an in-memory text as a staged Parquet (see
+    :func:`cppdb.annotate.staging.stage_source` for the streamed form)."""
+    sidecar = path.with_name(path.name + ".rejected.jsonl")
+    stage_source(parallel, path, sidecar, batch_rows=max(1, len(parallel)))
+    sidecar.unlink()
     return path
 
 
 def annotate_part(staged: str, config: Config, start: int, stop: int) -> pl.DataFrame:
     """Rows ``[start, stop)`` of the staged input, annotated in this process (a task uses
     one core; the annotators are loaded once per worker process and cached)."""
-    rows = pl.scan_parquet(staged).slice(start, stop - start).collect()
-    pretokenized = bool(rows["pretokenized"][0]) if rows.height else False
-    parallel = ParallelText(tuple(rows[ID].to_list()), tuple(rows["zh"].to_list()),
-                            tuple(rows["en"].to_list()), pretokenized=pretokenized)
     with AnnotationSession(config, workers=1) as session:
-        return _annotate_chunk(session, parallel, 0, len(parallel))
+        return _annotate_chunk(session, Path(staged), start, stop)

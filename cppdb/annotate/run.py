@@ -4,8 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from cppdb.config import Config
-from cppdb.readers.parallel import read_parallel_input
+from cppdb.readers.parallel import open_parallel_input
 
 
 def run_annotate(config: Config, out: Path, *, zh: Path | None = None, en: Path | None = None,
@@ -15,14 +17,15 @@ def run_annotate(config: Config, out: Path, *, zh: Path | None = None, en: Path 
     from cppdb.annotate.pipeline import REJECTED, annotate_stage
     from cppdb.run import RunDir
 
-    text, files = read_parallel_input(zh, en, parallel, tatoeba, limit=limit,
-                                      max_chars=int(config.section("annotate")["max_chars"]))
-    run = RunDir(out, config, command="annotate", inputs=files, fresh=fresh)
-    path = annotate_stage(run, text, config)
+    source = open_parallel_input(zh, en, parallel, tatoeba, limit=limit,
+                                 max_chars=int(config.section("annotate")["max_chars"]))
+    run = RunDir(out, config, command="annotate", inputs=list(source.files), fresh=fresh)
+    path = annotate_stage(run, source, config)     # streamed: the driver holds one batch
     run.finish()
     info = run.stage_info("annotate")
+    pairs = pl.scan_parquet(path).select(pl.len()).collect().item()
     return {"annotations": str(path), "rejected": str(run.path(REJECTED)),
-            "pairs": len(text), "rejected_lines": len(text.problems),
-            "pretokenized": text.pretokenized, "seconds": info.get("seconds"),
+            "pairs": pairs, "rejected_lines": info.get("rows", {}).get(REJECTED, 0),
+            "pretokenized": source.pretokenized, "seconds": info.get("seconds"),
             "backends": {k: v.get("signature") for k, v in run.manifest["backends"].items()},
             "run_dir": str(out)}

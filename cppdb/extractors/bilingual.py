@@ -30,7 +30,7 @@ from cppdb.workers import pool_initializer
 from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
-from cppdb.io import write_jsonl_atomic, write_parquet_atomic
+from cppdb.io import write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
 from cppdb.extractors.pivot import PivotSettings, empty_pair_table
@@ -69,13 +69,6 @@ class BilingualResult:
 
 
 # -- inputs ---------------------------------------------------------------------------------
-def read_input(zh_path: str | Path | None, en_path: str | Path | None,
-               parallel_path: str | Path | None, max_chars: int) -> Any:
-    from cppdb.readers.parallel import read_parallel_input
-
-    return read_parallel_input(zh_path, en_path, parallel_path, max_chars=max_chars)[0]
-
-
 def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
     """One line of ``i-j`` links (0-based, zh first) per sentence pair."""
     from cppdb.readers.parallel import read_lines
@@ -87,15 +80,17 @@ def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
 
 # -- stages ---------------------------------------------------------------------------------
 def _annotate(st: Any, config: Config, inputs: "BilingualInputs", engine: Any = None) -> None:
-    from cppdb.annotate.pipeline import annotate_into
+    from cppdb.annotate.pipeline import annotate_into, stage_annotate_input
+    from cppdb.readers.parallel import open_parallel_input
 
-    parallel = read_input(inputs.zh, inputs.en, inputs.parallel,
-                          int(config.get("annotate.max_chars")))
-    if len(parallel) == 0:
-        _write_rejected(st.run, parallel)
+    source = open_parallel_input(inputs.zh, inputs.en, inputs.parallel,
+                                 max_chars=int(config.get("annotate.max_chars")))
+    staged = stage_annotate_input(st, source, config)      # streamed: the driver holds a batch
+    if staged.pairs == 0:
+        staged.path.unlink(missing_ok=True)
         raise BadInputError("no usable sentence pair in the input",
                             hint=f"see {st.run.path(REJECTED)} for the reasons")
-    annotate_into(st, parallel, config, engine)
+    annotate_into(st, source, config, engine, staged=staged)
 
 
 def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
@@ -497,11 +492,6 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)
     return _result(run)
-
-
-def _write_rejected(run: Any, parallel: Any) -> None:
-    write_jsonl_atomic(run.path(REJECTED),
-                       (p.to_record(parallel.source) for p in parallel.problems))
 
 
 def _result(run: Any) -> BilingualResult:

@@ -40,7 +40,10 @@ def _tokenize(config: Config, text: Any) -> tuple[tuple, tuple, tuple | None]:
 
 def load_pairs(config: Config, *, parallel: Path | None = None, zh: Path | None = None,
                en: Path | None = None, what: str = "input") -> TokenizedPairs:
-    """Exactly one of ``parallel`` (``zh ||| en``, or a Tatoeba TSV) or ``zh`` + ``en``."""
+    """Exactly one of ``parallel`` (``zh ||| en``, or a Tatoeba TSV) or ``zh`` + ``en``.
+
+    Every pair is held in memory: the statistical aligner trains one global model on the
+    whole corpus (the streamed reader underneath holds one block while reading)."""
     from cppdb.readers.parallel import read_parallel_input
 
     max_chars = int(config.section("annotate")["max_chars"])

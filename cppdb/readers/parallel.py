@@ -8,7 +8,6 @@ of ``ids``/``zh``/``en``; callers write them to a rejected file.
 """
 from __future__ import annotations
 
-import codecs
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import zip_longest
@@ -19,11 +18,6 @@ from cppdb.errors import BadInputError
 from cppdb.readers.encoding import decode_bytes
 from cppdb.readers.stream import EncodingRedetected, check_text_file, iter_lines
 
-#: encodings charset-normalizer may choose among (Chinese text and its usual companions)
-CANDIDATE_ENCODINGS = ("gb18030", "big5", "utf_16", "utf_8", "cp1252")
-_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"),
-         (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF16_LE, "utf-16"),
-         (codecs.BOM_UTF16_BE, "utf-16"))
 DEFAULT_MAX_CHARS = 2000
 SEPARATOR = "|||"
 

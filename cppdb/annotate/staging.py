@@ -49,7 +49,7 @@ def stage_source(source: ParallelSource | ParallelText, path: Path, rejected: Pa
     """Stream ``source`` into ``path`` (usable pairs) and ``rejected`` (problems); reuse a
     complete staged file left by an interrupted run."""
     if isinstance(source, ParallelText):
-        source = _as_source(source)
+        source = _InMemory(source)
     if path.exists() and rejected.exists():
         staged = read_staged(path)
         if staged.identity == _identity(source):
@@ -73,17 +73,16 @@ def _write_staged(source: ParallelSource, path: Path, rejected: Path,
         with atomic_path(rejected) as rej_tmp, rej_tmp.open("w", encoding="utf-8") as rej, \
                 pq.ParquetWriter(tmp, schema) as writer:
             usable: list = []
-            for batch in source.batches(batch_rows):
-                for row in batch:
-                    if row[3] is None:
-                        usable.append(row)
-                    else:
-                        rej.write(json.dumps(problem_of(row).to_record(source.source),
-                                             ensure_ascii=False) + "\n")
-                        problems += 1
-                while len(usable) >= batch_rows:    # one row group per annotate chunk
-                    pairs += _write_group(writer, schema, usable[:batch_rows], pretokenized)
-                    del usable[:batch_rows]
+            for row in source.rows():
+                if row[3] is not None:
+                    rej.write(json.dumps(problem_of(row).to_record(source.source),
+                                         ensure_ascii=False) + "\n")
+                    problems += 1
+                    continue
+                usable.append(row)
+                if len(usable) == batch_rows:       # one row group per annotate chunk
+                    pairs += _write_group(writer, schema, usable, pretokenized)
+                    usable = []
             if usable:
                 pairs += _write_group(writer, schema, usable, pretokenized)
             writer.add_key_value_metadata({_META: json.dumps(
@@ -135,12 +134,6 @@ class _InMemory(ParallelSource):
         self.text = text
 
     def rows(self):  # type: ignore[override]
-        usable = iter(zip(self.text.ids, self.text.zh, self.text.en))
-        problems = sorted(self.text.problems, key=lambda p: p.line)
-        rows = [(i, z, e, None) for i, z, e in usable]
-        rows += [(p.line - 1, p.zh, p.en, p.reason) for p in problems]
+        rows = [(i, z, e, None) for i, z, e in zip(self.text.ids, self.text.zh, self.text.en)]
+        rows += [(p.line - 1, p.zh, p.en, p.reason) for p in self.text.problems]
         return iter(sorted(rows, key=lambda r: r[0]))
-
-
-def _as_source(text: ParallelText) -> ParallelSource:
-    return _InMemory(text)

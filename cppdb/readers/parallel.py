@@ -231,17 +231,6 @@ class ParallelSource:
             raise RuntimeError(f"{redo.path} re-detected twice")
         self.encodings[redo.path] = redo.encoding
 
-    def batches(self, size: int) -> Iterator[list[Row]]:
-        """Rows in lists of ``size`` (the last may be shorter)."""
-        batch: list[Row] = []
-        for row in self.rows():
-            batch.append(row)
-            if len(batch) >= size:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
-
     def collect(self) -> ParallelText:
         """All rows in memory (small inputs, or a caller whose model needs every pair)."""
         while True:

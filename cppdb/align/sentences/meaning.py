@@ -84,11 +84,13 @@ def meaning_margins(pairs: pl.DataFrame, units: pl.DataFrame,
     margins = np.full(pairs.height, np.nan)
     if pairs.height == 0:
         return pl.Series(MEANING_MARGIN, margins, dtype=pl.Float64)
-    lines = units.group_by("doc_id").agg(pl.col("text"))
+    paired = pl.concat([pairs["doc_src"], pairs["doc_tgt"]]).unique()
+    lines = (units.filter(pl.col("doc_id").is_in(paired.implode()))    # unpaired files: no need
+             .group_by("doc_id").agg(pl.col("text")))
     by_doc = dict(zip(lines["doc_id"].to_list(), lines["text"].to_list()))
     indexed = pairs.select("doc_src", "doc_tgt", "source", "target").with_row_index("_row")
-    texts = sorted(set(units["text"].to_list()) | set(pairs["source"].to_list())
-                   | set(pairs["target"].to_list()))
+    # a pair's lines are lines of its documents, so these are all the strings needed
+    texts = sorted({text for doc in by_doc.values() for text in doc})
     vectors = encode(texts)
     row_of = {text: i for i, text in enumerate(texts)}
 

@@ -66,7 +66,8 @@ def test_gutter_is_found_only_between_facing_pages(lines, gutter):
 
 
 def test_spread_is_read_left_page_then_right_without_heads_or_folios():
-    body, removed = page_body(RIGHT_PAGE + HEADS + LEFT_PAGE, WIDTH, PAGE, MARGIN)
+    body, removed, gutter = page_body(RIGHT_PAGE + HEADS + LEFT_PAGE, WIDTH, PAGE, MARGIN)
+    assert gutter == 1000
     assert [r.text[:3] for r in body] == [f"左{k:02d}" for k in range(18)] + \
         [f"右{k:02d}" for k in range(18)]
     assert sorted(r.text for r in removed) == sorted(h.text for h in HEADS)
@@ -74,8 +75,8 @@ def test_spread_is_read_left_page_then_right_without_heads_or_folios():
 
 def test_single_page_rows_are_not_split():
     page = column(100, 36, 18)
-    body, removed = page_body(page, WIDTH, PAGE, MARGIN)
-    assert body == page and removed == []
+    body, removed, gutter = page_body(page, WIDTH, PAGE, MARGIN)
+    assert body == page and removed == [] and gutter is None
 
 
 @pytest.mark.parametrize("right_first_left,joined", [
@@ -87,9 +88,20 @@ def test_paragraph_runs_on_across_the_gutter(right_first_left, joined):
     right = [box("右00" + "字" * 11, right_first_left, 200, width=1900 - right_first_left),
              *column(1100, 16, 2, first=290, tag="右")]
     right[-1] = box("右末。", 1100, right[-1].top)          # the paragraph ends here
-    texts = paragraphs(left + right)
+    texts = paragraphs(left + right, 1000)
     assert len(texts) == (1 if joined else 2)
     assert texts[-1].endswith("右末。")
+
+
+def test_right_page_starting_below_the_left_pages_end_keeps_its_paragraphs():
+    # the left page ends a chapter at y = 700, the right page opens one at y = 740: rows never
+    # go back up the image, yet each page's rows are paragraphs of that page's own margins
+    left = column(100, 16, 6, tag="左")
+    right = column(1100, 16, 12, first=740, tag="右")
+    right[-1] = box("右末。", 1100, right[-1].top)
+    body, _, gutter = page_body(left + right, WIDTH, PAGE, MARGIN)
+    assert gutter == 1000
+    assert len(paragraphs(body, gutter)) == 1
 
 
 def test_spreads_are_seeded_and_carry_their_truth_in_reading_order():

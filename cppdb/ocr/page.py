@@ -33,7 +33,7 @@ from statistics import median
 
 import numpy as np
 
-from cppdb.ocr.columns import find_gutter, split_at_gutter
+from cppdb.ocr.columns import Gutter, find_gutter, split_at_gutter
 from cppdb.ocr.engines import OcrEngine
 from cppdb.ocr.types import ImageText, OcrLine, box_from_rect
 from cppdb.text.normalize import chinese_punctuation_width
@@ -144,35 +144,36 @@ def _centred_and_short(row: OcrLine, rows: Sequence[OcrLine], char: float) -> bo
             and abs(centre - (left + right) / 2) < char)
 
 
-def _columns(rows: Sequence[OcrLine]) -> list[list[OcrLine]]:
-    """Rows split where the reading order goes back up the image (the right page of a
-    spread); one column for a single page."""
-    columns: list[list[OcrLine]] = [[rows[0]]]
-    for previous, row in zip(rows, rows[1:]):
-        if row.bottom <= previous.top:
-            columns.append([row])
-        else:
-            columns[-1].append(row)
-    return columns
+def _columns(rows: Sequence[OcrLine], gutter: float | None) -> list[list[OcrLine]]:
+    """Rows in reading order, split into the left and the right page of a spread at
+    ``gutter`` (as :func:`cppdb.ocr.columns.split_at_gutter` splits them); one column for a
+    single page."""
+    if gutter is None:
+        return [list(rows)]
+    left, right = split_at_gutter(rows, Gutter(gutter, gutter))
+    return [column for column in (left, right) if column]
 
 
-def paragraphs(rows: Sequence[OcrLine]) -> list[str]:
-    """Merge body rows into paragraphs (see rules 3 and 4 of the module docstring)."""
+def paragraphs(rows: Sequence[OcrLine], gutter: float | None = None) -> list[str]:
+    """Merge body rows into paragraphs (see rules 3 and 4 of the module docstring); a
+    paragraph may run on from the left page of a spread (``gutter``) to the right one."""
     if not rows:
         return []
     char = median(r.height for r in rows)
-    columns = _columns(rows)
+    columns = _columns(rows, gutter)
     # (left, right) margin of the column (page) each row is on
     edges = [(float(np.percentile([c.left for c in column], 10)),
               float(np.percentile([c.right for c in column], 90)))
              for column in columns for _ in column]
+    starts = {id(column[0]) for column in columns[1:]}
+    ordered = [row for column in columns for row in column]
     gaps = [g for column in columns for g in _gaps(column) if g > 0]
     typical_gap = median(gaps) if gaps else char
-    out: list[list[str]] = [[rows[0].text]]
-    for k, (previous, row) in enumerate(zip(rows, rows[1:])):
+    out: list[list[str]] = [[ordered[0].text]]
+    for k, (previous, row) in enumerate(zip(ordered, ordered[1:])):
         indented = row.left > edges[k + 1][0] + 0.8 * char
         short_previous = previous.right < edges[k][1] - 1.5 * char
-        new_column = row.bottom <= previous.top
+        new_column = id(row) in starts
         spaced = not new_column and row.top - previous.bottom > 1.8 * typical_gap + 0.3 * char
         if indented or short_previous or spaced:
             out.append([row.text])
@@ -182,9 +183,9 @@ def paragraphs(rows: Sequence[OcrLine]) -> list[str]:
 
 
 def page_body(lines: Sequence[OcrLine], width: float, height: float, margin: float
-              ) -> tuple[list[OcrLine], list[OcrLine]]:
-    """(body rows in reading order, removed rows) of one screenshot: one page, or the two
-    pages of a spread read left then right (rule 4)."""
+              ) -> tuple[list[OcrLine], list[OcrLine], float | None]:
+    """(body rows in reading order, removed rows, the gutter's x or None) of one screenshot:
+    one page, or the two pages of a spread read left then right (rule 4)."""
     gutter = find_gutter(lines, width, height, margin)
     pages = split_at_gutter(lines, gutter) if gutter is not None else (list(lines),)
     body: list[OcrLine] = []
@@ -193,7 +194,7 @@ def page_body(lines: Sequence[OcrLine], width: float, height: float, margin: flo
         kept, dropped = split_margins(group_rows(page), height, margin)
         body += kept
         removed += dropped
-    return body, removed
+    return body, removed, (gutter.middle if gutter is not None else None)
 
 
 def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: str = "",
@@ -203,10 +204,11 @@ def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: s
     found = [replace(ln, text=chinese_punctuation_width(ln.text))
              for ln in engine.read_lines(array) if ln.text.strip()]
     low = [ln for ln in found if ln.confidence < settings.min_confidence]
-    body, margins = page_body([ln for ln in found if ln.confidence >= settings.min_confidence],
-                              float(array.shape[1]), float(array.shape[0]), settings.margin)
-    return ImageText(path=path, kind="page", text="\n".join(paragraphs(body)),
-                     lines=tuple(body), removed=tuple(margins + low))
+    body, margins, gutter = page_body(
+        [ln for ln in found if ln.confidence >= settings.min_confidence],
+        float(array.shape[1]), float(array.shape[0]), settings.margin)
+    return ImageText(path=path, kind="page", text="\n".join(paragraphs(body, gutter)),
+                     lines=tuple(body), removed=tuple(margins + low), gutter=gutter)
 
 
 def _key(text: str) -> str:
@@ -233,7 +235,8 @@ def remove_running_heads(pages: Sequence[ImageText], page_heights: Sequence[floa
             out.append(page)
             continue
         body = [r for r in page.lines if r not in drop]
-        out.append(replace(page, text="\n".join(paragraphs(body)), lines=tuple(body),
+        out.append(replace(page, text="\n".join(paragraphs(body, page.gutter)),
+                           lines=tuple(body),
                            removed=page.removed + tuple(drop)))
     return out
 

@@ -54,6 +54,7 @@ class ImageText:
     seconds: float = 0.0
     width: int = 0
     height: int = 0
+    gutter: float | None = None     # x between the two facing pages of a spread (pages only)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "kind": self.kind, "text": self.text,

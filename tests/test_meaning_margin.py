@@ -13,12 +13,13 @@ from cppdb.align.sentences import meaning
 from cppdb.align.sentences.meaning import (MEANING_MARGIN, MeaningSettings, mean_top_k,
                                            meaning_margins, ratio_margins)
 from cppdb.config import load_config
+from cppdb.embed.encoders import normalise_rows
 from cppdb.errors import ConfigError
 from cppdb.extractors.monolingual import extract_monolingual
 
 
 def _rows(*vectors: tuple[float, ...]) -> np.ndarray:
-    return np.array(vectors, dtype=np.float32)
+    return normalise_rows(np.array(vectors, dtype=np.float32))
 
 
 # Three lines per document, in 3 dimensions.  Line i of each side points mostly along axis i,

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from cppdb.embed.encoders import normalise_rows
+
 #: the column ``extract-monolingual`` writes (null when the check is off)
 MEANING_MARGIN = "meaning_margin"
 _BLOCK_ROWS = 1024      # rows of one similarity block: memory is block x document length
@@ -48,11 +50,6 @@ class MeaningSettings:
         return cls(float(section["min_meaning_margin"]), int(section["meaning_margin_k"]))
 
 
-def _unit_rows(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32, copy=False)
-
-
 def mean_top_k(queries: np.ndarray, document: np.ndarray, k: int) -> np.ndarray:
     """For each (unit-length) query row, the mean cosine of its ``k`` nearest document rows;
     computed in blocks so that memory stays bounded for long documents."""
@@ -68,11 +65,10 @@ def mean_top_k(queries: np.ndarray, document: np.ndarray, k: int) -> np.ndarray:
 def ratio_margins(source: np.ndarray, target: np.ndarray, source_doc: np.ndarray,
                   target_doc: np.ndarray, k: int) -> np.ndarray:
     """Margin of each row pair (``source[i]``, ``target[i]``); ``source_doc``/``target_doc``:
-    every line of the two documents.  Inputs need not be normalised."""
-    source, target = _unit_rows(source), _unit_rows(target)
+    every line of the two documents.  All rows must be of unit length
+    (:func:`cppdb.embed.encoders.normalise_rows`)."""
     cos = (source * target).sum(axis=1).astype(np.float64)
-    around = (mean_top_k(source, _unit_rows(target_doc), k)
-              + mean_top_k(target, _unit_rows(source_doc), k)) / 2
+    around = (mean_top_k(source, target_doc, k) + mean_top_k(target, source_doc, k)) / 2
     return cos / np.where(around > 0, around, 1.0)
 
 
@@ -91,7 +87,7 @@ def meaning_margins(pairs: pl.DataFrame, units: pl.DataFrame,
     indexed = pairs.select("doc_src", "doc_tgt", "source", "target").with_row_index("_row")
     # a pair's lines are lines of its documents, so these are all the strings needed
     texts = sorted({text for doc in by_doc.values() for text in doc})
-    vectors = encode(texts)
+    vectors = normalise_rows(encode(texts))
     row_of = {text: i for i, text in enumerate(texts)}
 
     def embed(strings: list[str]) -> np.ndarray:

@@ -21,6 +21,7 @@ from cppdb import schema as S
 from cppdb.features.detectors import argument_swap, meaning_change_detectors, negation_flip
 from cppdb.features.lexical_weights import LEX_FEATURES, null_weights
 from cppdb.features.numbers import number_candidates, number_values
+from cppdb.text.distance import jaccard
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
 SLOT_PATTERN = r"^\[[A-Z$]+\d*\]$"
@@ -130,12 +131,6 @@ def _is_slot(tokens: str) -> pl.Expr:
     return pl.col(tokens).list.eval(pl.element().str.contains(SLOT_PATTERN))
 
 
-def _jaccard(left: pl.Expr, right: pl.Expr) -> pl.Expr:
-    inter = left.list.set_intersection(right).list.len()
-    union = left.list.set_union(right).list.len()
-    return pl.when(union > 0).then(inter / union).otherwise(1.0)
-
-
 def _bigrams(chars: pl.Expr) -> pl.Expr:
     return (chars.str.split("").list.eval(pl.element() + pl.element().shift(-1))
             .list.drop_nulls())
@@ -165,7 +160,7 @@ def _surface_features() -> list[pl.Expr]:
     src_chars = pl.col(SOURCE_CHARS).str.split("").list.unique()
     tgt_chars = pl.col(TARGET_CHARS).str.split("").list.unique()
     return [
-        (1.0 - _jaccard(src_set, tgt_set)).alias("f_jaccard_distance"),
+        (1.0 - jaccard(src_set, tgt_set, empty=1.0)).alias("f_jaccard_distance"),
         pl.col(TARGET_CHARS).str.contains(pl.col(SOURCE_CHARS), literal=True)
         .cast(pl.Int8).alias("f_source_in_target"),
         pl.col(SOURCE_CHARS).str.contains(pl.col(TARGET_CHARS), literal=True)
@@ -181,9 +176,10 @@ def _surface_features() -> list[pl.Expr]:
         (tgt_len / src_len.clip(lower_bound=1)).alias("f_char_ratio"),
         (tgt_len.clip(lower_bound=1) / src_len.clip(lower_bound=1)).log()
         .alias("f_char_log_ratio"),
-        _jaccard(src_chars, tgt_chars).alias("f_char_jaccard"),
-        _jaccard(_bigrams(pl.col(SOURCE_CHARS)).list.unique(),
-                 _bigrams(pl.col(TARGET_CHARS)).list.unique()).alias("f_bigram_jaccard"),
+        jaccard(src_chars, tgt_chars, empty=1.0).alias("f_char_jaccard"),
+        jaccard(_bigrams(pl.col(SOURCE_CHARS)).list.unique(),
+                _bigrams(pl.col(TARGET_CHARS)).list.unique(), empty=1.0
+                ).alias("f_bigram_jaccard"),
     ]
 
 

@@ -1,5 +1,7 @@
-"""Character edit distance of text pairs — one definition for the ranking features
-(``f_edit_distance``, ``f_normalised_edit_distance``) and the evaluation tables.
+"""Similarity of text pairs — one definition each: character edit distance for the ranking
+features (``f_edit_distance``, ``f_normalised_edit_distance``) and the evaluation tables, and
+the Jaccard similarity of two list columns (word sets, character sets) for the ranking
+features and the cue-time rule.
 
 Levenshtein distance over characters (insert, delete, substitute cost 1) and the same divided
 by the longer side's length in characters (two empty strings: 0).  Inputs are already the
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import polars as pl
 
 
 def edit_distances(sources: Sequence[str], targets: Sequence[str], *, workers: int = -1
@@ -26,3 +29,11 @@ def edit_distances(sources: Sequence[str], targets: Sequence[str], *, workers: i
     longest = np.maximum(np.fromiter((len(s) for s in sources), np.int64, len(sources)),
                          np.fromiter((len(t) for t in targets), np.int64, len(targets)))
     return edit, np.where(longest > 0, edit / np.maximum(longest, 1), 0.0)
+
+
+def jaccard(left: pl.Expr, right: pl.Expr, *, empty: float) -> pl.Expr:
+    """|L ∩ R| / |L ∪ R| of two list columns taken as sets; ``empty`` when both are empty."""
+    inter = left.list.set_intersection(right).list.len()
+    union = left.list.set_union(right).list.len()
+    return pl.when(union > 0).then(inter / union).otherwise(empty)
+

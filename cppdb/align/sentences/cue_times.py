@@ -30,6 +30,7 @@ import polars as pl
 
 from cppdb.schema import (CUE_GAP, CUE_OFFSET, CUE_OVERLAP, SRC_END, SRC_START, TGT_END,
                           TGT_START)
+from cppdb.text.distance import jaccard
 
 _NOT_A_CHARACTER = r"[^\p{L}\p{N}]"     # punctuation, symbols and spaces do not count as shared
 
@@ -85,9 +86,7 @@ def shared_characters(source: str | pl.Expr, target: str | pl.Expr) -> pl.Expr:
         return (text.str.to_lowercase().str.replace_all(_NOT_A_CHARACTER, "")
                 .str.split("").list.unique())
 
-    inter = chars(source).list.set_intersection(chars(target)).list.len()
-    union = chars(source).list.set_union(chars(target)).list.len()
-    return pl.when(union > 0).then(inter / union).otherwise(0.0)
+    return jaccard(chars(source), chars(target), empty=0.0)
 
 
 def cue_mismatch(settings: CueSettings, source: str, target: str) -> pl.Expr:

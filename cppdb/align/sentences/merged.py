@@ -39,6 +39,7 @@ import numpy as np
 
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, assign_with_no_partner,
                                              check_versions, pair_scores)
+from cppdb.align.sentences.pairing_signals import number_tokens, syllable_bigrams
 
 SPILL_SHARE = 0.3
 CONFIRM_SHARE = 0.5
@@ -122,13 +123,8 @@ def _candidates(versions: list[list[VersionFile]], weights: PairingWeights
 
 
 def _line_tokens(text: str) -> list[str]:
-    from pypinyin import Style, lazy_pinyin
-
-    from cppdb.align.sentences.chapters import numbers_in
-
-    syllables = [s for s in lazy_pinyin(text, style=Style.NORMAL, errors="ignore") if s.isalpha()]
-    return ([f"{x}_{y}" for x, y in zip(syllables, syllables[1:])]
-            + [f"#{n}" for n in sorted(numbers_in(text))])
+    """A line's tokens: the same content and number tokens the file pairing uses."""
+    return syllable_bigrams(text) + number_tokens(text)
 
 
 def line_likelihoods(lines: Sequence[str], targets: Sequence[str]) -> np.ndarray:

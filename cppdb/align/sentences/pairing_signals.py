@@ -65,12 +65,23 @@ def _sample(text: str) -> str:
     return text[:half] + text[-half:] if len(text) > SAMPLE_CHARS else text
 
 
-def pinyin_bigrams(text: str) -> str:
+def syllable_bigrams(text: str) -> list[str]:
+    """Bigrams of the pinyin syllables (no tones) of ``text``'s Chinese characters: what
+    two translations of one passage share even when their characters differ."""
     from pypinyin import Style, lazy_pinyin
 
-    syllables = [s for s in lazy_pinyin(_sample(text), style=Style.NORMAL, errors="ignore")
+    syllables = [s for s in lazy_pinyin(text, style=Style.NORMAL, errors="ignore")
                  if s.isalpha()]
-    return " ".join(f"{a}_{b}" for a, b in zip(syllables, syllables[1:]))
+    return [f"{a}_{b}" for a, b in zip(syllables, syllables[1:])]
+
+
+def number_tokens(text: str) -> list[str]:
+    """The numbers in ``text`` (digits or Chinese numerals) as ``#n`` tokens, sorted."""
+    return [f"#{n}" for n in sorted(numbers_in(text))]
+
+
+def pinyin_bigrams(text: str) -> str:
+    return " ".join(syllable_bigrams(_sample(text)))
 
 
 # ---------------------------------------------------------------- names
@@ -248,7 +259,7 @@ def file_tokens(files: Sequence["VersionFile"]) -> list[dict[str, str]]:
     """Per file, the token documents of the TF-IDF signals (computed once per file)."""
     names = name_keys(files)
     return [{"content": pinyin_bigrams(f.text), "names": names[k],
-             "numbers": " ".join(f"#{n}" for n in sorted(numbers_in(f.text))),
+             "numbers": " ".join(number_tokens(f.text)),
              "dates": " ".join(date_time_tokens(f.text))} for k, f in enumerate(files)]
 
 

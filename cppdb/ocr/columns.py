@@ -45,6 +45,12 @@ class Gutter:
         return (self.left + self.right) / 2
 
 
+def in_body(line: OcrLine, page_height: float, margin: float) -> bool:
+    """The line's centre is outside the top and bottom edge zones (``margin`` of the height),
+    where status bars, running heads and folios sit."""
+    return margin * page_height < (line.top + line.bottom) / 2 < (1 - margin) * page_height
+
+
 def _free_bands(lines: Sequence[OcrLine]) -> list[tuple[float, float]]:
     """Horizontal stretches between the lines' extents that no line covers."""
     bands: list[tuple[float, float]] = []
@@ -60,8 +66,7 @@ def _free_bands(lines: Sequence[OcrLine]) -> list[tuple[float, float]]:
 def find_gutter(lines: Sequence[OcrLine], width: float, height: float,
                 margin: float) -> Gutter | None:
     """The gutter of a two-page spread (see the module docstring), or None."""
-    body = [ln for ln in lines
-            if margin * height < (ln.top + ln.bottom) / 2 < (1 - margin) * height]
+    body = [ln for ln in lines if in_body(ln, height, margin)]
     if len(body) < MIN_BODY_LINES:
         return None
     char = median(ln.height for ln in body)

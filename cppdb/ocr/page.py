@@ -33,7 +33,7 @@ from statistics import median
 
 import numpy as np
 
-from cppdb.ocr.columns import Gutter, find_gutter, split_at_gutter
+from cppdb.ocr.columns import Gutter, find_gutter, in_body, split_at_gutter
 from cppdb.ocr.engines import OcrEngine
 from cppdb.ocr.types import ImageText, OcrLine, box_from_rect
 from cppdb.text.normalize import chinese_punctuation_width
@@ -89,7 +89,7 @@ def split_margins(rows: Sequence[OcrLine], page_height: float,
     """(body rows, removed header/footer rows) of one page."""
     if not rows:
         return [], []
-    inner = [r for r in rows if _in_body(r, page_height, margin)]
+    inner = [r for r in rows if in_body(r, page_height, margin)]
     typical = median([r.height for r in inner] or [r.height for r in rows])
     pitches = [_pitch(r) for r in inner if _wide_chars(r.text) >= 4]
     pitch = median(pitches) if pitches else None
@@ -113,10 +113,6 @@ def split_margins(rows: Sequence[OcrLine], page_height: float,
             removed.add(index)
     return ([r for i, r in enumerate(rows) if i not in removed],
             [r for i, r in enumerate(rows) if i in removed])
-
-
-def _in_body(row: OcrLine, page_height: float, margin: float) -> bool:
-    return margin * page_height < (row.top + row.bottom) / 2 < (1 - margin) * page_height
 
 
 def _wide_chars(text: str) -> int:

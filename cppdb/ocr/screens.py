@@ -88,6 +88,8 @@ def screenshot(paragraphs: Sequence[str], *, seed: int, device: str = "phone",
                fonts: Sequence[str] | None = None) -> Screenshot:
     """Render one page of ``paragraphs`` (starting at a seeded row) in a seeded style, in one
     of ``fonts`` (default: the installed faces of :data:`SCREEN_FONTS`)."""
+    if device == "spread":      # its sizes are in DEVICES, but one page drawn there is no spread
+        raise ValueError("screenshot() draws one page: use spread() for two facing pages")
     from PIL import Image, ImageDraw, ImageFont
 
     rng = random.Random(seed)

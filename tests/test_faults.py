@@ -215,3 +215,76 @@ def test_sigkilled_process_resumes_to_the_identical_result(tmp_path, clean, pipe
     body, _ = PIPELINES[pipeline]
     body(tmp_path, out)                                   # resume, no fault
     assert _parquet(out) == clean[pipeline]
+
+
+# -- SIGKILL from outside, at a seeded random moment of a real `cppdb` process ------------------
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cppdb.cli", *args, "-q"]
+
+
+def _cli_case(pipeline: str, tmp: Path, out: Path) -> list[str]:
+    if pipeline == "rank":
+        import shutil
+
+        if not out.exists():
+            shutil.copytree(tmp / "bilingual-for-rank", out)
+        return _cli("rank", str(out), "--set", "features.embedding=false")
+    table = tmp / "paraphrases.tsv"
+    table.write_text(PARAPHRASE_TABLE, "utf-8")
+    return _cli("build-compression", str(DATA / "news" / "pairs.jsonl"), "-o", str(out),
+                "--paraphrases", str(table),
+                "--set", "compression.overlap_denominator=headline_content",
+                "--set", "compression.overlap_source=alignment")
+
+
+def _outputs_without_paths(root: Path, tmp: Path) -> dict[str, bytes]:
+    """Every output, with the case's own temporary directory written out of the bytes (the
+    compression report records the paraphrase table's path)."""
+    return {name: data.replace(str(tmp).encode(), b"TMP")
+            for name, data in _parquet(root).items()}
+
+
+def _wait_for_stages(child: subprocess.Popen, manifest: Path) -> None:
+    import time
+
+    deadline = time.monotonic() + 120
+    while not (manifest.exists() and '"stages"' in manifest.read_text("utf-8")):
+        assert child.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pipeline, seed", [("rank", 0), ("rank", 1), ("compression", 0),
+                                            ("compression", 1)])
+def test_sigkill_at_a_random_moment_resumes_to_the_identical_result(tmp_path_factory, pipeline,
+                                                                   seed):
+    """The real process is killed by a signal from outside at a seeded random point of the
+    time its pipeline works (from the moment its run manifest appears to the end of a clean
+    run); the re-run of the same command gives the byte-identical outputs of a clean run."""
+    import random
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    outputs, window = {}, 0.0
+    for case in ("clean", "killed"):
+        tmp = tmp_path_factory.mktemp(f"{pipeline}-{seed}-{case}")
+        if pipeline == "rank":
+            _prepare_rank(tmp)
+        out = tmp / "run"
+        command = _cli_case(pipeline, tmp, out)
+        manifest = out / "ranking" / "manifest.json" if pipeline == "rank" else out / "manifest.json"
+        child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        _wait_for_stages(child, manifest)
+        working = time.monotonic()
+        if case == "clean":
+            assert child.wait(600) == 0
+            window = time.monotonic() - working
+        else:
+            time.sleep(random.Random(seed).uniform(0.05, 0.9) * window)
+            child.kill()
+            assert child.wait(60) == -signal.SIGKILL, "finished before the kill: no fault"
+            subprocess.run(command, env=env, check=True, capture_output=True, timeout=600)
+        outputs[case] = _outputs_without_paths(out, tmp)
+    assert outputs["killed"] == outputs["clean"]

@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cppdb import schema as S
+from cppdb.config import load_config
 from cppdb.errors import BadInputError
 from cppdb.evaluate.sheet import (acceptability_table, read_annotation_sheet, sample_sheet,
                                   write_annotation_sheet)
@@ -137,3 +138,100 @@ def test_cli_sheet_round_trip(tmp_path):
                                  "--set", "evaluate.embedding=false"])
     assert result.exit_code == 0, result.output
     assert '"top": "60%"' in result.output
+
+
+# a tiny hand-made ranked run: ED on the character text (spaces removed), ED ÷ longer side,
+# containment (one side inside the other); rank = row order
+RUN_PAIRS = [
+    # source, target, type, ED, ED/len, contained
+    ("男孩", "这个 男孩", "phrase", 2, 2 / 4, 1.0),          # must fire: 男孩 ⊂ 这个男孩
+    ("她 丈夫", "丈夫", "phrase", 1, 1 / 3, 1.0),            # must fire: the other way round
+    ("老人", "老头", "phrase", 1, 1 / 2, 0.0),              # must not fire: shares 老 only
+    ("北京 到 上海", "北京 上海", "phrase", 1, 1 / 5, 0.0),    # must not fire: 到 in the middle
+    ("去世", "逝世", "phrase", 1, 1 / 2, 0.0),
+    ("[NP1] 出生 于 [NP2]", "[NP1] 生 于 [NP2]", "pattern", 1, 1 / 7, 0.0),
+    ("[NP1] 出生 了", "[NP1] 出生", "pattern", 1, 1 / 5, 1.0),
+]
+
+
+def tiny_run(tmp_path):
+    run = tmp_path / "run"
+    (run / "ranking").mkdir(parents=True)
+    frames = []
+    for pair_type in ("phrase", "pattern"):
+        rows = [r for r in RUN_PAIRS if r[2] == pair_type]
+        frames.append(ranked([(s, t, 0, 0.0, 0.0) for s, t, *_ in rows], pair_type))
+    pl.concat(frames).write_parquet(run / "ranking" / "ranked_pairs.parquet")
+    (run / "ranking" / "manifest.json").write_text('{"fingerprint": "f00dfeed"}', "utf-8")
+    return run
+
+
+def test_containment_fires_only_on_substrings():
+    from cppdb.evaluate.tables import containment
+
+    got = containment([r[0] for r in RUN_PAIRS], [r[1] for r in RUN_PAIRS])
+    assert got.tolist() == [r[5] for r in RUN_PAIRS]
+
+
+def test_tiny_run_by_hand(tmp_path):
+    from cppdb.evaluate.api import evaluate_run_signed
+
+    config = load_config().with_overrides(["evaluate.embedding=false"])
+    table, signed = evaluate_run_signed(tiny_run(tmp_path), config)
+    phrase = table.filter(pl.col("type") == "phrase")
+    rows = [r for r in RUN_PAIRS if r[2] == "phrase"]
+    # tops of five phrase pairs: ceil(0.2·5) = 1, ceil(0.6·5) = 3, 5
+    assert phrase["pairs"].to_list() == [1, 3, 5]
+    for size, row in zip((1, 3, 5), phrase.iter_rows(named=True)):
+        assert row["edit_distance"] == pytest.approx(sum(r[3] for r in rows[:size]) / size)
+        assert row["normalised_edit_distance"] == pytest.approx(
+            sum(r[4] for r in rows[:size]) / size)
+        assert row["containment"] == pytest.approx(sum(r[5] for r in rows[:size]) / size)
+        assert row["containment_low"] <= row["containment"] <= row["containment_high"]
+    assert phrase["containment"].to_list() == pytest.approx([1.0, 2 / 3, 0.4])
+    pattern = table.filter(pl.col("type") == "pattern")
+    # a slot is written §<index> in the character text: §1出生于§2 (7) / §1生于§2 (6)
+    assert pattern["normalised_edit_distance"].to_list() == pytest.approx(
+        [1 / 7, (1 / 7 + 1 / 5) / 2, (1 / 7 + 1 / 5) / 2])
+    assert pattern["containment"].to_list() == pytest.approx([0.0, 0.5, 0.5])
+    for field in ("run:f00dfeed", "tops:0.2/0.6/1", "ci:bootstrap-percentile-95",
+                  "ed:levenshtein-nfkc-chars-nospace", "ed-len:ed/max-len",
+                  "containment:substring-either-way-nospace", "cosine-cap:1000/type/top",
+                  "seed:13", "config:", "version:"):
+        assert field in signed
+    assert (tmp_path / "run" / "evaluation.json").exists()
+
+
+def test_cosine_sample_is_capped_per_top_and_nested():
+    from cppdb.evaluate.tables import cosine_sample
+
+    rows = [(f"s{i}", f"t{i}", 0, 0.0, 0.0) for i in range(1, 101)]
+    frame = ranked(rows).with_columns(pl.int_range(pl.len()).alias("_row"))
+    sample = cosine_sample(frame, (0.2, 0.6, 1.0), 10, seed=5)
+    ranks = sample.join(frame.select("_row", "rank"), on="_row")
+    for index, share in enumerate((0.2, 0.6, 1.0)):
+        own = ranks.filter(pl.col(f"_cosine_sample_{index}"))
+        assert own.height == 10 and own["rank"].max() <= 100 * share   # its cap, inside it
+    # the union of the samples holds more of the 60 % top than its own sample: a cell's
+    # mean must use its own flags, not every encoded pair inside it
+    assert ranks.filter(pl.col("rank") <= 60).height > 10
+    assert cosine_sample(frame, (0.2, 0.6, 1.0), 10, seed=5).equals(sample)
+    assert not cosine_sample(frame, (0.2, 0.6, 1.0), 10, seed=6).equals(sample)
+
+
+def test_cli_prints_the_diversity_table_at_80_columns(tmp_path, monkeypatch):
+    from cppdb.cli import app
+
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(app, ["evaluate", str(tiny_run(tmp_path)),
+                                      "--set", "evaluate.embedding=false"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines if not line.startswith("signature: ")) <= 80
+    row = next(line for line in lines if "phrase" in line and "100%" in line)
+    assert "1.20±" in row and "0.407±" in row and "40.0%±" in row
+    assert any(line.startswith("signature: ") and "run:f00dfeed" in line for line in lines)
+    result = CliRunner().invoke(app, ["evaluate", str(tmp_path / "run"), "--json",
+                                      "--set", "evaluate.embedding=false"])
+    assert result.exit_code == 0, result.output
+    assert '"containment": 0.4' in result.output and '"signature": "encoder:none' in result.output

@@ -1,6 +1,8 @@
 """Plain-Python evaluation API (what ``cppdb evaluate`` calls)."""
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ from cppdb.config import Config, load_config
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
 from cppdb.evaluate.stats import model_sha, signature
-from cppdb.evaluate.tables import evaluation_table, load_ranked_file
+from cppdb.evaluate.tables import DEFINITIONS, INTERVALS, evaluation_table, load_ranked_file
 from cppdb.io import write_json_atomic
 
 #: where ``evaluate_run_signed`` keeps a run's table and signature
@@ -50,6 +52,31 @@ def _encoders(config: Config) -> tuple[Any, Any]:
     return first, second
 
 
+def ranking_fingerprint(run_or_file: str | Path) -> str:
+    """What was evaluated: a ranked run's fingerprint (its ranking manifest), or the first 12
+    hex digits of a pair file's SHA-256."""
+    path = Path(run_or_file)
+    if path.is_dir():
+        from cppdb.rank.pipeline import RANK_DIR
+
+        manifest = path / RANK_DIR / "manifest.json"
+        if manifest.exists():
+            return str(json.loads(manifest.read_text("utf-8")).get("fingerprint", "unknown"))
+        return "unknown"
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def config_hash(config: Config) -> str:
+    """The first 12 hex digits of the SHA-256 of the [evaluate] and [embed] settings."""
+    used = {name: config.section(name) for name in ("evaluate", "embed")}
+    blob = json.dumps(used, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
 def evaluate_run(run_or_file: str | Path, config: Config | None = None) -> pl.DataFrame:
     """Tables 3/4/6: diversity and consistency per type at the top shares."""
     return evaluate_run_signed(run_or_file, config)[0]
@@ -68,7 +95,11 @@ def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
                              seed=section["seed"])
     extra = {"second-sha": model_sha(second)} if second is not None else {}
     signed = signature(encoder=first, seed=section["seed"], n=ranking.height,
-                       extra={"max-embedded": section["max_embedded_pairs"], **extra})
+                       extra={"run": ranking_fingerprint(run_or_file),
+                              "config": config_hash(config),
+                              "tops": "/".join(f"{t:g}" for t in section["tops"]),
+                              "ci": INTERVALS, **DEFINITIONS,
+                              "cosine-cap": f"{section['max_embedded_pairs']}/type/top", **extra})
     if Path(run_or_file).is_dir():
         write_json_atomic(Path(run_or_file) / EVALUATION_FILE,
                           {"signature": signed, "table": table.to_dicts()})

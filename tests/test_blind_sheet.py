@@ -79,11 +79,17 @@ def test_sheet_round_trips_through_jsonl(tmp_path):
     assert pl.read_ndjson(tmp_path / "key.jsonl").height == key.height
 
 
+#: id -> (source, target): ED ÷ longer side 0.5, 0.5, 1/3, 0.5, 0.2, 0.5; q1, q3, q6 contained
+KEY_PAIRS = {"q1": ("男孩", "这个 男孩"), "q2": ("老人", "老头"), "q3": ("她 丈夫", "丈夫"),
+             "q4": ("去世", "逝世"), "q5": ("北京 到 上海", "北京 上海"), "q6": ("车祸", "一 场 车祸")}
+
+
 def _key() -> pl.DataFrame:
+    ids = ["q1", "q2", "q3", "q4", "q1", "q5", "q6"]
     return pl.DataFrame({
-        "id": ["q1", "q2", "q3", "q4", "q1", "q5", "q6"],
-        "cell": ["top20", "top20", "top20", "top20", "all", "all", "all"],
-        S.TYPE: ["phrase"] * 7})
+        "id": ids, "cell": ["top20", "top20", "top20", "top20", "all", "all", "all"],
+        S.TYPE: ["phrase"] * 7, S.SOURCE: [KEY_PAIRS[i][0] for i in ids],
+        S.TARGET: [KEY_PAIRS[i][1] for i in ids]})
 
 
 @pytest.mark.parametrize("ratings, top_share, top_n, all_share, all_n", [
@@ -103,6 +109,38 @@ def test_shares_per_cell(tmp_path, ratings, top_share, top_n, all_share, all_n):
     assert top["paper"] == 0.87 and row[("pattern", "all")]["paper"] == 0.61
     assert row[("pattern", "top20")]["rated"] == 0
     assert "| phrase | top20 |" in blind.format_shares(table)
+
+
+def test_each_judged_cell_carries_its_diversity(tmp_path):
+    path = tmp_path / "ratings.tsv"
+    path.write_text("q1\t5\nq2\t3\nq3\t2\nq4\t4\nq5\t1\nq6\t3\n", "utf-8")
+    table = blind.shares(_key(), blind.read_ratings(path))
+    row = {(r["type"], r["cell"]): r for r in table.iter_rows(named=True)}
+    top, every = row[("phrase", "top20")], row[("phrase", "all")]
+    assert top["sample_ned"] == pytest.approx((0.5 + 0.5 + 1 / 3 + 0.5) / 4)
+    assert top["sample_contained"] == pytest.approx(2 / 4)          # q1, q3
+    assert top["acceptable_not_contained"] == pytest.approx(2 / 4)  # q2 (3), q4 (4)
+    assert every["sample_ned"] == pytest.approx((0.5 + 0.2 + 0.5) / 3)
+    assert every["sample_contained"] == pytest.approx(2 / 3)        # q1, q6
+    assert every["acceptable_not_contained"] == 0.0                 # q5 is rated 1
+    # the whole tier's metrics (an evaluation table) joined to the judged cells
+    metrics = {"edit_distance": (1.83, 1.81, 1.85),
+               "normalised_edit_distance": (0.485, 0.481, 0.489),
+               "containment": (0.611, 0.600, 0.622), "cosine": (0.962, 0.960, 0.964)}
+    automatic = pl.DataFrame([
+        {"type": "phrase", "top": top_label, **{f"{m}{end}": v * scale
+                                                  for m, values in metrics.items()
+                                                  for end, v in zip(("", "_low", "_high"), values)}}
+        for top_label, scale in (("20%", 1.0), ("60%", 0.5))])
+    joined = blind.with_tier_metrics(table, automatic)
+    assert joined.height == table.height
+    got = {(r["type"], r["cell"]): r for r in joined.iter_rows(named=True)}
+    assert got[("phrase", "top20")]["tier_containment"] == pytest.approx(0.611)
+    assert got[("phrase", "all")]["tier_containment"] is None       # no 100 % row given
+    text = blind.format_shares(joined)
+    line = next(x for x in text.splitlines() if x.startswith("| phrase | top20 |"))
+    assert "| 0.458 | 50% | 50% | 1.830 ± 0.020 | 0.485 ± 0.004 | 61.1% ± 1.1% |" in line
+    assert len({x.count("|") for x in text.splitlines()}) == 1      # header, rule, rows agree
 
 
 @pytest.mark.parametrize("ratings, message", [

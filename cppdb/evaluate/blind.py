@@ -132,17 +132,79 @@ def shares(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
             rows.append({"type": pair_type, "cell": cell, "drawn": part.height, "rated": n,
                          "share_acceptable": p, "ci95_half_width": half,
                          "mean_rating": float(rated["rating"].mean()) if n else None,
-                         "paper": PAPER[(pair_type, cell)]})
+                         "paper": PAPER[(pair_type, cell)], **_sample_diversity(rated)})
     return pl.DataFrame(rows)
 
 
+def _sample_diversity(rated: pl.DataFrame) -> dict[str, float | None]:
+    """The judged sample's own diversity: mean ED ÷ length, the containment share, and the
+    share both acceptable and not a containment pair (different AND good)."""
+    if rated.height == 0:
+        return {"sample_ned": None, "sample_contained": None, "acceptable_not_contained": None}
+    from cppdb.evaluate.tables import containment, edit_distances
+
+    sources, targets = rated[S.SOURCE].to_list(), rated[S.TARGET].to_list()
+    _, ned = edit_distances(sources, targets)
+    inside = containment(sources, targets)
+    good = (rated["rating"] >= ACCEPTABLE).to_numpy()
+    return {"sample_ned": float(ned.mean()), "sample_contained": float(inside.mean()),
+            "acceptable_not_contained": float((good & (inside == 0)).mean())}
+
+
+#: the whole tier's automatic metrics (cppdb evaluate) shown next to each judged cell
+TIER_METRICS = ("edit_distance", "normalised_edit_distance", "containment", "cosine")
+
+
+def with_tier_metrics(table: pl.DataFrame, automatic: pl.DataFrame) -> pl.DataFrame:
+    """``table`` (:func:`shares`) with the run's evaluation table (type × top,
+    :func:`cppdb.evaluate.tables.evaluation_table`) joined to each cell's tier:
+    ``tier_<metric>``, ``tier_<metric>_low`` / ``_high``; null where the tier is missing."""
+    columns = [f"{m}{end}" for m in TIER_METRICS for end in ("", "_low", "_high")]
+    tiers = automatic.select("type", pl.col("top").alias("_top"),
+                             *[pl.col(c).alias(f"tier_{c}") for c in columns])
+    cell_top = pl.col("cell").replace_strict({c: f"{round(share * 100)}%" for c, share in CELLS},
+                                             default=None)
+    return (table.with_columns(cell_top.alias("_top"))
+            .join(tiers, on=["type", "_top"], how="left", maintain_order="left").drop("_top"))
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _tier_cell(r: dict, metric: str, percent: bool = False) -> str:
+    mean, low, high = (r.get(f"tier_{metric}{end}") for end in ("", "_low", "_high"))
+    if mean is None:
+        return "–"
+    half = max(mean - low, high - mean) if low is not None and high is not None else 0.0
+    if percent:
+        return f"{mean:.1%} ± {half:.1%}"
+    return f"{_num(mean)} ± {_num(half)}"
+
+
 def format_shares(table: pl.DataFrame) -> str:
-    lines = ["| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) |",
-             "|---|---|---|---|---|---|---|"]
+    """Table 5 rows with the judged sample's own diversity and, when the table carries them
+    (:func:`with_tier_metrics`), the whole tier's Table 3/4 columns with 95 % intervals."""
+    tiers = "tier_edit_distance" in table.columns
+    head = ("| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) "
+            "| sample ED÷len | sample contained | acceptable & not contained |")
+    if tiers:
+        head += " tier ED | tier ED÷len | tier contained | tier cosine |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in table.iter_rows(named=True):
-        share = "–" if r["share_acceptable"] is None else f"{r['share_acceptable']:.0%}"
-        half = "–" if r["ci95_half_width"] is None else f"{r['ci95_half_width']:.0%}"
-        mean = "–" if r["mean_rating"] is None else f"{r['mean_rating']:.2f}"
-        lines.append(f"| {r['type']} | {r['cell']} | {r['rated']} | {share} | {half} | {mean} | "
-                     f"{r['paper']:.0%} |")
+        line = (f"| {r['type']} | {r['cell']} | {r['rated']} | {_pct(r['share_acceptable'])} "
+                f"| {_pct(r['ci95_half_width'])} | {_num(r['mean_rating'], 2)} "
+                f"| {r['paper']:.0%} | {_num(r.get('sample_ned'))} "
+                f"| {_pct(r.get('sample_contained'))} "
+                f"| {_pct(r.get('acceptable_not_contained'))} |")
+        if tiers:
+            line += (f" {_tier_cell(r, 'edit_distance')} "
+                     f"| {_tier_cell(r, 'normalised_edit_distance')} "
+                     f"| {_tier_cell(r, 'containment', percent=True)} "
+                     f"| {_tier_cell(r, 'cosine')} |")
+        lines.append(line)
     return "\n".join(lines)

@@ -38,6 +38,15 @@ def _table(title: str, frame: pl.DataFrame) -> None:
     console.print(table)
 
 
+def _evaluation(title: str, frame: pl.DataFrame) -> None:
+    from cppdb.evaluate.display import LEGEND, evaluation_rich_table
+
+    table = evaluation_rich_table(frame, title)
+    table.title_justify = "left"
+    console.print(table)
+    console.print(LEGEND, markup=False, highlight=False)
+
+
 def _step(title: str) -> float:
     console.rule(f"[bold]{title}")
     return time.perf_counter()
@@ -86,7 +95,7 @@ def ranking(run_dir: Path, config: Config) -> None:
     path, rows = export_run(run_dir, top=0.2, format="jsonl", out=run_dir / "top20.jsonl",
                             config=config)
     console.print(f"top 20%: {rows} pairs -> {path}")
-    _table("evaluation (diversity and consistency by tier)", evaluate_run(run_dir, config))
+    _evaluation("evaluation (diversity and consistency by tier)", evaluate_run(run_dir, config))
     console.print(f"({time.perf_counter() - started:.0f} s)")
 
 
@@ -139,7 +148,7 @@ def monolingual(out: Path, config: Config) -> None:
                             config=config)
     console.print(f"sentence pairs ranked with the shipped model: {summary.ranked}; "
                   f"top 20% ({rows}) -> {path}")
-    _table("evaluation of the sentence pairs", evaluate_run(text_run, config))
+    _evaluation("evaluation of the sentence pairs", evaluate_run(text_run, config))
 
 
 def compression(out: Path, bilingual_run: Path, config: Config) -> None:

@@ -25,39 +25,16 @@ def _print_table(frame, title: str) -> None:
     console().print(table)
 
 
-def _interval(row: dict, metric: str, percent: bool = False) -> str:
-    """``mean±half-width`` of a metric's 95 % interval in one cell (so 80 columns suffice)."""
-    mean, low, high = row[metric], row[f"{metric}_low"], row[f"{metric}_high"]
-    if mean is None:
-        return "-"
-    scale, unit = (100.0, "%") if percent else (1.0, "")
-    half = max(mean - low, high - mean) if low is not None and high is not None else 0.0
-    digits = 1 if percent else (2 if abs(mean) >= 1 else 3)
-    return f"{mean * scale:.{digits}f}{unit}±{half * scale:.{digits}f}"
-
-
-def _print_evaluation(frame, title: str, notes: str) -> None:
+def _print_evaluation(frame, title: str, signed: str) -> None:
     """The table, its legend and its signature on stdout (they are the command's result;
     the width follows the terminal, or $COLUMNS, 80 by default)."""
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
 
-    second = frame["cosine_second"].is_not_null().any()
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in ("type", "top", "n", "ED", "ED÷len", "contained", "cosine", "k",
-                 *(["cosine 2"] if second else [])):
-        table.add_column(name, justify="left" if name in ("type", "top") else "right",
-                         no_wrap=True)
-    for row in frame.iter_rows(named=True):
-        table.add_row(row["type"], row["top"], str(row["pairs"]),
-                      _interval(row, "edit_distance"), _interval(row, "normalised_edit_distance"),
-                      _interval(row, "containment", percent=True), _interval(row, "cosine"),
-                      str(row["embedded"] or "-"),
-                      *([_interval(row, "cosine_second")] if second else []))
+    from cppdb.evaluate.display import LEGEND, evaluation_rich_table
+
     out = Console(highlight=False)
-    out.print(table)
-    out.print(notes, markup=False, soft_wrap=True)
+    out.print(evaluation_rich_table(frame, title))
+    out.print(f"{LEGEND}\nsignature: {signed}", markup=False, soft_wrap=True)
 
 
 def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, quiet: bool,
@@ -108,12 +85,7 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
         if as_json:
             print_json({"signature": signed, "table": table.to_dicts()})
             return
-        _print_evaluation(
-            table, "diversity and consistency per type and top share",
-            "ED = character edit distance (spaces removed); ED÷len = ED / longer side;\n"
-            "contained = one side is a substring of the other; cosine over k sampled\n"
-            "pairs; ± = the wider side of the 95 % seeded percentile bootstrap interval\n"
-            f"signature: {signed}")
+        _print_evaluation(table, "diversity and consistency per type and top share", signed)
         return
     if as_json:
         print_json({"signature": signed, "table": table.to_dicts()})

@@ -76,8 +76,8 @@ def evaluation(run: Path) -> str:
     except CppdbError as exc:   # an encoder missing: say so on the page, keep the rest
         return svg.figure("table", "Automatic evaluation", "", 0,
                           note=f"not computed: {exc}")
-    return svg.table("Automatic evaluation: diversity (edit distance) and consistency "
-                     "(cosine) at the top 20/60/100 %", table.columns, table.rows())
+    return svg.table("Automatic evaluation: diversity (edit distance, containment share) and "
+                     "consistency (cosine) at the top 20/60/100 %", table.columns, table.rows())
 
 
 def samples(ranked: pl.DataFrame) -> str:

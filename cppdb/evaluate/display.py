@@ -1,0 +1,44 @@
+"""The evaluation table (Table 3/4 columns) for a terminal: one ``mean±half`` cell per metric,
+so the table fits 80 columns (``cppdb evaluate``, ``make demo``)."""
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+#: what the columns and the ± mean, printed under the table
+LEGEND = ("ED = character edit distance (spaces removed); ED÷len = ED / longer side;\n"
+          "contained = one side is a substring of the other; cosine over k sampled\n"
+          "pairs; ± = the wider side of the 95 % seeded percentile bootstrap interval")
+
+
+def interval_text(row: dict, metric: str, percent: bool = False) -> str:
+    """``mean±half`` of a metric's 95 % interval (the wider side when it is asymmetric)."""
+    mean, low, high = row[metric], row[f"{metric}_low"], row[f"{metric}_high"]
+    if mean is None:
+        return "-"
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    half = max(mean - low, high - mean) if low is not None and high is not None else 0.0
+    digits = 1 if percent else (2 if abs(mean) >= 1 else 3)
+    return f"{mean * scale:.{digits}f}{unit}±{half * scale:.{digits}f}"
+
+
+def evaluation_rich_table(frame: pl.DataFrame, title: str) -> Any:
+    """A rich Table of an evaluation table (:func:`cppdb.evaluate.tables.evaluation_table`)."""
+    from rich import box
+    from rich.table import Table
+
+    second = bool(frame["cosine_second"].is_not_null().any())
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in ("type", "top", "n", "ED", "ED÷len", "contained", "cosine", "k",
+                 *(["cosine 2"] if second else [])):
+        table.add_column(name, justify="left" if name in ("type", "top") else "right",
+                         no_wrap=True)
+    for row in frame.iter_rows(named=True):
+        table.add_row(row["type"], row["top"], str(row["pairs"]),
+                      interval_text(row, "edit_distance"),
+                      interval_text(row, "normalised_edit_distance"),
+                      interval_text(row, "containment", percent=True),
+                      interval_text(row, "cosine"), str(row["embedded"] or "-"),
+                      *([interval_text(row, "cosine_second")] if second else []))
+    return table

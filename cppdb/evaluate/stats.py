@@ -83,8 +83,26 @@ def model_sha(encoder: Any) -> str:
     checksum for local models), or ``none``."""
     if encoder is None:
         return "none"
-    described = encoder.signature() if hasattr(encoder, "signature") else repr(encoder)
-    return hashlib.sha256(described.encode()).hexdigest()[:12]
+    return hashlib.sha256(_description(encoder).encode()).hexdigest()[:12]
+
+
+def _description(encoder: Any) -> str:
+    # the embed cache wrapper describes its backend (describe()["signature"]); a bare
+    # repr() would hold a memory address and change from run to run
+    if hasattr(encoder, "signature"):
+        return encoder.signature()
+    if hasattr(encoder, "describe"):
+        info = encoder.describe()
+        return str(info.get("signature") or sorted(info.items()))
+    return type(encoder).__qualname__
+
+
+def _name(encoder: Any) -> str:
+    if encoder is None:
+        return "none"
+    if hasattr(encoder, "describe") and not hasattr(encoder, "name"):
+        return str(encoder.describe().get("name", type(encoder).__name__))
+    return getattr(encoder, "name", type(encoder).__name__)
 
 
 def signature(*, encoder: Any = None, seed: int, n: int, resamples: int = RESAMPLES,
@@ -92,7 +110,6 @@ def signature(*, encoder: Any = None, seed: int, n: int, resamples: int = RESAMP
     """``encoder:…|model-sha:…|seed:…|n:…|resamples:…|version:…`` (plus ``extra`` fields)."""
     from cppdb import __version__
 
-    name = "none" if encoder is None else getattr(encoder, "name", type(encoder).__name__)
-    fields = {"encoder": name, "model-sha": model_sha(encoder), "seed": seed, "n": n,
+    fields = {"encoder": _name(encoder), "model-sha": model_sha(encoder), "seed": seed, "n": n,
               "resamples": resamples, **(extra or {}), "version": __version__}
     return "|".join(f"{key}:{value}" for key, value in fields.items())

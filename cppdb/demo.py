@@ -41,9 +41,7 @@ def _table(title: str, frame: pl.DataFrame) -> None:
 def _evaluation(title: str, frame: pl.DataFrame) -> None:
     from cppdb.evaluate.display import LEGEND, evaluation_rich_table
 
-    table = evaluation_rich_table(frame, title)
-    table.title_justify = "left"
-    console.print(table)
+    console.print(evaluation_rich_table(frame, title))
     console.print(LEGEND, markup=False, highlight=False)
 
 

@@ -228,6 +228,7 @@ def test_cli_prints_the_diversity_table_at_80_columns(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert max(len(line) for line in lines if not line.startswith("signature: ")) <= 80
+    assert "…" not in result.output                  # rich fits a table by cutting cells
     row = next(line for line in lines if "phrase" in line and "100%" in line)
     assert "1.20±" in row and "0.407±" in row and "40.0%±" in row
     assert any(line.startswith("signature: ") and "run:f00dfeed" in line for line in lines)
@@ -235,3 +236,18 @@ def test_cli_prints_the_diversity_table_at_80_columns(tmp_path, monkeypatch):
                                       "--set", "evaluate.embedding=false"])
     assert result.exit_code == 0, result.output
     assert '"containment": 0.4' in result.output and '"signature": "encoder:none' in result.output
+
+
+def test_display_stacks_a_second_cosine_instead_of_widening(tmp_path):
+    from rich.console import Console
+
+    from cppdb.evaluate.display import evaluation_rich_table
+
+    table = evaluation_table(ranked(), encoder=TableEncoder(), second_encoder=TableEncoder(),
+                             max_embedded=100)
+    console = Console(width=80, record=True, file=open(tmp_path / "out.txt", "w"))
+    console.print(evaluation_rich_table(table, "t"))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80 and "…" not in text
+    assert "cosine 2" in text and text.count("100%") == 2          # once in each table
+    assert "0.320±" in text                                         # mean cosine of all five

@@ -24,21 +24,35 @@ def interval_text(row: dict, metric: str, percent: bool = False) -> str:
 
 
 def evaluation_rich_table(frame: pl.DataFrame, title: str) -> Any:
-    """A rich Table of an evaluation table (:func:`cppdb.evaluate.tables.evaluation_table`)."""
+    """A rich renderable of an evaluation table (:func:`cppdb.evaluate.tables.evaluation_table`):
+    the diversity and first-cosine table, and under it, when a second model was set, a small
+    table of its cosines (stacked rather than widened, so 80 columns still suffice)."""
+    from rich.console import Group
+
+    main = _table(title, ("type", "top", "n", "ED", "ED÷len", "contained", "cosine", "k"))
+    for row in frame.iter_rows(named=True):
+        main.add_row(row["type"], row["top"], str(row["pairs"]),
+                     interval_text(row, "edit_distance"),
+                     interval_text(row, "normalised_edit_distance"),
+                     interval_text(row, "containment", percent=True),
+                     interval_text(row, "cosine"), str(row["embedded"] or "-"))
+    if not frame["cosine_second"].is_not_null().any():
+        return main
+    second = _table("cosine with the second model (evaluate.second_model_path)",
+                    ("type", "top", "k", "cosine 2"))
+    for row in frame.iter_rows(named=True):
+        second.add_row(row["type"], row["top"], str(row["embedded"] or "-"),
+                       interval_text(row, "cosine_second"))
+    return Group(main, second)
+
+
+def _table(title: str, columns: tuple[str, ...]) -> Any:
     from rich import box
     from rich.table import Table
 
-    second = bool(frame["cosine_second"].is_not_null().any())
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in ("type", "top", "n", "ED", "ED÷len", "contained", "cosine", "k",
-                 *(["cosine 2"] if second else [])):
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  show_edge=False, collapse_padding=True)
+    for name in columns:
         table.add_column(name, justify="left" if name in ("type", "top") else "right",
                          no_wrap=True)
-    for row in frame.iter_rows(named=True):
-        table.add_row(row["type"], row["top"], str(row["pairs"]),
-                      interval_text(row, "edit_distance"),
-                      interval_text(row, "normalised_edit_distance"),
-                      interval_text(row, "containment", percent=True),
-                      interval_text(row, "cosine"), str(row["embedded"] or "-"),
-                      *([interval_text(row, "cosine_second")] if second else []))
     return table

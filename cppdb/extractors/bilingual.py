@@ -33,7 +33,8 @@ from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
-from cppdb.extractors.pivot import PivotSettings, empty_pair_table
+from cppdb.extractors.near_identity import near_identity_reason
+from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
 from cppdb.progress import progress_bar
 from cppdb.run import chunk_ranges, part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
@@ -46,6 +47,7 @@ ALIGNMENT = "alignment.parquet"
 OCCURRENCES = "phrase_occurrences.parquet"
 PHRASE_PAIRS = "phrase_pairs.parquet"
 PATTERN_PAIRS = "pattern_pairs.parquet"
+PIVOT_WRITES = (PHRASE_PAIRS, PATTERN_PAIRS, S.NEAR_IDENTITY_PAIRS)
 REJECTED = "rejected.jsonl"
 LEX_EN_GIVEN_ZH = "lex_en_given_zh.parquet"
 LEX_ZH_GIVEN_EN = "lex_zh_given_en.parquet"
@@ -335,25 +337,53 @@ def _sum_counts(counts_dir: Path, settings: ExtractionSettings) -> dict[str, int
 
 
 def _pivot(st: Any, section: dict[str, Any], engine: Any = None) -> None:
-    """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet."""
+    """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet; the
+    near-identity class (:mod:`cppdb.extractors.near_identity`) goes to its own file."""
     from cppdb.engine import LocalEngine
 
     engine = engine or LocalEngine()
     run = st.run
     settings = pivot_settings(section)
+    separate = bool(section["separate_near_identity"])
     run.scan(OCCURRENCES)                              # a clear error when it is missing
+    held: list[Path] = []
     for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
         work = run.path(f".pivot-{kind}.work")
         pruned: dict[str, int] = {}
-        parts = engine.pivot(run.path(OCCURRENCES), kind, work, settings, pruned)
+        parts = pivot_pairs(engine, run.path(OCCURRENCES), kind, work, settings, pruned)
         for rule, count in pruned.items():
             st.count(f"pruned_{kind}_units_{rule}", count)
         frame = pl.scan_parquet(parts) if parts else empty_pair_table().lazy()
-        if engine.name != "local":       # Spark's part order is arbitrary: one global order
-            frame = frame.sort(["lhs", S.SOURCE, S.P_TGT_GIVEN_SRC, S.TARGET],
-                               descending=[False, False, True, False])
-        st.write_parquet(artifact, frame)
+        frame = frame.with_columns(near_identity_reason())
+        near = run.path(f".pivot-{kind}.near.parquet")
+        frame.filter(pl.col(S.REASON).is_not_null()).sink_parquet(near)
+        held.append(near)
+        for reason, count in _reason_counts(near).items():
+            st.count(f"near_identity_{kind}_{reason}", count)
+        kept = frame.filter(pl.col(S.REASON).is_null()) if separate else frame
+        st.write_parquet(artifact, kept.drop(S.REASON))
         shutil.rmtree(work, ignore_errors=True)
+    st.write_parquet(S.NEAR_IDENTITY_PAIRS, pl.scan_parquet(held))
+    for path in held:
+        path.unlink()
+
+
+def pivot_pairs(engine: Any, occurrences: Path, kind: str, work_dir: Path,
+                settings: PivotSettings, pruned: dict[str, int] | None = None) -> list[Path]:
+    """The pair files of one occurrence kind: the polars pivot, or its Spark SQL twin when
+    the engine lends a SQL session (the same tables; tests/test_spark_engine.py)."""
+    session = engine.sql_session() if engine is not None else None
+    if session is None:
+        occ = pl.scan_parquet(occurrences).filter(pl.col(S.KIND) == kind)
+        return pivot(occ, kind, work_dir, settings, pruned)
+    from cppdb.extractors.pivot_sql import pivot_sql
+
+    return pivot_sql(session, occurrences, kind, work_dir, settings, pruned)
+
+
+def _reason_counts(path: Path) -> dict[str, int]:
+    counts = pl.scan_parquet(path).group_by(S.REASON).len().collect()
+    return dict(zip(counts[S.REASON].to_list(), counts["len"].to_list(), strict=True))
 
 
 @dataclass(frozen=True)
@@ -403,7 +433,7 @@ def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None
                           Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),
               lambda st: _extract(st, section, engine), chunked=True,
               doc="aligned phrase and pattern occurrences"),
-        Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), (PHRASE_PAIRS, PATTERN_PAIRS),
+        Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), PIVOT_WRITES,
               lambda st: _pivot(st, section, engine), doc="pivot through English, p(z2|z1)"),
     ]
 
@@ -418,7 +448,7 @@ def extract_stage(run: Any, section: dict[str, Any]) -> None:
 def pivot_stage(run: Any, section: dict[str, Any]) -> None:
     """Run only the pivot stage (benchmarks); skipped when done."""
     run_stages(run, "extract-bilingual", [Stage(
-        "pivot", (Artifact(OCCURRENCES),), (PHRASE_PAIRS, PATTERN_PAIRS),
+        "pivot", (Artifact(OCCURRENCES),), PIVOT_WRITES,
         lambda st: _pivot(st, section))], finish=False)
 
 

@@ -129,7 +129,8 @@ def char_text(column: str | pl.Expr) -> pl.Expr:
 
 def contained(source: str | pl.Expr = S.SOURCE, target: str | pl.Expr = S.TARGET) -> pl.Expr:
     """True where one side's :func:`char_text` contains the other's (男孩 / 这个男孩): a pair
-    that gives the user the same words back (the containment share of ``cppdb evaluate``)."""
+    that gives the user the same words back (``f_source_in_target`` | ``f_target_in_source``;
+    the containment share of ``cppdb evaluate``; ``rank.containment_penalty``)."""
     s, t = char_text(source), char_text(target)
     return s.str.contains(t, literal=True) | t.str.contains(s, literal=True)
 

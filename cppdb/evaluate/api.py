@@ -37,13 +37,16 @@ def load_ranking(run_or_file: str | Path) -> pl.DataFrame:
     return load_ranked_file(path)
 
 
-def _encoders(config: Config) -> tuple[Any, Any]:
+def _encoders(config: Config, run_or_file: str | Path) -> tuple[Any, Any]:
     section = config.section("evaluate")
     first = second = None
     if section["embedding"]:
         from cppdb.features.models import load_encoder
 
-        first = load_encoder(config.section("embed"))
+        # a run directory's embedding cache (embed.cache) already holds the vectors `rank`
+        # computed for its pairs' cosine feature: the same strings, so most need no encoding
+        run = Path(run_or_file)
+        first = load_encoder(config.section("embed"), run if run.is_dir() else None)
     if section["second_model_path"]:
         from cppdb.registry import load_backend
 
@@ -88,7 +91,7 @@ def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
     in ``evaluation.json`` (what produced the numbers stays next to them)."""
     config = config or load_config()
     section = config.section("evaluate")
-    first, second = _encoders(config)
+    first, second = _encoders(config, run_or_file)
     ranking = load_ranking(run_or_file)
     table = evaluation_table(ranking, tuple(section["tops"]), encoder=first,
                              second_encoder=second, max_embedded=section["max_embedded_pairs"],

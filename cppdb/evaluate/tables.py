@@ -67,13 +67,22 @@ def containment(sources: list[str], targets: list[str]) -> np.ndarray:
 
 
 def pair_cosines(encoder: Any, sources: list[str], targets: list[str]) -> np.ndarray:
-    texts = [t.replace(" ", "") for t in sources + targets]
-    unique = list(dict.fromkeys(texts))
-    index = {t: i for i, t in enumerate(unique)}
-    vectors = np.asarray(encoder.encode(unique), dtype=np.float64)
-    left = vectors[[index[t] for t in texts[:len(sources)]]]
-    right = vectors[[index[t] for t in texts[len(sources):]]]
-    return np.einsum("ij,ij->i", left, right)
+    """Cosine of each pair's sentence vectors; each distinct text is encoded once, in one
+    batched call, in the form the ranker's cosine feature uses (``model_text``, so a run's
+    embedding cache serves both)."""
+    from cppdb.features.table import model_text
+
+    frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
+    texts = frame.select(model_text("s"), model_text("t"))
+    unique = pl.concat([texts["s"], texts["t"]]).unique(maintain_order=True)
+    index = pl.DataFrame({"text": unique}).with_row_index("i")
+
+    def rows(side: str) -> np.ndarray:
+        return (texts.select(pl.col(side).alias("text"))
+                .join(index, on="text", how="left", maintain_order="left")["i"].to_numpy())
+
+    vectors = np.asarray(encoder.encode(unique.to_list()), dtype=np.float64)
+    return np.einsum("ij,ij->i", vectors[rows("s")], vectors[rows("t")])
 
 
 def _top_label(share: float) -> str:

@@ -162,3 +162,26 @@ def test_exclusion_lists_need_no_rating_and_may_omit_the_type(tmp_path):
     keys = blind.excluded_keys([path])
     assert set(keys.rows()) == {("phrase", "phs1", "pht1"), ("phrase", "pht1", "phs1"),
                                 ("pattern", "[NP1]的", "[NP1]"), ("pattern", "[NP1]", "[NP1]的")}
+
+
+def test_bench_quality_score_puts_the_tier_metrics_next_to_each_row(tmp_path, capsys):
+    from bench import bench_quality
+
+    blind.write_jsonl(_key(), tmp_path / "key.jsonl")
+    (tmp_path / "ratings.tsv").write_text("q1\t5\nq2\t3\nq3\t2\nq4\t4\nq5\t1\nq6\t3\n", "utf-8")
+    row = {"type": "phrase", "top": "20%"}
+    for metric, mean in (("edit_distance", 1.5), ("normalised_edit_distance", 0.7),
+                         ("containment", 0.25), ("cosine", 0.9)):
+        row |= {metric: mean, f"{metric}_low": mean - 0.01, f"{metric}_high": mean + 0.01}
+    (tmp_path / "automatic.json").write_text(
+        json.dumps({"run": "r", "signature": "sig-x", "rows": [row]}), "utf-8")
+    bench_quality.main(["score", "--key", str(tmp_path / "key.jsonl"),
+                        "--ratings", str(tmp_path / "ratings.tsv"),
+                        "--out", str(tmp_path / "score.json")])
+    printed = capsys.readouterr().out
+    line = next(x for x in printed.splitlines() if x.startswith("| phrase | top20 |"))
+    assert line.endswith("| 1.500 ± 0.010 | 0.700 ± 0.010 | 25.0% ± 1.0% | 0.900 ± 0.010 |")
+    assert "tier metrics signature: sig-x" in printed
+    saved = json.loads((tmp_path / "score.json").read_text("utf-8"))
+    assert saved["tier_signature"] == "sig-x"
+    assert saved["rows"][0]["tier_containment"] == 0.25

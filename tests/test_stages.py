@@ -171,7 +171,6 @@ def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpu
                                                                  where):
     import cppdb.align.words.api as word_api
     import cppdb.extractors.bilingual as bilingual
-    import cppdb.extractors.pivot as pivot_module
 
     sampled = where == "align"
     clean = _tables(_extract(corpus, tmp_path / "clean", sampled).run_dir)
@@ -197,7 +196,7 @@ def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpu
     else:
         def broken(*args, **kwargs):
             raise RuntimeError("injected failure")
-        monkeypatch.setattr(pivot_module, "pivot", broken)
+        monkeypatch.setattr(bilingual, "pivot_pairs", broken)     # the pivot's one entry
     out = tmp_path / "interrupted"
     with pytest.raises(RuntimeError, match="injected failure"):
         _extract(corpus, out, sampled)

@@ -56,6 +56,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "monolingual.meaning_margin_k": (1, None),
     "rank.containment_penalty": (0.0, None),
     "evaluate.max_embedded_pairs": (1, None),
+    "evaluate.bootstrap_max_items": (1, None),
     "compression.batch_size": (1, None),
     "compression.min_content_overlap": (0.0, 1.0),
     "embed.batch_size": (1, None),

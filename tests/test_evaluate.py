@@ -278,3 +278,18 @@ def test_cli_evaluates_a_pair_file_at_80_columns(tmp_path, monkeypatch):
     assert "1.60±" in row and "20.0%±" in row          # mean ED 1.6; one pair in five contained
     assert any(line.startswith("signature: ") and "ci:bootstrap-percentile-95" in line
                and "containment:substring-either-way" in line for line in lines)
+
+
+def test_large_cells_get_the_normal_interval_and_say_so():
+    from cppdb.evaluate.tables import interval_method
+
+    table = evaluation_table(ranked(), bootstrap_max=3)          # cells of 1, 3 and 5 pairs
+    ed = np.array([r[2] for r in HAND], dtype=float)
+    half = 1.96 * ed.std(ddof=1) / np.sqrt(5)
+    last = table.row(2, named=True)
+    assert (last["edit_distance_low"], last["edit_distance_high"]) == pytest.approx(
+        (1.6 - half, 1.6 + half), abs=1e-3)
+    bootstrapped = evaluation_table(ranked()).row(2, named=True)
+    assert bootstrapped["edit_distance_low"] != pytest.approx(1.6 - half, abs=1e-3)
+    assert table.row(1, named=True) == evaluation_table(ranked()).row(1, named=True)
+    assert interval_method(3) == "bootstrap-percentile-95(n<=3),normal-1.96se(n>3)"

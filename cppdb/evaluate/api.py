@@ -12,7 +12,8 @@ from cppdb.config import Config, load_config
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
 from cppdb.evaluate.stats import model_sha, signature
-from cppdb.evaluate.tables import DEFINITIONS, INTERVALS, evaluation_table, load_ranked_file
+from cppdb.evaluate.tables import (DEFINITIONS, evaluation_table, interval_method,
+                                   load_ranked_file)
 from cppdb.io import write_json_atomic
 
 #: where ``evaluate_run_signed`` keeps a run's table and signature
@@ -95,13 +96,15 @@ def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
     ranking = load_ranking(run_or_file)
     table = evaluation_table(ranking, tuple(section["tops"]), encoder=first,
                              second_encoder=second, max_embedded=section["max_embedded_pairs"],
-                             seed=section["seed"])
+                             seed=section["seed"],
+                             bootstrap_max=section["bootstrap_max_items"])
     extra = {"second-sha": model_sha(second)} if second is not None else {}
     signed = signature(encoder=first, seed=section["seed"], n=ranking.height,
                        extra={"run": ranking_fingerprint(run_or_file),
                               "config": config_hash(config),
                               "tops": "/".join(f"{t:g}" for t in section["tops"]),
-                              "ci": INTERVALS, **DEFINITIONS,
+                              "ci": interval_method(section["bootstrap_max_items"]),
+                              **DEFINITIONS,
                               "cosine-cap": f"{section['max_embedded_pairs']}/type/top", **extra})
     if Path(run_or_file).is_dir():
         write_json_atomic(Path(run_or_file) / EVALUATION_FILE,

@@ -9,7 +9,8 @@ import polars as pl
 #: what the columns and the ± mean, printed under the table
 LEGEND = ("ED = character edit distance (spaces removed); ED÷len = ED / longer side;\n"
           "contained = one side is a substring of the other; cosine over k sampled\n"
-          "pairs; ± = the wider side of the 95 % seeded percentile bootstrap interval")
+          "pairs; ± = the wider side of the 95 % interval (seeded percentile bootstrap;\n"
+          "1.96·SE for a cell over evaluate.bootstrap_max_items pairs: see ci: below)")
 
 
 def interval_text(row: dict, metric: str, percent: bool = False) -> str:

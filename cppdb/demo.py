@@ -74,7 +74,8 @@ def word_alignment(out: Path, config: Config) -> None:
 
 def ranking(run_dir: Path, config: Config) -> None:
     from cppdb.evaluate.api import evaluate_run
-    from cppdb.rank.pipeline import export_run, rank_run, read_ranked
+    from cppdb.export_ranked import export_run
+    from cppdb.rank.pipeline import rank_run, read_ranked
 
     started = _step("2. features, filtering, LightGBM ranking, top-20% export, evaluation")
     summary = rank_run(run_dir, config)
@@ -131,7 +132,8 @@ def monolingual(out: Path, config: Config) -> None:
         _table(f"{name}: sentence pairs", pairs.select("source", "target").head(3))
     console.print(f"({time.perf_counter() - started:.0f} s)")
     from cppdb.evaluate.api import evaluate_run
-    from cppdb.rank.pipeline import export_run, rank_run
+    from cppdb.export_ranked import export_run
+    from cppdb.rank.pipeline import rank_run
 
     text_run = out / "monolingual-text"
     summary = rank_run(text_run, config.with_overrides(["rank.model=default"]))

@@ -24,7 +24,7 @@ from typing import Any
 
 import polars as pl
 
-from cppdb import __version__
+from cppdb.version import __version__
 from cppdb.config import Config
 from cppdb.errors import RunStateError
 from cppdb.io import check_run_dir, inputs_checksum, write_json_atomic, write_parquet_atomic

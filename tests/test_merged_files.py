@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from bench.doc_collection import make_collection
-from cppdb.align.sentences.documents import VersionFile, pair_versions
+from cppdb.align.sentences.documents import pair_versions
+from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.merged import best_cut, segment, split_merged_files
 
 

@@ -227,7 +227,8 @@ def test_top_share_is_per_type_and_parses():
 
 def test_export_top_share(tmp_path, labelled_pairs):
     from cppdb.export import read_pairs
-    from cppdb.rank.pipeline import export_run, rank_run
+    from cppdb.export_ranked import export_run
+    from cppdb.rank.pipeline import rank_run
 
     make_run(tmp_path / "run", labelled_pairs)
     config = load_config(overrides=NO_EMBEDDING)

@@ -16,13 +16,19 @@ from typing import Any
 
 from cppdb import schema as S
 from cppdb.errors import ConfigError
-from cppdb.registry import CAPABILITIES, Backend
-
-ENGINES = ("local", "spark")
+from cppdb.registry import CAPABILITIES, Backend, backend_class
 
 
 class Engine(Backend):
     """Runs a list of independent chunk computations, and the pivot."""
+
+    @classmethod
+    def open(cls, *, master: str | None = None, session: Any = None) -> "Engine":
+        """The engine for a cluster ``master`` or an existing session; engines that run in
+        this process take neither."""
+        if master is not None or session is not None:
+            raise ConfigError("--spark-master needs --engine spark")
+        return cls()
 
     def map_chunks(self, compute: Callable[[int, int], None],
                    chunks: Sequence[tuple[int, int]]) -> None:
@@ -96,14 +102,10 @@ def make_engine(name: str = "local", *, master: str | None = None,
     ``k8s://…``) or on an existing ``SparkSession``."""
     if session is not None:
         name = "spark"
-    name = CAPABILITIES["engine"].registered.get(name, name)     # cppdb.spark.v1 -> spark
-    if name == "local":
-        if master is not None:
-            raise ConfigError("--spark-master needs --engine spark")
-        return LocalEngine()
-    if name == "spark":
-        from cppdb.engine.spark import SparkEngine
-
-        return SparkEngine(master=master, session=session)
-    raise ConfigError(f"unknown engine {name!r}", hint=f"choose one of {', '.join(ENGINES)} "
-                      f"(or {', '.join(CAPABILITIES['engine'].registered)})")
+    capability = CAPABILITIES["engine"]
+    if name not in capability.backends and name not in capability.registered:
+        raise ConfigError(f"unknown engine {name!r}",
+                          hint=f"choose one of {', '.join(capability.backends)} "
+                               f"(or {', '.join(capability.registered)})")
+    engine = backend_class("engine", name)            # the registry, like every backend
+    return engine.open(master=master, session=session)  # type: ignore[attr-defined]

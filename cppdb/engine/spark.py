@@ -60,6 +60,10 @@ class SparkEngine(Engine):
         self.master = master
         self._session = session
 
+    @classmethod
+    def open(cls, *, master: str | None = None, session: Any = None) -> "SparkEngine":
+        return cls(master=master, session=session)
+
     def check(self) -> None:
         super().check()
         if self._session is None and shutil.which("java") is None \

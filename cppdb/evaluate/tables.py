@@ -23,7 +23,7 @@ Edit distances use every pair; the cosines use a uniform sample of at most
 ``embedded`` column says how many pairs each cosine mean is over.
 
 Every mean comes with a seeded 95 % percentile bootstrap interval over its pairs
-(``<metric>_low`` / ``<metric>_high``, :mod:`cppdb.evaluate.stats`).
+(``<metric>_low`` / ``<metric>_high``, :mod:`cppdb.stats`).
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.evaluate.stats import RESAMPLES, bootstrap_mean
+from cppdb.stats import RESAMPLES, bootstrap_mean
 from cppdb.features.table import char_text
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 

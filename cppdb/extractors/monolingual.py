@@ -43,10 +43,10 @@ from cppdb import schema
 from cppdb.align.sentences.chapters import heading_starts
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
-from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
-                                             read_pairs_file)
+from cppdb.align.sentences.documents import PairingWeights, pair_versions, read_pairs_file
 from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
 from cppdb.align.sentences.merged import split_merged_files
+from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError

@@ -82,7 +82,7 @@ def model_sha(encoder: Any) -> str:
 def signature(*, encoder: Any = None, seed: int, n: int, resamples: int = RESAMPLES,
               extra: dict[str, Any] | None = None) -> str:
     """``encoder:…|model-sha:…|seed:…|n:…|resamples:…|version:…`` (plus ``extra`` fields)."""
-    from cppdb import __version__
+    from cppdb.version import __version__
 
     name = "none" if encoder is None else getattr(encoder, "name", type(encoder).__name__)
     fields = {"encoder": name, "model-sha": model_sha(encoder), "seed": seed, "n": n,

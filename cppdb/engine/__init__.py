@@ -22,6 +22,10 @@ from cppdb.registry import CAPABILITIES, Backend, backend_class
 class Engine(Backend):
     """Runs a list of independent chunk computations, and the pivot."""
 
+    #: whether chunks run outside this process (then the runner ships them, see
+    #: ``StageHandle.run_parts``); an engine that runs them here computes them in place
+    remote: bool = False
+
     @classmethod
     def open(cls, *, master: str | None = None, session: Any = None) -> "Engine":
         """The engine for a cluster ``master`` or an existing session; engines that run in
@@ -40,6 +44,11 @@ class Engine(Backend):
         broadcast (shipped once per executor, not once per task) or the value itself."""
         return Shared(value)
 
+    def compute_parts(self, parts_dir: Path, n_items: int, chunk_size: int,
+                      part: Callable[[int, int], Any]) -> None:
+        """See :func:`compute_parts` (the runner calls this, never a stage)."""
+        compute_parts(self, parts_dir, n_items, chunk_size, part)
+
     def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any,
               pruned: dict[str, int] | None = None) -> list[Path]:
         """Pair files of one occurrence kind (see :func:`cppdb.extractors.pivot.pivot`);
@@ -54,13 +63,14 @@ class Shared:
         self.value = value
 
 
+
 def compute_parts(engine: Engine, parts_dir: Path, n_items: int, chunk_size: int,
                   part: Callable[[int, int], Any]) -> None:
     """On a distributed engine, compute every chunk not yet on disk as one task; ``part``
     (picklable: a module-level function bound to paths and settings) returns the chunk's
     frame, written to the name ``RunDir.run_chunked`` looks for, which then only assembles.
     On the local engine nothing happens here: ``run_chunked`` computes the chunks itself."""
-    if engine.name == "local":
+    if not engine.remote:
         return
     from cppdb.run import chunk_ranges, part_path
 
@@ -75,6 +85,31 @@ def _write_part(parts_dir: str, part: Callable[[int, int], Any], start: int, sto
     from cppdb.run import part_path
 
     write_parquet_atomic(part_path(Path(parts_dir), start), part(start, stop))
+
+
+class LocalPool:
+    """The local engine's process pool for the chunks a stage computes in this process:
+    started on first use (never when the chunks all ran elsewhere), ``None`` for one worker."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: Any = None
+
+    def get(self) -> Any:
+        if self._pool is None and self.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            from multiprocessing import get_context
+
+            from cppdb.workers import pool_initializer
+
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
+                                             **pool_initializer())
+        return self._pool
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 class LocalEngine(Engine):

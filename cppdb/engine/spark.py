@@ -52,6 +52,7 @@ def local_shuffle_partitions(master: str | None) -> int | None:
 
 class SparkEngine(Engine):
     name = "spark"
+    remote = True
     requires = (("pyspark", "pyspark"),)
     install_hint = "pip install 'cppdb[spark]' and a Java 17 runtime (apt install openjdk-17-jre-headless)"
     description = "Apache Spark: chunks as tasks (mapInPandas), the pivot as Spark SQL"

@@ -22,6 +22,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from cppdb import schema as S
 from cppdb.config import Config, load_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,7 +127,7 @@ def monolingual(out: Path, config: Config) -> None:
     for name, dirs in cases:
         run_dir = out / f"monolingual-{name.split()[0]}"
         summary = extract_monolingual(dirs, run_dir, config)
-        pairs = pl.read_parquet(run_dir / "sentence_pairs.parquet")
+        pairs = pl.read_parquet(run_dir / S.SENTENCE_PAIRS_FILE)
         console.print(f"[bold]{name}[/bold]: {summary.documents} documents, {summary.beads} beads, "
                       f"{summary.sentence_pairs} sentence pairs -> {run_dir}")
         _table(f"{name}: sentence pairs", pairs.select("source", "target").head(3))

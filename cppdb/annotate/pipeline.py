@@ -29,13 +29,12 @@ from cppdb.annotate.staging import (STAGED_INPUT, StagedInput, read_staged_rows,
 from cppdb.readers.parallel import ParallelSource, ParallelText
 from cppdb.registry import Backend, load_backend
 from cppdb.run import RunDir, StageHandle
-from cppdb.schema import ID, ann, annotation_schema
+from cppdb.schema import ANNOTATIONS_FILE, ID, REJECTED_FILE, ann, annotation_schema
 from cppdb.text.convert import default_converter
 from cppdb.text.normalize import collapse_whitespace, normalize_en, to_halfwidth
 
 Lang = Literal["zh", "en"]
-ANNOTATIONS = "annotations.parquet"
-REJECTED = "rejected.jsonl"
+ANNOTATIONS, REJECTED = ANNOTATIONS_FILE, REJECTED_FILE
 STAGE = "annotate"
 _DEFAULT_PHRASES = {"zh": "grammar", "en": "dependency"}
 

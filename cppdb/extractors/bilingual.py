@@ -41,14 +41,10 @@ from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_s
 
 SECTION = "bilingual"
 COMMAND = "extract-bilingual"
-ANNOTATIONS = "annotations.parquet"
-ALIGNMENT = "alignment.parquet"
-OCCURRENCES = "phrase_occurrences.parquet"
-PHRASE_PAIRS = "phrase_pairs.parquet"
-PATTERN_PAIRS = "pattern_pairs.parquet"
-REJECTED = "rejected.jsonl"
-LEX_EN_GIVEN_ZH = "lex_en_given_zh.parquet"
-LEX_ZH_GIVEN_EN = "lex_zh_given_en.parquet"
+ANNOTATIONS, ALIGNMENT, OCCURRENCES = S.ANNOTATIONS_FILE, S.ALIGNMENT_FILE, S.OCCURRENCES_FILE
+PHRASE_PAIRS, PATTERN_PAIRS = S.PHRASE_PAIRS_FILE, S.PATTERN_PAIRS_FILE
+REJECTED = S.REJECTED_FILE
+LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
 _COUNT_PARTS = "consistency_counts.parts"
 PIVOT_WORK = ".pivot-{kind}.work"          # the pivot's work folder per kind (removed after)
 

@@ -61,8 +61,8 @@ from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run
 from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normalizer,
                                  cooccurring_names)
 
-UNITS, SKIPPED, DOCUMENTS = "units.parquet", "skipped.parquet", "documents.parquet"
-ENTITIES, BEADS, PAIRS = "entities.parquet", "beads.parquet", "sentence_pairs.parquet"
+UNITS, SKIPPED, DOCUMENTS = schema.UNITS_FILE, schema.SKIPPED_FILE, schema.DOCUMENTS_FILE
+ENTITIES, BEADS, PAIRS = schema.ENTITIES_FILE, schema.BEADS_FILE, schema.SENTENCE_PAIRS_FILE
 LOW_CONFIDENCE = "low_confidence_pairs.parquet"
 COMMAND = "extract-monolingual"
 

@@ -44,12 +44,10 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.align.words.lexical import FLOOR
 
-LEX_EN_GIVEN_ZH = "lex_en_given_zh.parquet"
-LEX_ZH_GIVEN_EN = "lex_zh_given_en.parquet"
-OCCURRENCES = "phrase_occurrences.parquet"
+LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
+OCCURRENCES = S.OCCURRENCES_FILE
 #: p(word | NULL) for a word without an alignment link (the tables have no NULL row)
 NULL_PROBABILITY = 0.05
-LINK_BASE = 65536
 _SLOT = r"^\[[A-Z$]+\d*\]$"
 _SLOT_SWAP = r"(\[[^\]\s]+?)"
 _MARK = "\ue000"
@@ -102,8 +100,8 @@ def unit_weights(occurrences: pl.LazyFrame, lex_en_given_zh: pl.DataFrame,
         .with_columns(pl.int_ranges(0, pl.col("word").list.len(), dtype=pl.Int64).alias("pos"))
         .explode("word", "pos") for side in (S.ZH, S.EN)])
     links = (units.select("u", pl.col(S.ALIGN).alias("code")).explode("code").drop_nulls("code")
-             .select("u", (pl.col("code") // LINK_BASE).cast(pl.Int64).alias("zh_pos"),
-                     (pl.col("code") % LINK_BASE).cast(pl.Int64).alias("en_pos")))
+             .select("u", (pl.col("code") // S.LINK_BASE).cast(pl.Int64).alias("zh_pos"),
+                     (pl.col("code") % S.LINK_BASE).cast(pl.Int64).alias("en_pos")))
     en_given_zh = lex_en_given_zh.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
     zh_given_en = lex_zh_given_en.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
     lex_en = _side_weights(links, tokens, en_given_zh, S.EN, S.ZH)

@@ -62,11 +62,11 @@ from cppdb.run import RunDir, StageHandle
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
 
-RANK_DIR = "ranking"
+RANK_DIR = S.RANKING_DIR
 COMMAND = "rank"
-CANDIDATES, REJECTED, FEATURES = "candidates.parquet", "filtered_pairs.parquet", "features.parquet"
-MODEL, TRAINING, RANKED, TIERS = ("ranker.json", "training_pairs.parquet", "ranked_pairs.parquet",
-                                  "tiers.parquet")
+CANDIDATES, REJECTED, FEATURES = "candidates.parquet", "filtered_pairs.parquet", S.FEATURES_FILE
+MODEL, TRAINING = "ranker.json", "training_pairs.parquet"
+RANKED, TIERS = S.RANKED_FILE, S.TIERS_FILE
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def _shipped_features(st: StageHandle, run_dir: Path, models: _LazyModels,
     run, loaded = st.run, models()
     section = config.section("features")
     shared = run.path(FEATURES + ".broadcast")
-    lm_path, units_path = shared / "language_model.parquet", shared / "units.parquet"
+    lm_path, units_path = shared / "language_model.parquet", shared / "lexical_units.parquet"
     saved_lm = bool(n_rows) and loaded.language_model is not None \
         and loaded.language_model.save(lm_path)
     if units is not None:

@@ -28,8 +28,8 @@ import polars as pl
 from cppdb.config import Config
 from cppdb.errors import RunStateError
 from cppdb.io import check_run_dir, inputs_checksum, write_json_atomic, write_parquet_atomic
-from cppdb.version import __version__
 from cppdb.schema import sort_for_write
+from cppdb.version import __version__
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"

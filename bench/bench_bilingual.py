@@ -244,7 +244,7 @@ def bench_pivot_engines(run_dir: Path, master: str = "local[2]") -> dict:
     from cppdb.config import load_config
     from cppdb.engine import LocalEngine
     from cppdb.engine.spark import SparkEngine
-    from cppdb.extractors.bilingual import SECTION, pivot_settings
+    from cppdb.extractors.bilingual import SECTION, pivot_pairs, pivot_settings
 
     settings = pivot_settings(load_config().section(SECTION))
     occurrences = run_dir / "phrase_occurrences.parquet"
@@ -258,7 +258,8 @@ def bench_pivot_engines(run_dir: Path, master: str = "local[2]") -> dict:
             tables = {}
             for name, engine in (("local", LocalEngine()), ("spark", spark)):
                 start = time.perf_counter()
-                parts = engine.pivot(occurrences, kind, Path(tmp) / f"{name}-{kind}", settings)
+                parts = pivot_pairs(engine, occurrences, kind, Path(tmp) / f"{name}-{kind}",
+                                    settings)
                 order = ["lhs", "source", "target"]
                 tables[name] = pl.read_parquet(parts).sort(order)
                 result[f"{kind}_{name}_s"] = round(time.perf_counter() - start, 1)

@@ -25,6 +25,7 @@ SE = √(p(1−p)/n)) next to the paper's Table 5; ``--out`` writes it as JSON.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import polars as pl
@@ -84,7 +85,12 @@ def cmd_sheet(args: argparse.Namespace) -> None:
 def cmd_score(args: argparse.Namespace) -> None:
     key = pl.read_ndjson(args.key)
     table = shares(key, read_ratings(Path(args.ratings)))
-    print(format_shares(table))
+    # the run's tier metrics (written by `sheet` next to the key) go next to every row
+    automatic_file = Path(args.key).parent / "automatic.json"
+    automatic = None
+    if automatic_file.exists():
+        automatic = pl.DataFrame(json.loads(automatic_file.read_text("utf-8"))["rows"])
+    print(format_shares(table, automatic))
     if args.out:
         write_json_atomic(args.out, {"key": str(args.key), "ratings": str(args.ratings),
                                      "rows": table.to_dicts()})

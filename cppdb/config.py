@@ -54,6 +54,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "monolingual.cue_keep_char_jaccard": (0.0, 1.0),
     "monolingual.min_meaning_margin": (0.0, None),
     "monolingual.meaning_margin_k": (1, None),
+    "rank.containment_penalty": (0.0, None),
     "compression.batch_size": (1, None),
     "compression.min_content_overlap": (0.0, 1.0),
     "embed.batch_size": (1, None),

@@ -114,6 +114,22 @@ JOINT = "joint"              # min(c(z1, e), c(z2, e))
 SOURCE_COUNT = "source_count"    # c(z1): extra columns of the bilingual pair tables
 TARGET_COUNT = "target_count"
 SLOT_SIGNATURE = "slot_signature"
+#: the pivot's evidence per pair (issue 25): Σ over pivots of the fewer distinct sentences of
+#: its two sides; whether two different sentences ever support it; whether all its support is
+#: two nested spans of one sentence linked to one English span (an echo, not a paraphrase)
+N_SENTENCES = "n_sentences"
+CROSS_SENTENCE = "cross_sentence"
+NESTED_ONLY = "nested_only"
+#: near_identity_pairs.parquet: the pair-table columns and why the pair left the table
+NEAR_IDENTITY_PAIRS = "near_identity_pairs.parquet"
+REASON = "reason"
+#: unit columns behind the evidence: the first and last sentence id of the unit's
+#: occurrences, its distinct sentences, and its spans when it occurs at one place only
+SENT_FIRST, SENT_LAST, N_SENT = "sent_first", "sent_last", "n_sent"
+PLACE = ("place_zh_start", "place_zh_end", "place_en_start", "place_en_end")
+UNIT_EVIDENCE = (SENT_FIRST, SENT_LAST, N_SENT, *PLACE)
+#: per contribution (one pivot of one pair): the evidence flags the pair aggregates
+CROSS, NESTED, JOINT_SENT = "cross", "nested", "joint_sent"
 #: unit column -> its name on the source side and on the target side of a contribution
 CONTRIBUTION_SIDES: tuple[tuple[str, str, str], ...] = (
     (ZH, SOURCE, TARGET_RAW), (ZH_POS, SOURCE_POS, TARGET_POS), (SWAPPED, SWAP1, SWAP2),
@@ -121,7 +137,8 @@ CONTRIBUTION_SIDES: tuple[tuple[str, str, str], ...] = (
     (P_E_GIVEN_Z, P_E_Z1, P_E_Z2), (ALIGN, ALIGN1, ALIGN2))
 #: the bilingual pair tables: the pair columns and these
 BILINGUAL_PAIR_EXTRA: dict[str, pl.DataType] = {
-    SOURCE_COUNT: pl.Int64, TARGET_COUNT: pl.Int64, SLOT_SIGNATURE: pl.String}
+    SOURCE_COUNT: pl.Int64, TARGET_COUNT: pl.Int64, SLOT_SIGNATURE: pl.String,
+    N_SENTENCES: pl.Int64, CROSS_SENTENCE: pl.Boolean, NESTED_ONLY: pl.Boolean}
 #: beads.parquet (monolingual): sentence-alignment beads per document pair
 BEAD_SCHEMA: dict[str, pl.DataType] = {
     "group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String, "bead": pl.Int64,
@@ -191,10 +208,12 @@ TIERS_SCHEMA: dict[str, pl.DataType] = {
     "type": pl.String, "tier": pl.String, "share": pl.Float64, "pairs": pl.Int64,
     "score_cutoff": pl.Float64}
 #: the automatic metrics of `cppdb evaluate` (Table 3/4), each with a bootstrap interval
-EVALUATION_METRICS = ("edit_distance", "normalised_edit_distance", "cosine", "cosine_second")
+EVALUATION_METRICS = ("edit_distance", "normalised_edit_distance", "containment", "cosine",
+                      "cosine_second")
 EVALUATION_TABLE_SCHEMA: dict[str, pl.DataType] = {
     "type": pl.String, "top": pl.String, "pairs": pl.Int64,
     "edit_distance": pl.Float64, "normalised_edit_distance": pl.Float64,
+    "containment": pl.Float64,
     "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64,
     **{f"{m}_{end}": pl.Float64 for m in EVALUATION_METRICS for end in ("low", "high")}}
 #: the acceptability table of rated sheets (Table 5/6)
@@ -232,7 +251,7 @@ COMPRESSION_REPORT_FILE = "report.json"
 ARTIFACT_FILES = (ANNOTATIONS_FILE, REJECTED_FILE, ALIGNMENT_FILE, LEX_EN_GIVEN_ZH_FILE,
                   LEX_ZH_GIVEN_EN_FILE, OCCURRENCES_FILE, *PAIR_TABLE_FILES, UNITS_FILE,
                   SKIPPED_FILE, DOCUMENTS_FILE, BEADS_FILE, ENTITIES_FILE, FEATURES_FILE,
-                  RANKED_FILE, TIERS_FILE, COMPRESSIONS_FILE)
+                  RANKED_FILE, TIERS_FILE, COMPRESSIONS_FILE, NEAR_IDENTITY_PAIRS)
 
 
 # -- write order ----------------------------------------------------------------------------
@@ -243,6 +262,7 @@ PAIR_SORT_KEY = (TYPE, LHS, SOURCE, TARGET, SLOT_SIGNATURE)
 SORT_KEYS: dict[str, tuple[str, ...]] = {
     PHRASE_PAIRS_FILE: PAIR_SORT_KEY,
     PATTERN_PAIRS_FILE: PAIR_SORT_KEY,
+    NEAR_IDENTITY_PAIRS: PAIR_SORT_KEY,
 }
 
 

@@ -1,6 +1,7 @@
 """Pivot probabilities, slot agreement and composed alignments, checked by hand."""
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import polars as pl
@@ -16,10 +17,19 @@ def codes(pharaoh: str) -> list[int]:
     return [link_code(*map(int, link.split("-"))) for link in pharaoh.split()]
 
 
-def occ(zh, en, align, n=1, *, lhs="VP", slot_sig="", swapped=False):
+_SENTENCES = itertools.count(1000)
+
+
+def occ(zh, en, align, n=1, *, lhs="VP", slot_sig="", swapped=False, sid=None,
+        zh_span=None, en_span=None):
+    """``n`` occurrences, each in a sentence of its own unless ``sid`` names one."""
     align = codes(align)
-    return [dict(lhs=lhs, slot_sig=slot_sig, en=en, zh=zh, swapped=swapped,
-                 zh_pos=" ".join(["X"] * len(zh.split())), align=align)] * n
+    zs, ze = zh_span or (0, len(zh.split()))
+    es, ee = en_span or (0, len(en.split()))
+    return [dict(id=next(_SENTENCES) if sid is None else sid, lhs=lhs, slot_sig=slot_sig,
+                 en=en, zh=zh, swapped=swapped, zh_pos=" ".join(["X"] * len(zh.split())),
+                 zh_start=zs, zh_end=ze, en_start=es, en_end=ee, align=align)
+            for _ in range(n)]
 
 
 def run_pivot(rows, tmp_path, kind="phrase", **settings):
@@ -106,3 +116,42 @@ def test_empty_input_gives_no_parts(tmp_path):
     empty = pl.DataFrame(occ("甲", "a", "0-0"),
                          schema_overrides={"align": pl.List(pl.Int32)}).clear().lazy()
     assert pivot(empty, "phrase", tmp_path / "w") == []
+
+
+# -- evidence (issue 25): which sentences support a pair ----------------------------------------
+CO, LTD = "公司", "有限 公司"
+
+
+def _evidence(rows, tmp_path):
+    pairs = run_pivot(rows, tmp_path, kind="phrase")
+    return {(r["source"], r["target"]): (r["n_sentences"], r["cross_sentence"], r["nested_only"])
+            for r in pairs.iter_rows(named=True)}
+
+
+def test_nested_spans_of_one_sentence_are_an_echo(tmp_path):
+    # 有限 unaligned: 公司 (1,2) and 有限公司 (0,2) of sentence 7 both link to "company" (3,4)
+    rows = (occ(CO, "company", "0-0", sid=7, zh_span=(1, 2), en_span=(3, 4))
+            + occ(LTD, "company", "1-0", sid=7, zh_span=(0, 2), en_span=(3, 4)))
+    assert _evidence(rows, tmp_path) == {(CO, LTD): (1, False, True), (LTD, CO): (1, False, True)}
+
+
+def test_a_second_sentence_makes_real_evidence(tmp_path):
+    rows = (occ(CO, "company", "0-0", sid=7, zh_span=(1, 2), en_span=(3, 4))
+            + occ(LTD, "company", "1-0", sid=7, zh_span=(0, 2), en_span=(3, 4))
+            + occ(LTD, "company", "1-0", sid=8, zh_span=(5, 7), en_span=(0, 1)))
+    got = _evidence(rows, tmp_path)
+    # c(公司)=1 sentence, c(有限公司)=2 sentences: min = 1; sentences 7 and 8 differ → cross
+    assert got[(CO, LTD)] == (1, True, False)
+
+
+def test_two_places_of_one_sentence_are_not_nested(tmp_path):
+    # two mentions of "company" in sentence 9, translated 公司 and 该公司 at disjoint spans
+    rows = (occ(CO, "company", "0-0", sid=9, zh_span=(1, 2), en_span=(2, 3))
+            + occ("该 公司", "company", "1-0", sid=9, zh_span=(6, 8), en_span=(9, 10)))
+    assert _evidence(rows, tmp_path)[(CO, "该 公司")] == (1, False, False)
+
+
+def test_sentences_are_summed_over_pivots(tmp_path):
+    rows = (occ(Z1, E1, "0-0", 3) + occ(Z2, E1, "0-0", 2)      # min(3, 2) = 2 through e1
+            + occ(Z1, E3, "0-0", 1) + occ(Z2, E3, "0-0", 4))   # min(1, 4) = 1 through e3
+    assert _evidence(rows, tmp_path)[(Z1, Z2)] == (3, True, False)

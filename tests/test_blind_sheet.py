@@ -79,11 +79,17 @@ def test_sheet_round_trips_through_jsonl(tmp_path):
     assert pl.read_ndjson(tmp_path / "key.jsonl").height == key.height
 
 
+#: q1 is a containment pair (男孩 ⊂ 这个男孩, ED 2, ED÷len 2/4); the others share no character
+PAIRS = {"q1": ("男孩", "这个 男孩"), "q2": ("去世", "逝世"), "q3": ("老人", "老头"),
+         "q4": ("车", "汽车"), "q5": ("高", "矮"), "q6": ("看", "瞧")}
+
+
 def _key() -> pl.DataFrame:
+    ids = ["q1", "q2", "q3", "q4", "q1", "q5", "q6"]
     return pl.DataFrame({
-        "id": ["q1", "q2", "q3", "q4", "q1", "q5", "q6"],
-        "cell": ["top20", "top20", "top20", "top20", "all", "all", "all"],
-        S.TYPE: ["phrase"] * 7})
+        "id": ids, "cell": ["top20", "top20", "top20", "top20", "all", "all", "all"],
+        S.TYPE: ["phrase"] * 7, S.SOURCE: [PAIRS[i][0] for i in ids],
+        S.TARGET: [PAIRS[i][1] for i in ids]})
 
 
 @pytest.mark.parametrize("ratings, top_share, top_n, all_share, all_n", [
@@ -103,6 +109,22 @@ def test_shares_per_cell(tmp_path, ratings, top_share, top_n, all_share, all_n):
     assert top["paper"] == 0.87 and row[("pattern", "all")]["paper"] == 0.61
     assert row[("pattern", "top20")]["rated"] == 0
     assert "| phrase | top20 |" in blind.format_shares(table)
+
+
+def test_shares_carry_the_judged_sample_diversity(tmp_path):
+    path = tmp_path / "ratings.tsv"
+    path.write_text("q1\t5\nq2\t3\nq3\t2\nq4\t4\nq5\t1\nq6\t3\n", "utf-8")
+    table = blind.shares(_key(), blind.read_ratings(path))
+    top = table.filter(cell="top20").filter(type="phrase").row(0, named=True)
+    # top20 = q1..q4: q4 车 ⊂ 汽车 is contained too; ED÷len = (2/4 + 1/2 + 1/2 + 1/2) / 4
+    assert top["contained"] == pytest.approx(2 / 4)
+    assert top["ned"] == pytest.approx(0.5)
+    assert top["acceptable_not_contained"] == pytest.approx(1 / 4)     # only q2 (rated 3)
+    automatic = pl.DataFrame({"type": ["phrase"], "top": ["20%"],
+                              "normalised_edit_distance": [0.485], "containment": [0.61]})
+    line = next(x for x in blind.format_shares(table, automatic).splitlines()
+                if x.startswith("| phrase | top20 |"))
+    assert line.endswith("| 0.500 | 50% | 25% | 0.485 | 61% |")
 
 
 @pytest.mark.parametrize("ratings, message", [

@@ -54,6 +54,9 @@ def test_evaluation_table_by_hand():
     assert table["normalised_edit_distance"].to_list() == pytest.approx(
         [0.5, (0.5 + 0.125 + 0.5) / 3, (0.5 + 0.125 + 0.5 + 0.5 + 1.0) / 5])
     assert table["cosine"].to_list() == pytest.approx([0.6, 2.6 / 3, 1.6 / 5], abs=1e-6)
+    # 北京到上海高铁 ⊂ 北京到上海的高铁? no (的 in the middle); 车祸 ⊂ 一场车祸: yes
+    assert table["containment"].to_list() == pytest.approx([0.0, 0.0, 0.2])
+    assert table["containment_low"][2] == 0.0 and table["containment_high"][2] > 0.2
     assert table["cosine_second"].to_list() == [None, None, None]   # no second model
     assert table["embedded"].to_list() == [1, 3, 5]
 
@@ -137,3 +140,27 @@ def test_cli_sheet_round_trip(tmp_path):
                                  "--set", "evaluate.embedding=false"])
     assert result.exit_code == 0, result.output
     assert '"top": "60%"' in result.output
+
+
+def test_containment_fires_only_on_substrings():
+    from cppdb.evaluate.tables import containment
+
+    got = containment(["男孩", "这个 男孩", "公司", "老人", "北京 到 上海"],
+                      ["这个 男孩", "男孩", "有限 公司", "老头", "北京 上海"])
+    assert got.tolist() == [1.0, 1.0, 1.0, 0.0, 0.0]
+
+
+def test_cli_prints_the_diversity_table_at_80_columns(tmp_path, monkeypatch):
+    from cppdb.cli import app
+
+    path = tmp_path / "pairs.jsonl"
+    ranked().select(S.SOURCE, S.TARGET, "score").write_ndjson(path)
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(app, ["evaluate", str(path), "--set", "evaluate.embedding=false"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines if not line.startswith("signature: ")) <= 80
+    row = next(line for line in lines if "100%" in line)
+    assert "1.60±" in row and "20.0%±" in row          # mean ED 1.6; one pair in five contained
+    assert any(line.startswith("signature: ") and "ci:bootstrap-percentile-95" in line
+               and "containment:substring-either-way" in line for line in lines)

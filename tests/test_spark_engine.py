@@ -157,6 +157,7 @@ PRUNING = {
 def test_the_pivot_prunes_alike_on_both_engines(runs, tmp_path, spark, options):
     from cppdb.engine import LocalEngine
     from cppdb.engine.spark import SparkEngine
+    from cppdb.extractors.bilingual import pivot_pairs
     from cppdb.extractors.pivot import PivotSettings
 
     settings = PivotSettings(**options)
@@ -164,7 +165,7 @@ def test_the_pivot_prunes_alike_on_both_engines(runs, tmp_path, spark, options):
     tables, counts = [], []
     for name, engine in (("local", LocalEngine()), ("spark", SparkEngine(session=spark))):
         pruned: dict[str, int] = {}
-        parts = engine.pivot(occurrences, "phrase", tmp_path / name, settings, pruned)
+        parts = pivot_pairs(engine, occurrences, "phrase", tmp_path / name, settings, pruned)
         tables.append(pl.read_parquet(parts).sort(*PAIR_ORDER[:1]))
         counts.append(pruned)
     assert tables[0].height > 0 and tables[0].equals(tables[1])

@@ -172,7 +172,6 @@ def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpu
                                                                  where):
     import cppdb.align.words.api as word_api
     import cppdb.extractors.bilingual as bilingual
-    import cppdb.extractors.pivot as pivot_module
 
     sampled = where == "align"
     clean = _tables(_extract(corpus, tmp_path / "clean", sampled).run_dir)
@@ -198,7 +197,7 @@ def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpu
     else:
         def broken(*args, **kwargs):
             raise RuntimeError("injected failure")
-        monkeypatch.setattr(pivot_module, "pivot", broken)
+        monkeypatch.setattr(bilingual, "pivot", broken)     # the polars pivot the stage calls
     out = tmp_path / "interrupted"
     with pytest.raises(RuntimeError, match="injected failure"):
         _extract(corpus, out, sampled)

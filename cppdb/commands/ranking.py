@@ -25,6 +25,39 @@ def _print_table(frame, title: str) -> None:
     console().print(table)
 
 
+def _interval(row: dict, metric: str, percent: bool = False) -> str:
+    """``mean ±half-width`` of a metric's 95 % interval (one cell, so 80 columns suffice)."""
+    mean, low, high = row[metric], row[f"{metric}_low"], row[f"{metric}_high"]
+    if mean is None:
+        return "-"
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    half = max(mean - low, high - mean) if low is not None and high is not None else 0.0
+    digits = 1 if percent else (2 if abs(mean) >= 1 or half >= 0.01 else 3)
+    return f"{mean * scale:.{digits}f}{unit}±{half * scale:.{digits}f}"
+
+
+def _print_evaluation(frame, title: str) -> None:
+    from rich.table import Table
+
+    from cppdb.progress import console
+
+    from rich import box
+
+    second = frame["cosine_second"].is_not_null().any()
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for name in ("type", "top", "n", "ED", "ED÷len", "contained", "cosine", "k",
+                 *(["cosine 2"] if second else [])):
+        table.add_column(name, justify="left" if name in ("type", "top") else "right",
+                         no_wrap=True)
+    for row in frame.iter_rows(named=True):
+        table.add_row(row["type"], row["top"], str(row["pairs"]),
+                      _interval(row, "edit_distance"), _interval(row, "normalised_edit_distance"),
+                      _interval(row, "containment", percent=True), _interval(row, "cosine"),
+                      str(row["embedded"] or "-"),
+                      *([_interval(row, "cosine_second")] if second else []))
+    console().print(table)
+
+
 def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, quiet: bool,
           as_json: bool, fresh: bool, dry_run: bool = False, engine: str = "local",
           spark_master: Optional[str] = None) -> None:
@@ -70,7 +103,15 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
         return
     else:
         table, signed = api.evaluate_run_signed(target, cfg)
-        title = "diversity (edit distance) and consistency (cosine) per top share"
+        if as_json:
+            print_json({"signature": signed, "table": table.to_dicts()})
+            return
+        _print_evaluation(table, "diversity (edit distance, containment) and consistency "
+                                 "(cosine) per top share")
+        typer.echo("± = half-width of the 95 % bootstrap interval; contained = one side\n"
+                   "is a substring of the other; k = pairs the cosine is averaged over")
+        typer.echo(f"signature: {signed}")
+        return
     if as_json:
         print_json({"signature": signed, "table": table.to_dicts()})
     else:

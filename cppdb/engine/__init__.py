@@ -1,11 +1,13 @@
-"""Engines: where the per-chunk work of a stage and the relational pivot run.
+"""Engines: where the per-chunk work of a stage runs, and which SQL session relational
+stages may use.
 
 The stages are the same on every engine (``cppdb.stages``); the engine is a property of the
-run.  ``local`` (default) runs chunks in this process (or its process pool) and the pivot in
-polars; ``spark`` (``cppdb.engine.spark``, the ``[spark]`` extra) runs the chunks as Spark
-tasks calling the same per-chunk functions and the pivot as Spark SQL.  Both write the same
-Parquet artifacts into the run directory, so later stages and commands do not care which
-engine wrote them.
+run and knows no stage.  ``local`` (default) runs chunks in this process (or its process
+pool) and lends no SQL session, so relational stages run their polars plan; ``spark``
+(``cppdb.engine.spark``, the ``[spark]`` extra) runs the chunks as Spark tasks calling the
+same per-chunk functions and lends its session (the pivot's Spark SQL plan lives with the
+pivot, ``cppdb.extractors.pivot_sql``).  Both write the same Parquet artifacts into the run
+directory, so later stages and commands do not care which engine wrote them.
 """
 from __future__ import annotations
 
@@ -14,13 +16,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from cppdb import schema as S
 from cppdb.errors import ConfigError
 from cppdb.registry import CAPABILITIES, Backend, backend_class
 
 
 class Engine(Backend):
-    """Runs a list of independent chunk computations, and the pivot."""
+    """Runs a list of independent chunk computations; may lend relational stages a SQL session."""
 
     #: whether chunks run outside this process (then the runner ships them, see
     #: ``StageHandle.run_parts``); an engine that runs them here computes them in place
@@ -49,11 +50,10 @@ class Engine(Backend):
         """See :func:`compute_parts` (the runner calls this, never a stage)."""
         compute_parts(self, parts_dir, n_items, chunk_size, part)
 
-    def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any,
-              pruned: dict[str, int] | None = None) -> list[Path]:
-        """Pair files of one occurrence kind (see :func:`cppdb.extractors.pivot.pivot`);
-        ``pruned`` receives the number of units each pruning rule removed."""
-        raise NotImplementedError
+    def sql_session(self) -> Any:
+        """A distributed SQL session (Spark) that relational stages may run on, or None: they
+        then run their polars plan in this process."""
+        return None
 
 
 class Shared:
@@ -61,7 +61,6 @@ class Shared:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-
 
 
 def compute_parts(engine: Engine, parts_dir: Path, n_items: int, chunk_size: int,
@@ -120,15 +119,6 @@ class LocalEngine(Engine):
                    chunks: Sequence[tuple[int, int]]) -> None:
         for start, stop in chunks:
             compute(start, stop)
-
-    def pivot(self, occurrences: Path, kind: str, work_dir: Path, settings: Any,
-              pruned: dict[str, int] | None = None) -> list[Path]:
-        import polars as pl
-
-        from cppdb.extractors.pivot import pivot
-
-        return pivot(pl.scan_parquet(occurrences).filter(pl.col(S.KIND) == kind), kind,
-                     work_dir, settings, pruned)
 
 
 def make_engine(name: str = "local", *, master: str | None = None,

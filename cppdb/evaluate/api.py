@@ -9,8 +9,8 @@ import polars as pl
 from cppdb.config import Config, load_config
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
+from cppdb.evaluate.tables import INTERVALS, evaluation_table, load_ranked_file
 from cppdb.stats import model_sha, signature
-from cppdb.evaluate.tables import evaluation_table, load_ranked_file
 from cppdb.io import write_json_atomic
 
 #: where ``evaluate_run_signed`` keeps a run's table and signature
@@ -68,7 +68,10 @@ def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
                              seed=section["seed"])
     extra = {"second-sha": model_sha(second)} if second is not None else {}
     signed = signature(encoder=first, seed=section["seed"], n=ranking.height,
-                       extra={"max-embedded": section["max_embedded_pairs"], **extra})
+                       extra={"tops": "/".join(f"{t:g}" for t in section["tops"]),
+                              "ci": INTERVALS, "ed": "levenshtein-nfkc-chars-nospace",
+                              "ed-len": "ed/max-len", "containment": "substring-either-way",
+                              "max-embedded": section["max_embedded_pairs"], **extra})
     if Path(run_or_file).is_dir():
         write_json_atomic(Path(run_or_file) / EVALUATION_FILE,
                           {"signature": signed, "table": table.to_dicts()})

@@ -132,17 +132,51 @@ def shares(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
             rows.append({"type": pair_type, "cell": cell, "drawn": part.height, "rated": n,
                          "share_acceptable": p, "ci95_half_width": half,
                          "mean_rating": float(rated["rating"].mean()) if n else None,
-                         "paper": PAPER[(pair_type, cell)]})
+                         "paper": PAPER[(pair_type, cell)], **_sample_diversity(rated)})
     return pl.DataFrame(rows)
 
 
-def format_shares(table: pl.DataFrame) -> str:
-    lines = ["| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) |",
-             "|---|---|---|---|---|---|---|"]
+def _sample_diversity(rated: pl.DataFrame) -> dict[str, float | None]:
+    """The judged sample's own diversity: mean ED ÷ length, the containment share, and the
+    share that is both acceptable and not a containment pair (different AND good)."""
+    if rated.height == 0:
+        return {"ned": None, "contained": None, "acceptable_not_contained": None}
+    from cppdb.evaluate.tables import containment, edit_distances
+
+    sources, targets = rated[S.SOURCE].to_list(), rated[S.TARGET].to_list()
+    _, ned = edit_distances(sources, targets)
+    inside = containment(sources, targets)
+    good = (rated["rating"] >= ACCEPTABLE).to_numpy()
+    return {"ned": float(ned.mean()), "contained": float(inside.mean()),
+            "acceptable_not_contained": float((good & (inside == 0)).mean())}
+
+
+def format_shares(table: pl.DataFrame, automatic: pl.DataFrame | None = None) -> str:
+    """Table 5 rows with the judged sample's diversity and, when ``automatic`` (the run's
+    :func:`cppdb.evaluate.tables.evaluation_table`) is given, the whole tier's ED ÷ length
+    and containment share next to them."""
+    tier = {"top20": "20%", "all": "100%"}
+    lines = ["| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) "
+             "| sample ED÷len | sample contained | acceptable & not contained "
+             "| tier ED÷len | tier contained |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def pct(value: float | None) -> str:
+        return "–" if value is None else f"{value:.0%}"
+
+    def num(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3f}"
+
     for r in table.iter_rows(named=True):
-        share = "–" if r["share_acceptable"] is None else f"{r['share_acceptable']:.0%}"
-        half = "–" if r["ci95_half_width"] is None else f"{r['ci95_half_width']:.0%}"
         mean = "–" if r["mean_rating"] is None else f"{r['mean_rating']:.2f}"
-        lines.append(f"| {r['type']} | {r['cell']} | {r['rated']} | {share} | {half} | {mean} | "
-                     f"{r['paper']:.0%} |")
+        whole: dict = {}
+        if automatic is not None:
+            match = automatic.filter((pl.col("type") == r["type"])
+                                     & (pl.col("top") == tier.get(r["cell"], "")))
+            whole = match.row(0, named=True) if match.height else {}
+        lines.append(f"| {r['type']} | {r['cell']} | {r['rated']} | {pct(r['share_acceptable'])} "
+                     f"| {pct(r['ci95_half_width'])} | {mean} | {r['paper']:.0%} "
+                     f"| {num(r.get('ned'))} | {pct(r.get('contained'))} "
+                     f"| {pct(r.get('acceptable_not_contained'))} "
+                     f"| {num(whole.get('normalised_edit_distance'))} "
+                     f"| {pct(whole.get('containment'))} |")
     return "\n".join(lines)

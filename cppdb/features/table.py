@@ -127,6 +127,14 @@ def char_text(column: str | pl.Expr) -> pl.Expr:
             .str.replace_all(r"\s+", ""))
 
 
+def contained(source: str | pl.Expr = S.SOURCE, target: str | pl.Expr = S.TARGET) -> pl.Expr:
+    """True where one side's :func:`char_text` contains the other's (男孩 / 这个男孩): a pair
+    that gives the user the same words back (``f_source_in_target`` | ``f_target_in_source``;
+    the containment share of ``cppdb evaluate``; ``rank.containment_penalty``)."""
+    s, t = char_text(source), char_text(target)
+    return s.str.contains(t, literal=True) | t.str.contains(s, literal=True)
+
+
 def _is_slot(tokens: str) -> pl.Expr:
     return pl.col(tokens).list.eval(pl.element().str.contains(SLOT_PATTERN))
 

@@ -26,6 +26,7 @@ from cppdb.errors import BadInputError, ConfigError
 from cppdb.io import write_json_atomic
 
 DECODES = ("threshold",) + METHODS
+DECISION_DECIMALS = 6
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,9 @@ def combine(matrices: Mapping[str, Sequence[np.ndarray]], params: EnsembleParams
 
 def decode_matrix(prob: np.ndarray, params: EnsembleParams) -> np.ndarray:
     """Boolean links of one ensemble matrix."""
+    # float sums differ in the last bits between processes (BLAS threads, Spark workers): a
+    # near-tie must not decide a link differently there, so decide on 6 decimals
+    prob = np.round(prob, DECISION_DECIMALS)
     if params.decode == "threshold":
         return prob >= params.threshold
     forward, backward = directional_argmax(prob, params.threshold)

@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test bench sysdeps sysdeps-test javadeps benchfonts install install-test clean
+.PHONY: demo test test-fast bench sysdeps sysdeps-test javadeps benchfonts install install-test clean
 
 # System packages: a CJK font (test screenshots are rendered from text at test time).
 sysdeps:
@@ -59,8 +59,14 @@ install-test: $(VENV)/.installed-test
 demo: sysdeps install
 	$(BIN)/python -m cppdb.demo
 
+# The whole suite, with the 15 slowest tests listed (CI runs this).
 test: sysdeps sysdeps-test javadeps install-test
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 tests
+
+# The fast lane (a few minutes): everything but the tests marked slow (whole pipelines
+# killed and resumed, Spark parity, the README on a fresh venv, the demo).
+test-fast: sysdeps sysdeps-test install-test
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not slow" tests
 
 bench: sysdeps benchfonts javadeps install-test
 	$(BIN)/python -m bench.run_all

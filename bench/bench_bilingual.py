@@ -99,7 +99,7 @@ def cpu_seconds() -> float:
 
 def bench_extract(n: int) -> dict:
     from cppdb.config import load_config
-    from cppdb.extractors.bilingual import ALIGNMENT, ANNOTATIONS, extract_stage, pivot_stage
+    from cppdb.extractors.bilingual import ALIGNMENT, ANNOTATIONS, run_stage
     from cppdb.run import RunDir
 
     ann, align = synthetic_corpus(n)
@@ -112,9 +112,9 @@ def bench_extract(n: int) -> dict:
             st.write_parquet(ALIGNMENT, align)
         section = config.section("bilingual")
         start, cpu0 = time.perf_counter(), cpu_seconds()
-        extract_stage(run, section)
+        run_stage(run, config, "extract")
         mid, cpu1 = time.perf_counter(), cpu_seconds()
-        pivot_stage(run, section)
+        run_stage(run, config, "pivot")
         end, cpu2 = time.perf_counter(), cpu_seconds()
         rows = {**run.stage_info("extract")["rows"], **run.stage_info("pivot")["rows"]}
         modes = run.stage_info("extract")["notes"]["aligned_phrase_pairs_per_mode"]
@@ -133,7 +133,7 @@ def bench_stages(source_run: Path) -> dict:
     """Extract + pivot on the real annotations and alignments of an existing run directory
     (e.g. a Tatoeba run): the same measurement as ``extract`` on real spans (VP/IP included)."""
     from cppdb.config import load_config
-    from cppdb.extractors.bilingual import ALIGNMENT, ANNOTATIONS, extract_stage, pivot_stage
+    from cppdb.extractors.bilingual import ALIGNMENT, ANNOTATIONS, run_stage
     from cppdb.run import RunDir
 
     ann = pl.read_parquet(source_run / ANNOTATIONS)
@@ -147,9 +147,9 @@ def bench_stages(source_run: Path) -> dict:
             st.write_parquet(ALIGNMENT, align)
         section = config.section("bilingual")
         start, cpu0 = time.perf_counter(), cpu_seconds()
-        extract_stage(run, section)
+        run_stage(run, config, "extract")
         mid, cpu1 = time.perf_counter(), cpu_seconds()
-        pivot_stage(run, section)
+        run_stage(run, config, "pivot")
         end, cpu2 = time.perf_counter(), cpu_seconds()
         rows = {**run.stage_info("extract")["rows"], **run.stage_info("pivot")["rows"]}
     n = ann.height

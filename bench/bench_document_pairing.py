@@ -45,7 +45,7 @@ SIGNALS = ("content", "names", "numbers", "dates", "times", "length", "number")
 def load_versions(root: Path, split: bool) -> list[list]:
     """VersionFiles of every version directory; files cut at their chapter headings if the
     cppdb under test can do that."""
-    from cppdb.align.sentences.documents import VersionFile
+    from cppdb.align.sentences.types import VersionFile
 
     cut = None
     if split:

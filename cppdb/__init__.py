@@ -1,5 +1,7 @@
 """cppdb: a PPDB-style Chinese paraphrase database builder."""
-__version__ = "0.1.0"
+from cppdb.version import __version__
+
+__all__ = ["__version__", "open_database"]
 
 
 def open_database(path, index=None, rebuild=False):  # noqa: ANN001, ANN201 - see the target

@@ -43,7 +43,7 @@ _EXPORTS: dict[str, str] = {
     "read_ranked": "cppdb.rank.pipeline",
     "score_pairs": "cppdb.rank.pipeline",
     "score_file": "cppdb.rank.pipeline",
-    "export_run": "cppdb.rank.pipeline",
+    "export_run": "cppdb.export_ranked",
     "evaluate_run": "cppdb.evaluate.api",
     "evaluate_run_signed": "cppdb.evaluate.api",
     "write_sheet": "cppdb.evaluate.api",

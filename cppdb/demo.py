@@ -22,6 +22,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from cppdb import schema as S
 from cppdb.config import Config, load_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,7 +82,8 @@ def word_alignment(out: Path, config: Config) -> None:
 
 def ranking(run_dir: Path, config: Config) -> None:
     from cppdb.evaluate.api import evaluate_run
-    from cppdb.rank.pipeline import export_run, rank_run, read_ranked
+    from cppdb.export_ranked import export_run
+    from cppdb.rank.pipeline import rank_run, read_ranked
 
     started = _step("2. features, filtering, LightGBM ranking, top-20% export, evaluation")
     summary = rank_run(run_dir, config)
@@ -132,13 +134,14 @@ def monolingual(out: Path, config: Config) -> None:
     for name, dirs in cases:
         run_dir = out / f"monolingual-{name.split()[0]}"
         summary = extract_monolingual(dirs, run_dir, config)
-        pairs = pl.read_parquet(run_dir / "sentence_pairs.parquet")
+        pairs = pl.read_parquet(run_dir / S.SENTENCE_PAIRS_FILE)
         console.print(f"[bold]{name}[/bold]: {summary.documents} documents, {summary.beads} beads, "
                       f"{summary.sentence_pairs} sentence pairs -> {run_dir}")
         _table(f"{name}: sentence pairs", pairs.select("source", "target").head(3))
     console.print(f"({time.perf_counter() - started:.0f} s)")
     from cppdb.evaluate.api import evaluate_run
-    from cppdb.rank.pipeline import export_run, rank_run
+    from cppdb.export_ranked import export_run
+    from cppdb.rank.pipeline import rank_run
 
     text_run = out / "monolingual-text"
     summary = rank_run(text_run, config.with_overrides(["rank.model=default"]))

@@ -16,19 +16,20 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import polars as pl
 
-from cppdb import __version__
 from cppdb.config import Config
 from cppdb.errors import RunStateError
 from cppdb.io import check_run_dir, inputs_checksum, write_json_atomic, write_parquet_atomic
 from cppdb.schema import sort_for_write
+from cppdb.version import __version__
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
@@ -126,13 +127,65 @@ class StageHandle:
     def note(self, key: str, value: Any) -> None:
         self.notes[key] = value
 
+    def run_parts(self, artifact: str, n_items: int, chunk_size: int,
+                  compute: Callable[[int, int], pl.DataFrame], *,
+                  shipped: Callable[[], AbstractContextManager[Callable[[int, int], Any]]]
+                  | None = None, progress: Callable[[int], None] | None = None) -> Path:
+        """Every chunk of ``artifact`` (items ``[start, stop)``), resumable, then assembled.
+
+        Where the chunks run is the run's engine's business, not the stage's: an engine that
+        runs them elsewhere (``Engine.remote``: Spark) gets ``shipped()`` — a context
+        manager yielding the same computation as a picklable function — for every chunk not
+        yet on disk; ``compute`` makes in this process whatever is still missing."""
+        self._ship(artifact, n_items, chunk_size, shipped)
+        return self.run.run_chunked(self, artifact, n_items, chunk_size, compute, progress)
+
+    def map_parts(self, name: str, n_items: int, chunk_size: int,
+                  compute: Callable[[int, int], pl.DataFrame], *,
+                  shipped: Callable[[], AbstractContextManager[Callable[[int, int], Any]]]
+                  | None = None) -> list[Path]:
+        """As :meth:`run_parts`, but the chunk files of ``<name>.parts/`` are returned in row
+        order instead of assembled (for a stage that combines them itself)."""
+        self._ship(name, n_items, chunk_size, shipped)
+        parts = self.run.path(name + ".parts")
+        parts.mkdir(parents=True, exist_ok=True)
+        for start, stop in chunk_ranges(n_items, chunk_size):
+            if not part_path(parts, start).exists():
+                write_parquet_atomic(part_path(parts, start), compute(start, stop))
+        return [part_path(parts, start) for start, _ in chunk_ranges(n_items, chunk_size)]
+
+    def _ship(self, name: str, n_items: int, chunk_size: int, shipped: Any) -> None:
+        engine = self.run.engine
+        if shipped is None or engine is None or not engine.remote:
+            return
+        parts = self.run.path(name + ".parts")
+        if all(part_path(parts, a).exists() for a, _ in chunk_ranges(n_items, chunk_size)):
+            return                                  # resumed: nothing left to ship
+        with shipped() as part:
+            engine.compute_parts(parts, n_items, chunk_size, part)
+
+    def share(self, value: Any) -> Any:
+        """A handle whose ``.value`` is ``value`` in every chunk: the engine's broadcast
+        where chunks run elsewhere, else the value itself."""
+        engine = self.run.engine
+        return engine.share(value) if engine is not None else SimpleNamespace(value=value)
+
+    @property
+    def engine_name(self) -> str | None:
+        """The run's engine when it runs chunks elsewhere (for the manifest), else None."""
+        engine = self.run.engine
+        return engine.name if engine is not None and engine.remote else None
+
 
 class RunDir:
     """A run directory and its manifest."""
 
     def __init__(self, root: str | Path, config: Config, *, command: str,
-                 inputs: Sequence[str | Path] = (), fresh: bool = False) -> None:
+                 inputs: Sequence[str | Path] = (), fresh: bool = False,
+                 engine: Any = None) -> None:
         self.root = Path(root)
+        #: where chunked stages run (``cppdb.engine``); None: in this process
+        self.engine = engine
         check_run_dir(self.root)
         self.config = config
         checksums = inputs_checksum(inputs)

@@ -81,7 +81,8 @@ EN_LABEL = "en_label"
 ZH_POS = "zh_pos"            # space-joined CTB tags of the Chinese side
 SLOT_SIG = "slot_sig"        # slot labels of a pattern joined by "|" ("" for phrases)
 SWAPPED = "swapped"          # the two sides order their slots differently
-ALIGN = "align"              # word links inside the pair, zh·65536 + en
+ALIGN = "align"              # word links inside the pair, zh·LINK_BASE + en
+LINK_BASE = 65536            # the one packing base of word links (pivot, occurrences, features)
 OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
     ID: pl.Int64, KIND: pl.String, LHS: pl.String, EN_LABEL: pl.String,
     ZH: pl.String, EN: pl.String, ZH_POS: pl.String,
@@ -223,14 +224,44 @@ ACCEPTABILITY_SCHEMA: dict[str, pl.DataType] = {
     "estimated_acceptable": pl.Int64, "not_extrapolated": pl.String}
 
 
+# -- artifact files -------------------------------------------------------------------------
+# The one table of the file names stages exchange through a run directory (and that readers
+# of a run look for); modules import these names instead of spelling the files.
+ANNOTATIONS_FILE = "annotations.parquet"           # annotate (bilingual, cppdb annotate)
+REJECTED_FILE = "rejected.jsonl"                   # input lines refused (annotate, compression)
+ALIGNMENT_FILE = "alignment.parquet"               # bilingual align
+LEX_EN_GIVEN_ZH_FILE = "lex_en_given_zh.parquet"   # bilingual align: lexical tables
+LEX_ZH_GIVEN_EN_FILE = "lex_zh_given_en.parquet"
+OCCURRENCES_FILE = "phrase_occurrences.parquet"    # bilingual extract
+PHRASE_PAIRS_FILE = "phrase_pairs.parquet"         # bilingual pivot
+PATTERN_PAIRS_FILE = "pattern_pairs.parquet"
+UNITS_FILE = "units.parquet"                       # monolingual read
+SKIPPED_FILE = "skipped.parquet"
+DOCUMENTS_FILE = "documents.parquet"               # monolingual documents
+BEADS_FILE = "beads.parquet"                       # monolingual align
+ENTITIES_FILE = "entities.parquet"                 # monolingual entities
+SENTENCE_PAIRS_FILE = "sentence_pairs.parquet"     # monolingual pairs
+PAIR_TABLE_FILES = (PHRASE_PAIRS_FILE, PATTERN_PAIRS_FILE, SENTENCE_PAIRS_FILE)
+RANKING_DIR = "ranking"                            # cppdb rank's sub-run
+FEATURES_FILE = "features.parquet"                 # rank features
+RANKED_FILE = "ranked_pairs.parquet"               # rank score
+TIERS_FILE = "tiers.parquet"
+COMPRESSIONS_FILE = "compressions.jsonl"           # build-compression write
+COMPRESSION_REPORT_FILE = "report.json"
+ARTIFACT_FILES = (ANNOTATIONS_FILE, REJECTED_FILE, ALIGNMENT_FILE, LEX_EN_GIVEN_ZH_FILE,
+                  LEX_ZH_GIVEN_EN_FILE, OCCURRENCES_FILE, *PAIR_TABLE_FILES, UNITS_FILE,
+                  SKIPPED_FILE, DOCUMENTS_FILE, BEADS_FILE, ENTITIES_FILE, FEATURES_FILE,
+                  RANKED_FILE, TIERS_FILE, COMPRESSIONS_FILE, NEAR_IDENTITY_PAIRS)
+
+
 # -- write order ----------------------------------------------------------------------------
 # Every artifact that a group-by or a worker pool can produce in varying row order is written
 # sorted by these keys (then by its remaining scalar columns, so ties cannot reorder), which
 # makes two identical runs byte-identical and keeps downstream stages (the ranker) stable.
 PAIR_SORT_KEY = (TYPE, LHS, SOURCE, TARGET, SLOT_SIGNATURE)
 SORT_KEYS: dict[str, tuple[str, ...]] = {
-    "phrase_pairs.parquet": PAIR_SORT_KEY,
-    "pattern_pairs.parquet": PAIR_SORT_KEY,
+    PHRASE_PAIRS_FILE: PAIR_SORT_KEY,
+    PATTERN_PAIRS_FILE: PAIR_SORT_KEY,
     NEAR_IDENTITY_PAIRS: PAIR_SORT_KEY,
 }
 

@@ -10,6 +10,10 @@ without running anything (``--dry-run``).
 
 Inputs are of two kinds: :class:`Artifact` (a file in the run directory, made by an earlier
 stage or already there) and :class:`External` (a user's file or an earlier run's table).
+Every file a stage body opens is one of its reads (``tests/test_declared_reads.py`` checks
+that with a file-access spy).  An ``optional`` external input may be absent: that is a
+planned choice, shown by ``--dry-run`` with its ``effect``, and recorded in the manifest
+(``notes.optional_inputs`` of the stage) — never a silent change of the results.
 """
 from __future__ import annotations
 
@@ -42,13 +46,34 @@ class Artifact:
 
 @dataclass(frozen=True)
 class External:
-    """A file outside the run directory; ``any_of``: at least one of ``paths`` must exist."""
+    """A file outside the run directory; ``any_of``: at least one of ``paths`` must exist.
+    ``optional``: the stage also runs without it (present = every path exists), and
+    ``effect`` says what then changes."""
 
     label: str
     paths: tuple[Path, ...]
     any_of: bool = False
     columns: tuple[str, ...] = ()
     hint: str = "check the path"
+    optional: bool = False
+    effect: str = ""
+
+    def present(self) -> bool:
+        found = [Path(p).exists() for p in self.paths]
+        return any(found) if self.any_of else bool(found) and all(found)
+
+    def describe(self) -> str:
+        text = f"{self.label}: {' | '.join(map(str, self.paths)) or '-'}"
+        if not self.optional:
+            return text
+        state = "present" if self.present() else f"absent, so {self.effect or 'skipped'}"
+        return f"{text} (optional; {state})"
+
+
+def optional_inputs(stage: "Stage") -> dict[str, bool]:
+    """Whether each optional input of ``stage`` is there (recorded in the manifest)."""
+    return {r.label: r.present() for r in stage.reads
+            if isinstance(r, External) and r.optional}
 
 
 @dataclass(frozen=True)
@@ -62,6 +87,10 @@ class Stage:
     chunked: bool = False
     optional: tuple[str, ...] = ()
     doc: str = ""
+    #: the stage's own working files in the run directory (glob patterns): staging tables,
+    #: per-chunk side outputs and work folders it writes, reads back and removes, and caches
+    #: whose presence never changes a result (``embeddings-*.parquet``)
+    scratch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,11 +100,11 @@ class PlannedStage:
     parts: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        reads = [r.name if isinstance(r, Artifact) else
-                 f"{r.label}: {' | '.join(map(str, r.paths)) or '-'}" for r in self.stage.reads]
+        reads = [r.name if isinstance(r, Artifact) else r.describe() for r in self.stage.reads]
         return {"stage": self.stage.name, "action": self.action, "chunked": self.stage.chunked,
                 "parts_on_disk": self.parts, "reads": reads, "writes": list(self.stage.writes),
-                "optional_writes": list(self.stage.optional), "doc": self.stage.doc}
+                "optional_writes": list(self.stage.optional),
+                "scratch": list(self.stage.scratch), "doc": self.stage.doc}
 
 
 @dataclass(frozen=True)
@@ -166,6 +195,9 @@ def check_plan(root: Path, stages: Sequence[Stage], manifest: dict[str, Any]) ->
 def _check_external(stage: str, item: External, needed: bool) -> list[str]:
     if not needed:
         return []
+    if item.optional:             # absent is a planned choice; present must have its columns
+        return [f"stage '{stage}' needs columns {lacking} in {path}" for path in item.paths
+                if Path(path).exists() and (lacking := _missing_columns(Path(path), item.columns))]
     present = [p for p in item.paths if Path(p).exists()]
     if item.any_of and not present:
         names = ", ".join(map(str, item.paths)) or "(none given)"
@@ -236,6 +268,9 @@ def run_stages(run: Any, command: str, stages: Sequence[Stage], *, finish: bool 
             stage = planned.stage
             if planned.action != "skip":
                 with run.stage(stage.name) as handle:
+                    present = optional_inputs(stage)
+                    if present:
+                        handle.note("optional_inputs", present)
                     stage.body(handle)
                     _check_written(run, stage)
             if progress is not None:

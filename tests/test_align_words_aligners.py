@@ -227,6 +227,7 @@ def test_training_alignments_are_reused_and_range_checked():
         aligner.align_trained(pairs[150:], 160)
 
 
+@pytest.mark.slow
 def test_streaming_in_chunks_gives_the_same_links(sample, monkeypatch):
     import cppdb.align.words.api as api
 

@@ -229,6 +229,7 @@ def test_cli_pretokenized_and_errors(tmp_path):
 
 
 @pytest.mark.parametrize("method", ["spawn"])
+@pytest.mark.slow
 def test_spawned_pool_matches(method):
     # the default on Linux is fork (test_pool_path_matches_in_process); spawn is the
     # portable path where every worker loads its own backends

@@ -45,6 +45,7 @@ def test_base_venv_has_no_extra(base_env):
     assert not names & EXTRA_ONLY, names & EXTRA_ONLY
 
 
+@pytest.mark.slow
 def test_every_readme_command_runs_on_the_base_install(base_env, tmp_path):
     result = _smoke(base_env, tmp_path / "smoke")
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

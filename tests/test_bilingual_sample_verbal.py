@@ -7,6 +7,8 @@ import pytest
 from cppdb.config import load_config
 from cppdb.extractors.bilingual import extract_bilingual
 
+pytestmark = pytest.mark.slow          # the bundled sample through the pipeline
+
 
 @pytest.fixture(scope="module")
 def sample_run(data_dir, tmp_path_factory):

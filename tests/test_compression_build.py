@@ -205,6 +205,7 @@ def test_parse_conllu_heads_are_zero_based():
     assert sentence.heads == (1, -1) and sentence.deprels == ("nsubj", "root")
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_records(pairs_file, table_file, tmp_path):
     one = build_compression(pairs_file, tmp_path / "w1", aware_config(), paraphrases=table_file)
     two = build_compression(pairs_file, tmp_path / "w2",

@@ -153,6 +153,7 @@ def _srt(path: Path, lines: list[str], shift_ms: int, odd: int | None = None) ->
 
 
 @pytest.mark.parametrize("odd, dropped", [(None, []), (6, ["走吧！"])])
+@pytest.mark.slow
 def test_extract_monolingual_drops_pairs_whose_cues_do_not_meet(
         tmp_path: Path, odd: int | None, dropped: list[str]) -> None:
     _srt(tmp_path / "a" / "film.srt", [a for a, _ in LINES], 0, odd)

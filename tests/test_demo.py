@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from cppdb.demo import main
 
 
+@pytest.mark.slow
 def test_demo_runs_and_every_run_has_pairs(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     assert main([str(out)]) == 0

@@ -39,6 +39,7 @@ def test_bilingual_and_rank_twice_are_byte_identical(corpus, tmp_path):
     assert [k for k in runs[0] if runs[0][k] != runs[1][k]] == []
 
 
+@pytest.mark.slow
 def test_monolingual_twice_is_byte_identical(tmp_path):
     from cppdb.extractors.monolingual import extract_monolingual
 

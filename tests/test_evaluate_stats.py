@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from cppdb.evaluate.stats import bootstrap_counts, bootstrap_mean, paired_bootstrap, signature
+from cppdb.stats import bootstrap_counts, bootstrap_mean, paired_bootstrap, signature
 
 
 @pytest.mark.parametrize("values", [[1.0, 2.0, 3.0, 4.0], [0.2] * 10 + [0.9] * 10,

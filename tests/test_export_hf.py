@@ -8,7 +8,7 @@ import pytest
 
 @pytest.fixture(scope="module")
 def hf_dir(ranked_bilingual_run, tmp_path_factory):
-    from cppdb.rank.pipeline import export_run
+    from cppdb.export_ranked import export_run
 
     out = tmp_path_factory.mktemp("hf") / "dataset"
     path, rows = export_run(ranked_bilingual_run, format="hf", out=out)

@@ -22,6 +22,8 @@ import pytest
 from cppdb import run as run_module
 from cppdb.config import load_config
 
+pytestmark = pytest.mark.slow          # kill/resume of whole pipelines: minutes (make test)
+
 DATA = Path(__file__).parents[1] / "data"
 CORPUS = """\
 那位 老人 在 院子 里 种 了 一 棵 树 。 ||| The old man planted a tree in the garden .

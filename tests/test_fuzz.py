@@ -38,6 +38,11 @@ def _expect_coded(call) -> None:
         assert exc.code.startswith("E") and len(exc.code) == 4
 
 
+def _must_read(call):
+    """A well-formed input must be read, not refused: any error here fails the test."""
+    return call()
+
+
 def _file(suffix: str, data: bytes | str) -> Path:
     handle = tempfile.NamedTemporaryFile(suffix=suffix, delete=False)
     handle.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -80,6 +85,36 @@ def test_epub_reader(members, broken):
         path.unlink()
 
 
+WORDS = st.text(alphabet="中文字词abcXYZ", min_size=1, max_size=6)
+HAN_WORDS = st.text(alphabet="中文字词好的", min_size=1, max_size=6)    # Latin-only lines are dropped
+GOOD_CUES = st.lists(st.tuples(st.integers(0, 3_000_000), st.integers(1, 60_000), HAN_WORDS),
+                     min_size=1, max_size=5)
+
+
+def _srt_time(ms: int) -> str:
+    return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d},{ms % 1000:03d}"
+
+
+@FAST
+@given(GOOD_CUES)
+def test_subtitle_reader_reads_good_cues(cues):
+    from cppdb.readers.subtitles import read_subtitles
+
+    blocks, expected, start = [], [], 0
+    for number, (gap, length, text) in enumerate(cues, start=1):
+        start += gap
+        blocks.append(f"{number}\n{_srt_time(start)} --> {_srt_time(start + length)}\n{text}\n")
+        expected.append((start, start + length, text))
+        start += length
+    path = _file(".srt", "\n".join(blocks))
+    try:
+        content = _must_read(lambda: read_subtitles(path))
+    finally:
+        path.unlink()
+    assert [(c.start_ms, c.end_ms, c.text) for c in content.cues] == expected
+    assert content.problems == ()
+
+
 LINK = st.one_of(st.builds("{}-{}".format, st.integers(-2, 300), st.integers(-2, 300)),
                  st.sampled_from(["1p2", "3?4", "a-b", "1-", "-", "1-2-3"]))
 
@@ -92,6 +127,22 @@ def test_pharaoh_reader(text):
     path = _file(".align", text)
     try:
         _expect_coded(lambda: read_pharaoh(path))
+    finally:
+        path.unlink()
+
+
+GOOD_LINKS = st.lists(st.lists(st.tuples(st.integers(0, 300), st.integers(0, 300)),
+                              min_size=1, max_size=6), min_size=1, max_size=5)
+
+
+@FAST
+@given(GOOD_LINKS)
+def test_pharaoh_reader_reads_good_links(lines):
+    from cppdb.extractors.bilingual import read_pharaoh
+
+    path = _file(".align", "\n".join(" ".join(f"{i}-{j}" for i, j in line) for line in lines))
+    try:
+        assert _must_read(lambda: read_pharaoh(path)) == lines
     finally:
         path.unlink()
 
@@ -110,6 +161,24 @@ def test_tsv_pairs_reader(text, with_score, encoding):
         _expect_coded(lambda: read_tsv_pairs(path, with_score=with_score))
     finally:
         path.unlink()
+
+
+@FAST
+@given(st.lists(st.tuples(WORDS, WORDS, st.integers(1, 5)), min_size=1, max_size=5),
+       st.booleans(), st.sampled_from(["utf-8", "gbk", "utf-16"]))
+def test_tsv_pairs_reader_reads_good_pairs(rows, with_score, encoding):
+    from cppdb.rank.pairs import LABEL, read_tsv_pairs
+
+    text = "\n".join("\t".join([a, b, str(score)][: 2 + with_score]) for a, b, score in rows)
+    path = _file(".tsv", text.encode(encoding))
+    try:
+        frame = _must_read(lambda: read_tsv_pairs(path, with_score=with_score))
+    finally:
+        path.unlink()
+    assert frame["source"].to_list() == [a for a, _, _ in rows]
+    assert frame["target"].to_list() == [b for _, b, _ in rows]
+    if with_score:
+        assert frame[LABEL].to_list() == [float(score) for _, _, score in rows]
 
 
 JSON_VALUE = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
@@ -133,6 +202,23 @@ def test_jsonl_pairs_reader(text):
         path.unlink()
 
 
+@FAST
+@given(st.lists(st.tuples(WORDS, WORDS, st.sampled_from(["phrase", "pattern", "sentence"])),
+                min_size=1, max_size=4))
+def test_jsonl_pairs_reader_reads_good_records(records):
+    from cppdb.export import read_pairs
+
+    text = "\n".join(json.dumps({"source": a, "target": b, "type": kind}, ensure_ascii=False)
+                     for a, b, kind in records)
+    path = _file(".jsonl", text)
+    try:
+        frame = _must_read(lambda: read_pairs(path))
+    finally:
+        path.unlink()
+    assert list(zip(frame["source"], frame["target"], strict=True)) == \
+        [(a, b) for a, b, _ in records]
+
+
 KEYS = st.sampled_from(["rank.seed", "align_words.threshold", "align_words.aligners",
                         "annotate.workers", "bilingual.patterns", "embed.backend",
                         "align_words.thot.eflomal_iterations", "nope.x", "rank", "a..b", ""])
@@ -143,6 +229,15 @@ KEYS = st.sampled_from(["rank.seed", "align_words.threshold", "align_words.align
                                               "{a = 1}", '"x"', "[", "[[1]]"])))
 def test_config_overrides(key, value):
     _expect_coded(lambda: load_config(overrides=[f"{key}={value}"]))
+
+
+@FAST
+@given(st.integers(0, 2**31 - 1), st.floats(0.0, 1.0, allow_nan=False))
+def test_good_config_overrides_are_applied(seed, threshold):
+    config = _must_read(lambda: load_config(
+        overrides=[f"rank.seed={seed}", f"align_words.threshold={threshold!r}"]))
+    assert config.get("rank.seed") == seed
+    assert config.get("align_words.threshold") == threshold
 
 
 @pytest.mark.parametrize("override", ["rank.seed=nan", "align_words.threshold=nan",

@@ -103,7 +103,7 @@ def test_index_is_built_once_and_rebuilt_when_the_data_changes(ranked_bilingual_
 
 @pytest.mark.parametrize("suffix", ["parquet", "jsonl", "ppdb"])
 def test_an_export_file_is_a_database(ranked_bilingual_run, tmp_path, suffix):
-    from cppdb.rank.pipeline import export_run
+    from cppdb.export_ranked import export_run
 
     path, rows = export_run(ranked_bilingual_run, top="S", format=suffix,
                             out=tmp_path / f"top.{suffix}")

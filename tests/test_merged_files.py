@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from bench.doc_collection import make_collection
-from cppdb.align.sentences.documents import VersionFile, pair_versions
+from cppdb.align.sentences.documents import pair_versions
+from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.merged import best_cut, segment, split_merged_files
 
 
@@ -114,6 +115,7 @@ def test_nothing_is_cut_in_a_collection_of_single_chapters(tmp_path: Path, seed:
     assert split_merged_files(versions) == (versions, [])
 
 
+@pytest.mark.slow
 def test_extraction_cuts_a_merged_file_without_headings(tmp_path: Path) -> None:
     """``extract-monolingual`` cuts the file by content in its read stage: the parts become
     documents of their own (``file#k``), each paired and aligned with its chapter."""

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from cppdb import schema
+
 PACKAGE = Path(__file__).parents[1] / "cppdb"
 
 #: fact -> (its home, a pattern that finds a copy of it in source text)
@@ -30,6 +32,11 @@ FACTS = {
                             re.compile(r"\b(?:read_pretokenized|read_tatoeba_tsv|read_parallel)\s*\(")),
     # Levenshtein computed outside the one definition
     "edit distance": ("text/distance.py", re.compile(r"scorer\s*=\s*Levenshtein\.distance")),
+    # the word-link packing base written out instead of schema.LINK_BASE
+    "link packing base": ("schema.py", re.compile(r"\b65536\b")),
+    # a run directory's file name spelt out instead of taken from the artifact table
+    "artifact file names": ("schema.py", re.compile(
+        "[\"'](?:" + "|".join(re.escape(f) for f in schema.ARTIFACT_FILES) + ")[\"']")),
     # a link split on its dash: "i-j" Pharaoh links parsed by hand
     "Pharaoh links": ("readers/pharaoh.py",
                       re.compile(r"(?:partition|split)\s*\(\s*\"-\"\s*\)")),
@@ -79,6 +86,10 @@ def test_the_home_exists(fact):
     ('entries = packaged_entries()', "CC-CEDICT parsing", False),
     ('i, j = (int(x) for x in link.split("-"))', "Pharaoh links", True),
     ('links = parse_links(line, where)', "Pharaoh links", False),
+    ('c.append([i * 65536 + j for i, j in links])', "link packing base", True),
+    ('c.append([i * S.LINK_BASE + j for i, j in links])', "link packing base", False),
+    ('PAIR_TABLES = ("phrase_pairs.parquet", "x")', "artifact file names", True),
+    ('path = run / S.RANKED_FILE', "artifact file names", False),
 ])
 def test_the_patterns_find_copies(text, fact, found):
     assert bool(FACTS[fact][1].search(text)) is found

@@ -193,12 +193,12 @@ def test_export_of_a_type_the_run_does_not_hold_is_an_error(tmp_path, monkeypatc
 
     from cppdb import schema as S
     from cppdb.errors import BadInputError
-    from cppdb.rank import pipeline
+    from cppdb import export_ranked
 
     ranked = pl.DataFrame({S.TYPE: ["phrase"], S.SOURCE: ["a"], S.TARGET: ["b"]})
-    monkeypatch.setattr(pipeline, "read_ranked", lambda _run: ranked)
+    monkeypatch.setattr(export_ranked, "read_ranked", lambda _run: ranked)
     with pytest.raises(BadInputError, match="no 'sentence' pairs"):
-        pipeline.export_run(tmp_path, "20%", "sentence")
+        export_ranked.export_run(tmp_path, "20%", "sentence")
 
 
 @pytest.mark.parametrize("raw, encoding, rows, notes", [

@@ -195,12 +195,17 @@ def test_tiers_are_nested_with_exact_sizes(n, sizes):
                           S.TYPE: ["phrase"] * n, "score": np.linspace(1, 5, n)})
     ranked = tiers.add_ranks(frame, tier_list)
     members = []
-    for tier, size in zip(tier_list, sizes):
+    assert [t.name for t in tier_list][-1] == "XL" and tier_list[-1].share == 1.0
+    for tier, size in zip(tier_list, sizes, strict=True):
         chosen = tiers.select_top(ranked, tier.share)
         assert chosen.height == size
         members.append(set(chosen[S.SOURCE]))
-        assert chosen["score"].min() >= ranked.filter(~pl.col(S.SOURCE).is_in(
-            list(members[-1])))["score"].max() if size < n else True
+        rest = ranked.filter(~pl.col(S.SOURCE).is_in(list(members[-1])))
+        if size < n:                                   # the best pairs, none better left out
+            assert chosen["score"].min() >= rest["score"].max()
+        else:                                          # XL (and every tier when n = 1): all
+            assert rest.height == 0 and members[-1] == set(frame[S.SOURCE])
+            assert chosen["score"].to_list() == sorted(frame["score"].to_list(), reverse=True)
     assert all(a <= b for a, b in zip(members, members[1:]))        # S ⊂ M ⊂ L ⊂ XL
     table = tiers.tier_table(ranked, tier_list)
     assert table["pairs"].to_list() == sizes
@@ -222,7 +227,8 @@ def test_top_share_is_per_type_and_parses():
 
 def test_export_top_share(tmp_path, labelled_pairs):
     from cppdb.export import read_pairs
-    from cppdb.rank.pipeline import export_run, rank_run
+    from cppdb.export_ranked import export_run
+    from cppdb.rank.pipeline import rank_run
 
     make_run(tmp_path / "run", labelled_pairs)
     config = load_config(overrides=NO_EMBEDDING)

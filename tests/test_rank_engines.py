@@ -23,6 +23,8 @@ from cppdb import schema as S
 from cppdb.config import load_config
 from cppdb.engine import Engine
 
+pytestmark = pytest.mark.slow          # ranking on three engines
+
 # several chunks per stage; the sentence encoder is on (the workers' caches are merged)
 OVERRIDES = ["annotate.workers=1", "features.chunk_size=150", "features.workers=1"]
 ORDER = [S.TYPE, "lhs", S.SOURCE, S.TARGET]
@@ -33,6 +35,7 @@ class SpawnedEngine(Engine):
     ``fail_after``, the chunks after the first ``fail_after`` fail (a killed run)."""
 
     name = "spawned"
+    remote = True              # the runner ships the chunks (as it does to Spark)
 
     def __init__(self, fail_after: int | None = None) -> None:
         self.fail_after = fail_after
@@ -74,8 +77,9 @@ def _rank_on(run: Path, engine: Engine) -> Path:
     from cppdb.stages import run_stages
 
     config = load_config(overrides=OVERRIDES)
-    ranking = RunDir(run / RANK_DIR, config, command=COMMAND, inputs=pair_table_paths(run))
-    run_stages(ranking, COMMAND, rank_stages(run, config, None, engine))
+    ranking = RunDir(run / RANK_DIR, config, command=COMMAND, inputs=pair_table_paths(run),
+                     engine=engine)
+    run_stages(ranking, COMMAND, rank_stages(run, config, None))
     return ranking.root
 
 
@@ -179,4 +183,4 @@ def test_rank_dry_run_names_the_engine(extracted):
     assert "engine: spark (local[2])" in result.output
     assert "score [run; chunked]" in result.output
     local = CliRunner().invoke(app, ["rank", str(extracted), "--dry-run"])
-    assert "engine: local" in local.output and "score [run; whole]" in local.output
+    assert "engine: local" in local.output and "score [run; chunked]" in local.output

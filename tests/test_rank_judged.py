@@ -129,6 +129,7 @@ def test_cross_validation_never_trains_on_the_held_out_source(monkeypatch):
     settings = RankerSettings(num_leaves=4, n_estimators=5, min_data_in_leaf=2)
     train_bilingual.cross_validated_scores(frame, ["f_cosine"], settings, folds=3)
     fold = judged.folds_by_source(frame[S.SOURCE].to_list(), 3, train_bilingual.SEED)
+    assert len(seen) == 3                                  # one model per fold, each checked
     for k, sources in enumerate(seen):
         held_out = set(frame.filter(pl.Series(fold == k))[S.SOURCE].to_list())
         assert held_out and not sources & held_out

@@ -103,6 +103,7 @@ def test_threshold_is_validated(value: float) -> None:
 
 
 @pytest.mark.parametrize("threshold, all_low", [(0.0, False), (1.0, True)])
+@pytest.mark.slow
 def test_extract_monolingual_keeps_confident_pairs_and_records_the_rest(
         tmp_path: Path, threshold: float, all_low: bool) -> None:
     config = load_config(overrides={"monolingual.min_confidence": threshold})
@@ -118,6 +119,7 @@ def test_extract_monolingual_keeps_confident_pairs_and_records_the_rest(
         assert low["reason"][0].startswith("confidence ") and "min_confidence 1.0" in low["reason"][0]
 
 
+@pytest.mark.slow
 def test_default_threshold_drops_few_pairs_of_the_bundled_story(tmp_path: Path) -> None:
     out = tmp_path / "run"
     extract_monolingual([STORY / "version_a", STORY / "version_b"], out, load_config())

@@ -67,7 +67,10 @@ def test_real_links_on_simple_pairs(aligner):
 
 def test_chunking_does_not_change_matrices(aligner):
     chunked = E5SimAlignAligner(layer=7, matching="itermax", chunk_pairs=1).align(PAIRS)
-    for a, b in zip(aligner.align(PAIRS), chunked):
+    whole = aligner.align(PAIRS)
+    assert len(whole) == len(chunked) == len(PAIRS)
+    for a, b, (zh, en) in zip(whole, chunked, PAIRS, strict=True):
+        assert a.shape == b.shape == (len(zh), len(en))
         assert np.allclose(a, b, atol=1e-4)
 
 
@@ -123,5 +126,6 @@ def test_repeated_sentences_are_encoded_once_and_align_alike(aligner, monkeypatc
     monkeypatch.setattr(aligner.encoder, "encode_tokens", counting)
     mats = aligner.align(PAIRS + PAIRS)
     assert seen == [len(PAIRS), len(PAIRS)]              # zh side, en side: unique texts only
-    for a, b in zip(mats[:len(PAIRS)], mats[len(PAIRS):]):
+    assert len(mats) == 2 * len(PAIRS)
+    for a, b in zip(mats[:len(PAIRS)], mats[len(PAIRS):], strict=True):
         assert np.array_equal(a, b)

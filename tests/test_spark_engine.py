@@ -23,6 +23,8 @@ from cppdb import schema as S
 from cppdb.config import load_config
 from cppdb.extractors.bilingual import extract_bilingual
 
+pytestmark = pytest.mark.slow          # a local Spark session and the pipelines twice
+
 CONFIG = {"bilingual.chunk_size": 100, "annotate.workers": 1, "bilingual.workers": 1,
           "annotate.chunk_size": 120}
 SAMPLED = {**CONFIG, "align_words.train_sample": 150}

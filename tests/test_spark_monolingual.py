@@ -21,6 +21,8 @@ from typer.testing import CliRunner
 from cppdb.config import load_config
 from cppdb.extractors.monolingual import extract_monolingual
 
+pytestmark = pytest.mark.slow          # a local Spark session and the pipelines twice
+
 CONFIG = {"monolingual.chunk_size": 1}     # one document pair per Spark task
 TABLES = ("beads.parquet", "sentence_pairs.parquet", "low_confidence_pairs.parquet",
           "entities.parquet")

@@ -166,7 +166,8 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, corpus):
     assert "labels.tsv" in missing.output
 
 
-@pytest.mark.parametrize("where", ["extract", "pivot", "align"])
+@pytest.mark.parametrize("where", ["extract", "pivot",
+                                   pytest.param("align", marks=pytest.mark.slow)])
 def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpus, monkeypatch,
                                                                  where):
     import cppdb.align.words.api as word_api
@@ -228,16 +229,35 @@ def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkey
     clean = pl.read_parquet(pipeline.rank_run(tmp_path / "clean", config).ranking_dir
                             / pipeline.RANKED)
     make_run(tmp_path / "run", labelled)
-    real = pipeline.load_model   # what the score stage calls to read the trained model
+    real = pipeline.score_part   # what the score stage calls for each chunk of scores
 
     def broken(*args, **kwargs):
         raise RuntimeError("injected failure")
-    monkeypatch.setattr(pipeline, "load_model", broken)
+    monkeypatch.setattr(pipeline, "score_part", broken)
     with pytest.raises(RuntimeError, match="injected failure"):
         pipeline.rank_run(tmp_path / "run", config)
     manifest = json.loads((tmp_path / "run" / "ranking" / "manifest.json").read_text("utf-8"))
     assert manifest["status"] == "failed" and manifest["stages"]["score"]["status"] == "failed"
     assert manifest["stages"]["train"]["status"] == "done"
-    monkeypatch.setattr(pipeline, "load_model", real)
+    monkeypatch.setattr(pipeline, "score_part", real)
     resumed = pipeline.rank_run(tmp_path / "run", config)
     assert pl.read_parquet(resumed.ranking_dir / pipeline.RANKED).equals(clean)
+
+
+def test_an_optional_input_is_planned_shown_and_recorded(tmp_path):
+    present, absent = tmp_path / "lex.parquet", tmp_path / "missing.parquet"
+    pl.DataFrame({"a": [1]}).write_parquet(present)
+    here = External("tables", (present,), optional=True, effect="f_x is null")
+    gone = External("more tables", (present, absent), optional=True, effect="f_y is null")
+    stage = Stage("s", (here, gone), ("out.parquet",),
+                  lambda st: st.write_parquet("out.parquet", pl.DataFrame({"a": [1]})))
+    text = plan_stages(tmp_path / "run", "test", [stage]).render()     # no PlanError
+    assert f"tables: {present} (optional; present)" in text
+    assert f"more tables: {present} | {absent} (optional; absent, so f_y is null)" in text
+    run = RunDir(tmp_path / "run", load_config(), command="test")
+    run_stages(run, "test", [stage])
+    notes = json.loads((tmp_path / "run" / "manifest.json").read_text("utf-8"))["stages"]["s"]
+    assert notes["notes"]["optional_inputs"] == {"tables": True, "more tables": False}
+    required = Stage("s", (External("more tables", (absent,)),), (), _noop)
+    with pytest.raises(PlanError, match="missing.parquet"):
+        plan_stages(tmp_path / "run2", "test", [required])

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
@@ -28,13 +29,12 @@ from cppdb.annotate.staging import (STAGED_INPUT, StagedInput, read_staged_rows,
 from cppdb.readers.parallel import ParallelSource, ParallelText
 from cppdb.registry import Backend, load_backend
 from cppdb.run import RunDir, StageHandle
-from cppdb.schema import ID, ann, annotation_schema
+from cppdb.schema import ANNOTATIONS_FILE, ID, REJECTED_FILE, ann, annotation_schema
 from cppdb.text.convert import default_converter
 from cppdb.text.normalize import collapse_whitespace, normalize_en, to_halfwidth
 
 Lang = Literal["zh", "en"]
-ANNOTATIONS = "annotations.parquet"
-REJECTED = "rejected.jsonl"
+ANNOTATIONS, REJECTED = ANNOTATIONS_FILE, REJECTED_FILE
 STAGE = "annotate"
 _DEFAULT_PHRASES = {"zh": "grammar", "en": "dependency"}
 
@@ -300,13 +300,13 @@ def stage_annotate_input(stage: StageHandle, parallel: ParallelText | ParallelSo
 
 
 def annotate_into(stage: StageHandle, parallel: ParallelText | ParallelSource,
-                  config: Config, engine: Any = None,
-                  staged: StagedInput | None = None) -> StagedInput:
+                  config: Config, staged: StagedInput | None = None) -> StagedInput:
     """The annotate stage's body: the input is staged (streamed into the run directory,
     see :mod:`cppdb.annotate.staging`), then annotated in chunks of ``annotate.chunk_size``
     pairs, each read from the staged file and written atomically (an interrupted run
-    resumes at the first missing chunk).  On a distributed ``engine`` the chunks are its
-    tasks (:func:`annotate_part`); locally they run here over the process pool."""
+    resumes at the first missing chunk).  The runner puts the chunks on the run's engine:
+    shipped as :func:`annotate_part` to one that runs them elsewhere, else here over the
+    process pool."""
     run = stage.run
     chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
     with AnnotationSession(config) as session:
@@ -317,21 +317,15 @@ def annotate_into(stage: StageHandle, parallel: ParallelText | ParallelSource,
             if "converter" in info:
                 run.record_backend("converter", info["converter"])
         staged = staged or stage_annotate_input(stage, parallel, config)
-        distributed = engine is not None and engine.name != "local"
-        if distributed:
-            from cppdb.engine import compute_parts
-
-            compute_parts(engine, run.path(ANNOTATIONS + ".parts"), staged.pairs, chunk_size,
-                          partial(annotate_part, str(staged.path), config))
-
+        shipped = partial(annotate_part, str(staged.path), config)
         with progress_bar(staged.pairs, "annotate") as advance:
-            run.run_chunked(stage, ANNOTATIONS, staged.pairs, chunk_size,
+            stage.run_parts(ANNOTATIONS, staged.pairs, chunk_size,
                             lambda start, stop: _annotate_chunk(session, staged.path, start,
                                                                 stop),
-                            progress=advance)
+                            shipped=lambda: nullcontext(shipped), progress=advance)
         staged.path.unlink(missing_ok=True)
         stage.note("pretokenized", staged.pretokenized)
-        stage.note("workers", engine.name if distributed else session.workers)
+        stage.note("workers", stage.engine_name or session.workers)
     return staged
 
 

@@ -146,7 +146,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Export the top k% (or a size tier) of the ranking."""
-        from cppdb.rank.pipeline import export_run
+        from cppdb.export_ranked import export_run
 
         # hf writes a dataset directory (checked by its writer), the others one file
         files = () if format_ == "hf" else (out,)

@@ -24,6 +24,7 @@ from cppdb.io import write_parquet_atomic
 
 TEXT = "text"
 VECTOR = "vector"
+CACHE_FILES = "embeddings-*.parquet"        # the cache files of a directory (a glob)
 
 
 class EmbeddingCache:
@@ -50,7 +51,7 @@ class EmbeddingCache:
         self._signature = signature
         persist = getattr(self.encoder, "persist_vectors", True)
         self.path = None if self.directory is None or not persist else self.directory / (
-            "embeddings-" + hashlib.sha256(signature.encode()).hexdigest()[:12] + ".parquet")
+            CACHE_FILES.replace("*", hashlib.sha256(signature.encode()).hexdigest()[:12]))
         self._index: dict[str, int] = {}
         self._blocks: list[np.ndarray] = []
         self._matrix: np.ndarray | None = None

@@ -17,13 +17,23 @@ from pathlib import Path
 from typing import Any
 
 from cppdb.errors import ConfigError
-from cppdb.registry import CAPABILITIES, Backend
-
-ENGINES = ("local", "spark")
+from cppdb.registry import CAPABILITIES, Backend, backend_class
 
 
 class Engine(Backend):
     """Runs a list of independent chunk computations; may lend relational stages a SQL session."""
+
+    #: whether chunks run outside this process (then the runner ships them, see
+    #: ``StageHandle.run_parts``); an engine that runs them here computes them in place
+    remote: bool = False
+
+    @classmethod
+    def open(cls, *, master: str | None = None, session: Any = None) -> "Engine":
+        """The engine for a cluster ``master`` or an existing session; engines that run in
+        this process take neither."""
+        if master is not None or session is not None:
+            raise ConfigError("--spark-master needs --engine spark")
+        return cls()
 
     def map_chunks(self, compute: Callable[[int, int], None],
                    chunks: Sequence[tuple[int, int]]) -> None:
@@ -34,6 +44,11 @@ class Engine(Backend):
         """A handle whose ``.value`` is ``value`` inside every chunk computation: a Spark
         broadcast (shipped once per executor, not once per task) or the value itself."""
         return Shared(value)
+
+    def compute_parts(self, parts_dir: Path, n_items: int, chunk_size: int,
+                      part: Callable[[int, int], Any]) -> None:
+        """See :func:`compute_parts` (the runner calls this, never a stage)."""
+        compute_parts(self, parts_dir, n_items, chunk_size, part)
 
     def sql_session(self) -> Any:
         """A distributed SQL session (Spark) that relational stages may run on, or None: they
@@ -54,7 +69,7 @@ def compute_parts(engine: Engine, parts_dir: Path, n_items: int, chunk_size: int
     (picklable: a module-level function bound to paths and settings) returns the chunk's
     frame, written to the name ``RunDir.run_chunked`` looks for, which then only assembles.
     On the local engine nothing happens here: ``run_chunked`` computes the chunks itself."""
-    if engine.name == "local":
+    if not engine.remote:
         return
     from cppdb.run import chunk_ranges, part_path
 
@@ -71,6 +86,31 @@ def _write_part(parts_dir: str, part: Callable[[int, int], Any], start: int, sto
     write_parquet_atomic(part_path(Path(parts_dir), start), part(start, stop))
 
 
+class LocalPool:
+    """The local engine's process pool for the chunks a stage computes in this process:
+    started on first use (never when the chunks all ran elsewhere), ``None`` for one worker."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: Any = None
+
+    def get(self) -> Any:
+        if self._pool is None and self.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            from multiprocessing import get_context
+
+            from cppdb.workers import pool_initializer
+
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
+                                             **pool_initializer())
+        return self._pool
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
 class LocalEngine(Engine):
     name = "local"
     description = "this machine: polars + a process pool (the default)"
@@ -81,21 +121,16 @@ class LocalEngine(Engine):
             compute(start, stop)
 
 
-
 def make_engine(name: str = "local", *, master: str | None = None,
                 session: Any = None) -> Engine:
     """``local``, or ``spark`` on ``master`` (``local[N]``, ``spark://…``, ``yarn``,
     ``k8s://…``) or on an existing ``SparkSession``."""
     if session is not None:
         name = "spark"
-    name = CAPABILITIES["engine"].registered.get(name, name)     # cppdb.spark.v1 -> spark
-    if name == "local":
-        if master is not None:
-            raise ConfigError("--spark-master needs --engine spark")
-        return LocalEngine()
-    if name == "spark":
-        from cppdb.engine.spark import SparkEngine
-
-        return SparkEngine(master=master, session=session)
-    raise ConfigError(f"unknown engine {name!r}", hint=f"choose one of {', '.join(ENGINES)} "
-                      f"(or {', '.join(CAPABILITIES['engine'].registered)})")
+    capability = CAPABILITIES["engine"]
+    if name not in capability.backends and name not in capability.registered:
+        raise ConfigError(f"unknown engine {name!r}",
+                          hint=f"choose one of {', '.join(capability.backends)} "
+                               f"(or {', '.join(capability.registered)})")
+    engine = backend_class("engine", name)            # the registry, like every backend
+    return engine.open(master=master, session=session)  # type: ignore[attr-defined]

@@ -44,6 +44,7 @@ def local_shuffle_partitions(master: str | None) -> int | None:
 
 class SparkEngine(Engine):
     name = "spark"
+    remote = True
     requires = (("pyspark", "pyspark"),)
     install_hint = "pip install 'cppdb[spark]' and a Java 17 runtime (apt install openjdk-17-jre-headless)"
     description = "Apache Spark: chunks as tasks (mapInPandas), the pivot as Spark SQL"
@@ -51,6 +52,10 @@ class SparkEngine(Engine):
     def __init__(self, master: str | None = None, session: Any = None) -> None:
         self.master = master
         self._session = session
+
+    @classmethod
+    def open(cls, *, master: str | None = None, session: Any = None) -> "SparkEngine":
+        return cls(master=master, session=session)
 
     def check(self) -> None:
         super().check()

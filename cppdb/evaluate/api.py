@@ -11,7 +11,7 @@ import polars as pl
 from cppdb.config import Config, load_config
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
-from cppdb.evaluate.stats import model_sha, signature
+from cppdb.stats import model_sha, signature
 from cppdb.evaluate.tables import (DEFINITIONS, evaluation_table, interval_method,
                                    load_ranked_file)
 from cppdb.io import write_json_atomic

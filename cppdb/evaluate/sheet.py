@@ -28,7 +28,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import BadInputError
-from cppdb.evaluate.stats import LEVEL, RESAMPLES
+from cppdb.stats import LEVEL, RESAMPLES
 from cppdb.io import write_text_atomic
 from cppdb.rank.tiers import in_top
 

@@ -27,7 +27,7 @@ expensive part; :func:`cosine_sample`) — the ``embedded`` column says how many
 cosine mean is over.
 
 Every mean comes with a seeded 95 % percentile bootstrap interval over its pairs
-(``<metric>_low`` / ``<metric>_high``, :mod:`cppdb.evaluate.stats`); a mean over more than
+(``<metric>_low`` / ``<metric>_high``, :mod:`cppdb.stats`); a mean over more than
 ``evaluate.bootstrap_max_items`` pairs gets mean ± 1.96·SE instead (1,000 resamples of a
 million pairs take about a minute per number; at that size the two agree).
 """
@@ -40,9 +40,9 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.evaluate.stats import RESAMPLES, bootstrap_mean, normal_mean
 from cppdb.features.table import char_text, contained
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
+from cppdb.stats import RESAMPLES, bootstrap_mean, normal_mean
 
 #: the metric columns, each with a per-pair source column and a bootstrap interval
 METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "cont", "cos", "cos2"), strict=True))

@@ -16,19 +16,19 @@ from __future__ import annotations
 
 import os
 import shutil
+from contextlib import nullcontext
 from functools import partial
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from cppdb.workers import pool_initializer
 from cppdb import schema as S
+from cppdb.annotate.staging import STAGED_INPUT
 from cppdb.config import Config, load_config
+from cppdb.engine import LocalPool
 from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
@@ -36,22 +36,20 @@ from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN
 from cppdb.extractors.near_identity import near_identity_reason
 from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
 from cppdb.progress import progress_bar
-from cppdb.run import chunk_ranges, part_path
+from cppdb.run import part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
 
 SECTION = "bilingual"
 COMMAND = "extract-bilingual"
-ANNOTATIONS = "annotations.parquet"
-ALIGNMENT = "alignment.parquet"
-OCCURRENCES = "phrase_occurrences.parquet"
-PHRASE_PAIRS = "phrase_pairs.parquet"
-PATTERN_PAIRS = "pattern_pairs.parquet"
+ANNOTATIONS, ALIGNMENT, OCCURRENCES = S.ANNOTATIONS_FILE, S.ALIGNMENT_FILE, S.OCCURRENCES_FILE
+PHRASE_PAIRS, PATTERN_PAIRS = S.PHRASE_PAIRS_FILE, S.PATTERN_PAIRS_FILE
 PIVOT_WRITES = (PHRASE_PAIRS, PATTERN_PAIRS, S.NEAR_IDENTITY_PAIRS)
-REJECTED = "rejected.jsonl"
-LEX_EN_GIVEN_ZH = "lex_en_given_zh.parquet"
-LEX_ZH_GIVEN_EN = "lex_zh_given_en.parquet"
+REJECTED = S.REJECTED_FILE
+LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
 _COUNT_PARTS = "consistency_counts.parts"
+PIVOT_WORK = ".pivot-{kind}.work"          # the pivot's work folder per kind (removed after)
+PIVOT_NEAR = ".pivot-{kind}.near.parquet"  # its near-identity pairs per kind (removed after)
 
 
 @dataclass(frozen=True)
@@ -81,7 +79,7 @@ def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
 
 
 # -- stages ---------------------------------------------------------------------------------
-def _annotate(st: Any, config: Config, inputs: "BilingualInputs", engine: Any = None) -> None:
+def _annotate(st: Any, config: Config, inputs: "BilingualInputs") -> None:
     from cppdb.annotate.pipeline import annotate_into, stage_annotate_input
     from cppdb.readers.parallel import open_parallel_input
 
@@ -92,7 +90,7 @@ def _annotate(st: Any, config: Config, inputs: "BilingualInputs", engine: Any = 
         staged.path.unlink(missing_ok=True)
         raise BadInputError("no usable sentence pair in the input",
                             hint=f"see {st.run.path(REJECTED)} for the reasons")
-    annotate_into(st, source, config, engine, staged=staged)
+    annotate_into(st, source, config, staged=staged)
 
 
 def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
@@ -171,14 +169,13 @@ def _sample_rows(n_rows: int, size: int, seed: int) -> list[int]:
     return sorted(np.random.default_rng(seed).choice(n_rows, size, replace=False).tolist())
 
 
-def _align_sampled(st: Any, config: Config, section: dict[str, Any], engine: Any = None) -> None:
+def _align_sampled(st: Any, config: Config, section: dict[str, Any]) -> None:
     """Train the aligners on a seeded sample, then align chunk by chunk with the fixed model:
     memory holds the sample, the model tables and one chunk, whatever the corpus size.  On
-    a distributed engine the trained model is broadcast and the chunks are its tasks."""
+    an engine that runs chunks elsewhere the trained model is shared (a broadcast) and the
+    chunks are its tasks."""
     from cppdb.align.words.api import train_ensemble
-    from cppdb.engine import LocalEngine, compute_parts
 
-    engine = engine or LocalEngine()
     run = st.run
     zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
     scan = run.scan(ANNOTATIONS)
@@ -199,10 +196,10 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], engine: Any
         st.write_parquet(LEX_EN_GIVEN_ZH, lex_e_f)
         st.write_parquet(LEX_ZH_GIVEN_EN, lex_f_e)
     chunk = max(1, int(section["chunk_size"]))
-    part = partial(align_part, str(run.path(ANNOTATIONS)), engine.share(ensemble))
-    compute_parts(engine, run.path(ALIGNMENT + ".parts"), n_rows, chunk, part)
+    part = partial(align_part, str(run.path(ANNOTATIONS)), st.share(ensemble))
     with progress_bar(n_rows, "align") as advance:
-        run.run_chunked(st, ALIGNMENT, n_rows, chunk, part, advance)
+        st.run_parts(ALIGNMENT, n_rows, chunk, part, shipped=lambda: nullcontext(part),
+                     progress=advance)
     max_tokens = int(config.get("align_words.max_tokens"))
     lengths = [pl.col(c).list.len() for c in (zh, en)]
     st.count("rejected_by_aligner", scan.filter(
@@ -232,11 +229,10 @@ def _usable_lemmas(part: pl.DataFrame, lemma: str) -> list[list[str]] | None:
     return lemmas if all(len(a) == b for a, b in zip(lemmas, tokens)) else None
 
 
-def _align(st: Any, config: Config, alignment_path: str | Path | None,
-           engine: Any = None) -> None:
+def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
     run = st.run
     if alignment_path is None and _train_sample(config):
-        _align_sampled(st, config, config.section(SECTION), engine)
+        _align_sampled(st, config, config.section(SECTION))
         st.count("links", run.scan(ALIGNMENT).select(
             pl.col(LINK_ZH).list.len().sum()).collect().item() or 0)
         return
@@ -261,29 +257,18 @@ def _workers(setting: int) -> int:
 
 
 def _extract_part(ann_path: str, align_path: str, settings: ExtractionSettings,
-                  parts_dir: str, counts_dir: str, start: int, stop: int) -> None:
-    """One chunk on an engine's worker: its counts, then its part (the ``run_chunked`` name)."""
+                  counts_dir: str, start: int, stop: int) -> pl.DataFrame:
+    """One chunk on an engine's worker: its counts (written first), then its frame."""
     frame, counts = extract_range(ann_path, align_path, start, stop, settings)
     write_parquet_atomic(part_path(Path(counts_dir), start),
                          pl.DataFrame([counts], schema=list(COUNT_MODES[:len(counts)]),
                                       orient="row"))
-    write_parquet_atomic(part_path(Path(parts_dir), start), frame)
+    return frame
 
 
-def _extract_on(engine: Any, run: Any, settings: ExtractionSettings, n_rows: int,
-                chunk: int, counts_dir: Path) -> None:
-    """Compute the missing chunks on ``engine``; ``run_chunked`` then only assembles them."""
-    parts = run.path(OCCURRENCES + ".parts")
-    parts.mkdir(parents=True, exist_ok=True)
-    missing = [(a, b) for a, b in chunk_ranges(n_rows, chunk)
-               if not part_path(parts, a).exists()]
-    engine.map_chunks(partial(_extract_part, str(run.path(ANNOTATIONS)),
-                              str(run.path(ALIGNMENT)), settings, str(parts), str(counts_dir)),
-                      missing)
-
-
-def _extract(st: Any, section: dict[str, Any], engine: Any = None) -> None:
-    """Extract phrase and pattern occurrences (chunked, resumable, process pool or engine)."""
+def _extract(st: Any, section: dict[str, Any]) -> None:
+    """Extract phrase and pattern occurrences (chunked, resumable; the runner puts the chunks
+    on the run's engine, and what runs here is spread over a process pool)."""
     run = st.run
     settings = ExtractionSettings.from_config(section)
     n_rows = run.scan(ANNOTATIONS).select(pl.len()).collect().item()
@@ -292,15 +277,12 @@ def _extract(st: Any, section: dict[str, Any], engine: Any = None) -> None:
     ann_path, align_path = run.path(ANNOTATIONS), run.path(ALIGNMENT)
     counts_dir = run.path(_COUNT_PARTS)
     counts_dir.mkdir(exist_ok=True)
-    if engine is not None and engine.name != "local":
-        _extract_on(engine, run, settings, n_rows, chunk, counts_dir)
-    pool = (ProcessPoolExecutor(workers, mp_context=get_context("spawn"), **pool_initializer())
-            if workers > 1 and n_rows > int(section["min_rows_for_pool"])
-            and (engine is None or engine.name == "local") else None)
+    pools = LocalPool(workers if n_rows > int(section["min_rows_for_pool"]) else 1)
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         step = max(1, -(-(stop - start) // (workers * 4)))
         ranges = [(a, min(a + step, stop)) for a in range(start, stop, step)]
+        pool = pools.get()                 # started on the first chunk computed here
         if pool is None:
             results = [extract_range(ann_path, align_path, a, b, settings) for a, b in ranges]
         else:
@@ -314,17 +296,19 @@ def _extract(st: Any, section: dict[str, Any], engine: Any = None) -> None:
         frames = [r[0] for r in results if r[0].height]
         return pl.concat(frames) if frames else pl.DataFrame(schema=OCCURRENCE_SCHEMA)
 
+    shipped = partial(_extract_part, str(ann_path), str(align_path), settings,
+                      str(counts_dir))
     try:
         with progress_bar(n_rows, "extract") as advance:
-            run.run_chunked(st, OCCURRENCES, n_rows, chunk, compute, advance)
+            st.run_parts(OCCURRENCES, n_rows, chunk, compute,
+                         shipped=lambda: nullcontext(shipped), progress=advance)
             kinds = (run.scan(OCCURRENCES).group_by("kind").agg(pl.len()).collect())
             for kind, n in kinds.iter_rows():
                 st.count(f"{kind}_occurrence_rows", n)
             st.note("consistency", settings.rule.label)
             st.note("aligned_phrase_pairs_per_mode", _sum_counts(counts_dir, settings))
     finally:
-        if pool is not None:
-            pool.shutdown()
+        pools.shutdown()
     shutil.rmtree(counts_dir, ignore_errors=True)
 
 
@@ -336,26 +320,25 @@ def _sum_counts(counts_dir: Path, settings: ExtractionSettings) -> dict[str, int
     return {rule.label: int(sums[mode]) for mode, rule in zip(COUNT_MODES, settings.report_rules)}
 
 
-def _pivot(st: Any, section: dict[str, Any], engine: Any = None) -> None:
-    """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet; the
-    near-identity class (:mod:`cppdb.extractors.near_identity`) goes to its own file."""
-    from cppdb.engine import LocalEngine
-
-    engine = engine or LocalEngine()
+def _pivot(st: Any, section: dict[str, Any]) -> None:
+    """Pivot occurrences into phrase_pairs.parquet and pattern_pairs.parquet (on the SQL
+    session the run's engine lends, if any); the near-identity class
+    (:mod:`cppdb.extractors.near_identity`) goes to its own file."""
     run = st.run
+    engine = run.engine
     settings = pivot_settings(section)
     separate = bool(section["separate_near_identity"])
     run.scan(OCCURRENCES)                              # a clear error when it is missing
     held: list[Path] = []
     for kind, artifact in (("phrase", PHRASE_PAIRS), ("pattern", PATTERN_PAIRS)):
-        work = run.path(f".pivot-{kind}.work")
+        work = run.path(PIVOT_WORK.format(kind=kind))
         pruned: dict[str, int] = {}
         parts = pivot_pairs(engine, run.path(OCCURRENCES), kind, work, settings, pruned)
         for rule, count in pruned.items():
             st.count(f"pruned_{kind}_units_{rule}", count)
         frame = pl.scan_parquet(parts) if parts else empty_pair_table().lazy()
         frame = frame.with_columns(near_identity_reason())
-        near = run.path(f".pivot-{kind}.near.parquet")
+        near = run.path(PIVOT_NEAR.format(kind=kind))
         frame.filter(pl.col(S.REASON).is_not_null()).sink_parquet(near)
         held.append(near)
         for reason, count in _reason_counts(near).items():
@@ -413,43 +396,41 @@ class BilingualInputs:
 _ANN_KEYS = (S.ID, S.ann("zh", "tokens"), S.ann("en", "tokens"))
 
 
-def bilingual_stages(config: Config, inputs: BilingualInputs, engine: Any = None) -> list[Stage]:
-    """The declared stages of ``extract-bilingual`` (see the module docstring); ``engine``
-    (``cppdb.engine``) runs the extract chunks and the pivot."""
+def bilingual_stages(config: Config, inputs: BilingualInputs) -> list[Stage]:
+    """The declared stages of ``extract-bilingual`` (see the module docstring).  Their chunks
+    go where the run's engine puts them (``StageHandle.run_parts``), and the pivot runs on
+    the SQL session the engine lends, if any."""
     section = config.section(SECTION)
     align_reads: tuple[Artifact | External, ...] = (Artifact(ANNOTATIONS, _ANN_KEYS),)
     if inputs.alignment is not None:
         align_reads += (External("the Pharaoh alignment", (Path(inputs.alignment),)),)
     return [
         Stage("annotate", (inputs.corpus(),), (ANNOTATIONS, REJECTED),
-              lambda st: _annotate(st, config, inputs, engine), chunked=True,
+              lambda st: _annotate(st, config, inputs), chunked=True,
+              scratch=(STAGED_INPUT,),
               doc="tokenise, tag, parse and chunk both sides"),
         Stage("align", align_reads, (ALIGNMENT,),
-              lambda st: _align(st, config, inputs.alignment, engine),
+              lambda st: _align(st, config, inputs.alignment),
               optional=(LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN),
               chunked=inputs.alignment is None and _train_sample(config) > 0,
               doc="word alignment (statistical aligner or the given Pharaoh file)"),
         Stage("extract", (Artifact(ANNOTATIONS, _ANN_KEYS),
                           Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),
-              lambda st: _extract(st, section, engine), chunked=True,
+              lambda st: _extract(st, section), chunked=True, scratch=(_COUNT_PARTS,),
               doc="aligned phrase and pattern occurrences"),
         Stage("pivot", (Artifact(OCCURRENCES, ("kind",)),), PIVOT_WRITES,
-              lambda st: _pivot(st, section, engine), doc="pivot through English, p(z2|z1)"),
+              lambda st: _pivot(st, section),
+              scratch=(PIVOT_WORK.format(kind="*"), PIVOT_NEAR.format(kind="*")),
+              doc="pivot through English, p(z2|z1)"),
     ]
 
 
-def extract_stage(run: Any, section: dict[str, Any]) -> None:
-    """Run only the extract stage (benchmarks); skipped when done."""
-    run_stages(run, "extract-bilingual", [Stage(
-        "extract", (Artifact(ANNOTATIONS), Artifact(ALIGNMENT)), (OCCURRENCES,),
-        lambda st: _extract(st, section), chunked=True)], finish=False)
-
-
-def pivot_stage(run: Any, section: dict[str, Any]) -> None:
-    """Run only the pivot stage (benchmarks); skipped when done."""
-    run_stages(run, "extract-bilingual", [Stage(
-        "pivot", (Artifact(OCCURRENCES),), PIVOT_WRITES,
-        lambda st: _pivot(st, section))], finish=False)
+def run_stage(run: Any, config: Config, name: str) -> None:
+    """Run one declared stage of :func:`bilingual_stages` on the artifacts already in ``run``
+    (benchmarks: extract, pivot); skipped when done.  The corpus is a placeholder: only the
+    annotate stage reads it."""
+    stages = bilingual_stages(config, BilingualInputs(parallel=Path("(not read)")))
+    run_stages(run, COMMAND, [s for s in stages if s.name == name], finish=False)
 
 
 def pivot_settings(section: dict[str, Any]) -> PivotSettings:
@@ -466,14 +447,14 @@ def pivot_settings(section: dict[str, Any]) -> PivotSettings:
 
 # -- the API --------------------------------------------------------------------------------
 def _open(zh_path: str | Path | None, en_path: str | Path | None, config: Config | None,
-          parallel_path: str | Path | None, alignment_path: str | Path | None,
-          engine: Any = None) -> tuple[Config, BilingualInputs, list[Stage]]:
+          parallel_path: str | Path | None, alignment_path: str | Path | None
+          ) -> tuple[Config, BilingualInputs, list[Stage]]:
     config = config or load_config()
     ExtractionSettings.from_config(config.section(SECTION))   # invalid settings fail first
     as_path = (lambda p: Path(p) if p is not None else None)
     inputs = BilingualInputs(as_path(zh_path), as_path(en_path), as_path(parallel_path),
                              as_path(alignment_path))
-    return config, inputs, bilingual_stages(config, inputs, engine)
+    return config, inputs, bilingual_stages(config, inputs)
 
 
 def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
@@ -486,8 +467,7 @@ def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     from cppdb.run import fingerprint_of
 
     chosen = make_engine(engine, master=spark_master)
-    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path,
-                                   chosen)
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages)          # every missing input at once
     notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs.files()))
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
@@ -515,10 +495,10 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
 
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                       # a missing engine fails before work
-    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path,
-                                   chosen)
+    config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages, manifest={})   # inputs checked before any work
-    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs.files(), fresh=fresh)
+    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs.files(), fresh=fresh,
+                 engine=chosen)
     run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)
     return _result(run)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import partial
@@ -43,12 +44,13 @@ from cppdb import schema
 from cppdb.align.sentences.chapters import heading_starts
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
-from cppdb.align.sentences.documents import (PairingWeights, VersionFile, pair_versions,
-                                             read_pairs_file)
+from cppdb.align.sentences.documents import PairingWeights, pair_versions, read_pairs_file
 from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
 from cppdb.align.sentences.merged import split_merged_files
+from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
+from cppdb.embed.cache import CACHE_FILES
 from cppdb.errors import BadInputError
 from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk,
                                                 alignment_encoder, document_pairs, read_notes)
@@ -59,8 +61,8 @@ from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run
 from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normalizer,
                                  cooccurring_names)
 
-UNITS, SKIPPED, DOCUMENTS = "units.parquet", "skipped.parquet", "documents.parquet"
-ENTITIES, BEADS, PAIRS = "entities.parquet", "beads.parquet", "sentence_pairs.parquet"
+UNITS, SKIPPED, DOCUMENTS = schema.UNITS_FILE, schema.SKIPPED_FILE, schema.DOCUMENTS_FILE
+ENTITIES, BEADS, PAIRS = schema.ENTITIES_FILE, schema.BEADS_FILE, schema.SENTENCE_PAIRS_FILE
 LOW_CONFIDENCE = "low_confidence_pairs.parquet"
 COMMAND = "extract-monolingual"
 
@@ -253,12 +255,9 @@ def align_job(run: RunDir, config: Config) -> AlignJob:
 
 
 def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
-                 confidence: ConfidenceModel, engine: Any = None) -> None:
-    """BAM + Vecalign per document pair, chunk by chunk: the missing chunks run on
-    ``engine`` (each writes its part), then ``run_chunked`` computes whatever is still
-    missing here and assembles the parts."""
-    from cppdb.engine import LocalEngine, compute_parts
-
+                 confidence: ConfidenceModel) -> None:
+    """BAM + Vecalign per document pair, chunk by chunk (``align_chunk``, picklable: the
+    runner ships it to an engine that runs chunks elsewhere, or runs it here)."""
     run = st.run
     job = align_job(run, config)
     n_pairs = len(document_pairs(run.read(DOCUMENTS)))
@@ -267,10 +266,10 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
     if backend is not None:
         run.record_backend("sentence_encoder", backend.describe())
     Path(job.notes_parts).mkdir(exist_ok=True)
-    compute_parts(engine or LocalEngine(), Path(job.beads_parts), n_pairs, chunk_size,
-                  partial(align_chunk, job))
+    part = partial(align_chunk, job)
     with progress_bar(n_pairs, "aligning documents") as advance:
-        run.run_chunked(st, BEADS, n_pairs, chunk_size, partial(align_chunk, job), advance)
+        st.run_parts(BEADS, n_pairs, chunk_size, part, shipped=lambda: nullcontext(part),
+                     progress=advance)
     notes = read_notes(job.notes_parts)
     for note in notes:
         console().print(f"[yellow]note[/yellow] {note}")
@@ -392,10 +391,10 @@ def _write_kept_and_low(st: StageHandle, table: pl.DataFrame, min_confidence: fl
     st.count("dropped_meaning_margin", int(flagged["_unlike"].sum()))
 
 
-def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | None,
-                       engine: Any = None) -> list[Stage]:
-    """The declared stages of ``extract-monolingual`` (see the module docstring);
-    ``engine`` (``cppdb.engine``) runs the align chunks."""
+def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | None
+                       ) -> list[Stage]:
+    """The declared stages of ``extract-monolingual`` (see the module docstring); the align
+    chunks go where the run's engine puts them (``StageHandle.run_parts``)."""
     section = config.section("monolingual")
     confidence = load_confidence_model(str(section["confidence_model"]))   # checked up front
     cues = CueSettings.from_config(section)
@@ -413,21 +412,21 @@ def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | 
               lambda st: _documents_stage(st, n, section, pairs_file),
               doc="which files are the same chapter"),
         Stage("align", (units, Artifact(DOCUMENTS, ("group", "doc_id"))), (BEADS,),
-              lambda st: _align_stage(st, config, section, confidence, engine), chunked=True,
+              lambda st: _align_stage(st, config, section, confidence), chunked=True,
+              scratch=(NOTE_PARTS, CACHE_FILES),
               doc="BAM + Vecalign per document pair"),
         Stage("entities", (units, beads), (ENTITIES,),
               lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
         Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))),
               (PAIRS, LOW_CONFIDENCE),
               lambda st: _pairs_stage(st, config, float(section["min_confidence"]), cues,
-                                                     meaning),
+                                                     meaning), scratch=(CACHE_FILES,),
               doc="1-1 sentence pairs (confident ones; the rest with the reason)"),
     ]
 
 
 def _open(version_dirs: Sequence[str | Path], config: Config | None,
-          pairs_file: str | Path | None, engine: Any = None
-          ) -> tuple[Config, list[Path], list[Stage]]:
+          pairs_file: str | Path | None) -> tuple[Config, list[Path], list[Stage]]:
     config = config or load_config()
     dirs = [Path(d) for d in version_dirs]
     if len(dirs) < 2:
@@ -435,7 +434,7 @@ def _open(version_dirs: Sequence[str | Path], config: Config | None,
                             f"{len(dirs)}", hint="pass one directory per translation/version")
     pairing_weights(config.section("monolingual")).check(len(dirs))   # before any work
     return config, dirs, monolingual_stages(dirs, config,
-                                            Path(pairs_file) if pairs_file else None, engine)
+                                            Path(pairs_file) if pairs_file else None)
 
 
 def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
@@ -446,7 +445,7 @@ def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     from cppdb.run import fingerprint_of
 
     chosen = make_engine(engine, master=spark_master)
-    config, dirs, stages = _open(version_dirs, config, pairs_file, chosen)
+    config, dirs, stages = _open(version_dirs, config, pairs_file)
     plan_stages(out_dir, COMMAND, stages, manifest={})
     inputs = [*dirs, *([pairs_file] if pairs_file else [])]
     notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs))
@@ -468,10 +467,10 @@ def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
 
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                         # a missing engine fails before work
-    config, dirs, stages = _open(version_dirs, config, pairs_file, chosen)
+    config, dirs, stages = _open(version_dirs, config, pairs_file)
     plan_stages(out_dir, COMMAND, stages, manifest={})     # inputs checked before any work
     inputs = [*dirs, *([pairs_file] if pairs_file else [])]
-    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh)
+    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh, engine=chosen)
     run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)
     documents = run.read(DOCUMENTS)

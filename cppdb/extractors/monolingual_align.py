@@ -2,9 +2,9 @@
 
 A chunk is the document pairs ``[start, stop)`` of ``documents.parquet`` (every pair of
 files of a group, groups in order).  Its function takes only paths and plain settings
-(:class:`AlignJob`, picklable), so the same code runs in this process (local engine: through
-``run.run_chunked``) and as a Spark task (``cppdb.engine.compute_parts``); either writes the
-chunk's part.  It reads the units of its documents from ``units.parquet``, aligns each
+(:class:`AlignJob`, picklable), so the same code runs in this process or as a task of an
+engine that runs chunks elsewhere (the runner decides: ``StageHandle.run_parts``); either
+way its frame becomes the chunk's part.  It reads the units of its documents from ``units.parquet``, aligns each
 pair (BAM + Vecalign) and scores the confidence of every 1-1 bead.  The sentence encoder and
 the confidence model are loaded once per process and reused by every chunk that process
 runs (a Spark Python worker runs many).  Notes (an omitted passage re-aligned, a context

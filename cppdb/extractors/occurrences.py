@@ -86,7 +86,7 @@ class _Rows:
         c["zh_end"].append(outer.zh.end)
         c["en_start"].append(outer.en.start)
         c["en_end"].append(outer.en.end)
-        c[S.ALIGN].append([i * 65536 + j for i, j in links])
+        c[S.ALIGN].append([i * S.LINK_BASE + j for i, j in links])
 
     def frame(self) -> pl.DataFrame:
         return pl.DataFrame(self.cols, schema=OCCURRENCE_SCHEMA)

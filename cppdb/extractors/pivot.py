@@ -25,6 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.schema import LINK_BASE
 from cppdb.text.function_words import ENGLISH_FUNCTION_WORDS, SLOT
 
 SEED = 20240611
@@ -32,7 +33,6 @@ UNIT_KEYS = list(S.UNIT_KEYS)
 PIVOT_KEYS = list(S.PIVOT_KEYS)
 _SLOT_SWAP = r"(\[[^\]\s]+?)"
 _PLACEHOLDER = "\ue000"
-LINK_BASE = 65536
 
 
 @dataclass(frozen=True)

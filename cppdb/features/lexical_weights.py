@@ -44,12 +44,10 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.align.words.lexical import FLOOR
 
-LEX_EN_GIVEN_ZH = "lex_en_given_zh.parquet"
-LEX_ZH_GIVEN_EN = "lex_zh_given_en.parquet"
-OCCURRENCES = "phrase_occurrences.parquet"
+LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
+OCCURRENCES = S.OCCURRENCES_FILE
 #: p(word | NULL) for a word without an alignment link (the tables have no NULL row)
 NULL_PROBABILITY = 0.05
-LINK_BASE = 65536
 _SLOT = r"^\[[A-Z$]+\d*\]$"
 _SLOT_SWAP = r"(\[[^\]\s]+?)"
 _MARK = "\ue000"
@@ -102,8 +100,8 @@ def unit_weights(occurrences: pl.LazyFrame, lex_en_given_zh: pl.DataFrame,
         .with_columns(pl.int_ranges(0, pl.col("word").list.len(), dtype=pl.Int64).alias("pos"))
         .explode("word", "pos") for side in (S.ZH, S.EN)])
     links = (units.select("u", pl.col(S.ALIGN).alias("code")).explode("code").drop_nulls("code")
-             .select("u", (pl.col("code") // LINK_BASE).cast(pl.Int64).alias("zh_pos"),
-                     (pl.col("code") % LINK_BASE).cast(pl.Int64).alias("en_pos")))
+             .select("u", (pl.col("code") // S.LINK_BASE).cast(pl.Int64).alias("zh_pos"),
+                     (pl.col("code") % S.LINK_BASE).cast(pl.Int64).alias("en_pos")))
     en_given_zh = lex_en_given_zh.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
     zh_given_en = lex_zh_given_en.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
     lex_en = _side_weights(links, tokens, en_given_zh, S.EN, S.ZH)
@@ -165,11 +163,18 @@ def null_weights() -> list[pl.Expr]:
     return [pl.lit(None, dtype=pl.Float64).alias(c) for c in LEX_FEATURES]
 
 
+def run_inputs(run_dir: str | Path) -> tuple[Path, Path, Path]:
+    """The files of a bilingual run that :func:`run_units` reads (a stage declares them)."""
+    return tuple(Path(run_dir) / name  # type: ignore[return-value]
+                 for name in (LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN, OCCURRENCES))
+
+
 def run_units(run_dir: str | Path) -> pl.DataFrame | None:
     """The unit table of a bilingual run, or ``None`` when it lacks the lexical tables
-    (a Pharaoh alignment was given) or the occurrences (not a bilingual run)."""
-    run_dir = Path(run_dir)
-    paths = [run_dir / name for name in (LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN, OCCURRENCES)]
+    (a Pharaoh alignment was given) or the occurrences (not a bilingual run).  A stage that
+    calls this declares :func:`run_inputs` as an optional input, so the absence is shown in
+    its plan and recorded in the manifest."""
+    paths = run_inputs(run_dir)
     if not all(p.exists() for p in paths):
         return None
     return unit_weights(pl.scan_parquet(paths[2]), pl.read_parquet(paths[0]),

@@ -21,7 +21,7 @@ from cppdb import schema as S
 from cppdb.errors import BadInputError
 
 RANKING_DIR = "ranking"
-RANKED, FEATURES = "ranked_pairs.parquet", "features.parquet"
+RANKED, FEATURES = S.RANKED_FILE, S.FEATURES_FILE
 HF_DATA_DIR = "data"
 
 

@@ -85,9 +85,7 @@ def load_model(path: str | Path) -> Ranker | TypedRanker:
 
 
 def resources() -> Path:
-    import cppdb
-
-    return Path(cppdb.__file__).resolve().parent / "resources"
+    return Path(__file__).resolve().parents[1] / "resources"
 
 
 def shipped_ranker() -> TypedRanker:

@@ -1,11 +1,11 @@
 """The per-chunk work of ``rank`` as functions an engine's workers can run.
 
 The features of rows ``[start, stop)`` of ``candidates.parquet`` and the scores of rows
-``[start, stop)`` of ``features.parquet``.  The local engine computes feature chunks in this
-process with the models it already holds (:func:`feature_rows`) and scores the whole table
-at once; another engine (Spark) runs :func:`feature_part` / :func:`score_part` as tasks in
-other processes (``cppdb.engine.compute_parts``, which writes each returned chunk where
-``RunDir.run_chunked`` looks for it; the driver then only assembles the parts).  They are
+``[start, stop)`` of ``features.parquet``.  The runner (``StageHandle.run_parts`` /
+``map_parts``) decides where a chunk runs: in this process the features come from the models
+the stage already holds (:func:`feature_rows`) and the scores from :func:`score_part`; an
+engine that runs chunks elsewhere (Spark) gets :func:`feature_part` / :func:`score_part` as
+tasks, each returned chunk written where the runner then finds it.  They are
 module-level functions of a frozen job (paths and settings: it pickles, so
 ``functools.partial`` binds it) and ``start, stop``.
 

@@ -13,7 +13,7 @@ from cppdb.errors import BadInputError, RunStateError
 from cppdb.readers.encoding import read_text_bytes
 from cppdb.registry import load_backend
 
-PAIR_TABLES = ("phrase_pairs.parquet", "pattern_pairs.parquet", "sentence_pairs.parquet")
+PAIR_TABLES = S.PAIR_TABLE_FILES
 #: extra columns of monolingual sentence pairs that ranking uses (weak labels, filters)
 EXTRA_COLUMNS = {"anchor": pl.Boolean, "cost": pl.Float64, S.SOURCE_NORM: pl.String,
                  S.TARGET_NORM: pl.String}

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,9 +23,8 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.config import Config, load_config
-from cppdb.engine import Engine, compute_parts
-from cppdb.errors import BadInputError, ConfigError
-from cppdb.features.lexical_weights import run_units
+from cppdb.errors import ConfigError
+from cppdb.features.lexical_weights import LEX_FEATURES, run_inputs, run_units
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
@@ -59,15 +59,15 @@ from cppdb.rank.ranker import (
     train_ranker,
     usable_features,
 )
-from cppdb.run import RunDir, StageHandle, chunk_ranges, part_path
+from cppdb.run import RunDir, StageHandle
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
 
-RANK_DIR = "ranking"
+RANK_DIR = S.RANKING_DIR
 COMMAND = "rank"
-CANDIDATES, REJECTED, FEATURES = "candidates.parquet", "filtered_pairs.parquet", "features.parquet"
-MODEL, TRAINING, RANKED, TIERS = ("ranker.json", "training_pairs.parquet", "ranked_pairs.parquet",
-                                  "tiers.parquet")
+CANDIDATES, REJECTED, FEATURES = "candidates.parquet", "filtered_pairs.parquet", S.FEATURES_FILE
+MODEL, TRAINING = "ranker.json", "training_pairs.parquet"
+RANKED, TIERS = S.RANKED_FILE, S.TIERS_FILE
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,7 @@ class RankSummary:
 
 
 def default_model_path() -> Path:
-    import cppdb
-
-    return Path(cppdb.__file__).resolve().parent / "resources" / "default_ranker.json"
+    return Path(__file__).resolve().parents[1] / "resources" / "default_ranker.json"
 
 
 def load_ranker(model: str | Path | None) -> Ranker | TypedRanker:
@@ -124,8 +122,8 @@ class _LazyModels:
         self._loaded = None
 
 
-def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config: Config,
-                    engine: Engine | None = None) -> None:
+def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config: Config
+                    ) -> None:
     """Features chunk by chunk (resumable; memory bounded by the chunk), with the LM fitted
     once on the whole table's text, so the result does not depend on the chunk size."""
     run = st.run
@@ -139,29 +137,28 @@ def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config:
     if loaded.language_model is not None and n_rows:
         loaded.language_model.fit(model_texts(candidates))
     units = run_units(run_dir)
-    if engine is not None and engine.name != "local":
-        _features_on(engine, st, run_dir, loaded, units, config, n_rows)
-        models.forget()        # the train stage reloads the embedding cache the workers grew
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         part = candidates.slice(start, stop - start).collect()
         return feature_rows(part, loaded, units, section["workers"])
 
     with progress_bar(n_rows, "features") as advance:
-        run.run_chunked(st, FEATURES, n_rows, int(section["chunk_size"]), compute, advance)
+        st.run_parts(FEATURES, n_rows, int(section["chunk_size"]), compute,
+                     shipped=lambda: _shipped_features(st, run_dir, models, units, config,
+                                                       n_rows), progress=advance)
 
 
-def _features_on(engine: Engine, st: StageHandle, run_dir: Path, loaded: FeatureModels,
-                 units: pl.DataFrame | None, config: Config, n_rows: int) -> None:
-    """The missing feature chunks as the engine's tasks (``cppdb.rank.chunks``); the fitted
-    LM and the unit table reach the workers as files in ``features.parquet.broadcast/``."""
-    run = st.run
+@contextmanager
+def _shipped_features(st: StageHandle, run_dir: Path, models: _LazyModels,
+                      units: pl.DataFrame | None, config: Config, n_rows: int
+                      ) -> Iterator[Callable[[int, int], pl.DataFrame]]:
+    """The feature chunks as picklable tasks (``cppdb.rank.chunks``) for an engine that runs
+    them elsewhere; the fitted LM and the unit table reach the workers as files in
+    ``features.parquet.broadcast/``, and the embeddings they computed come back after."""
+    run, loaded = st.run, models()
     section = config.section("features")
-    parts, chunk = run.path(FEATURES + PARTS_SUFFIX), int(section["chunk_size"])
-    if all(part_path(parts, a).exists() for a, _b in chunk_ranges(n_rows, chunk)):
-        return
     shared = run.path(FEATURES + ".broadcast")
-    lm_path, units_path = shared / "language_model.parquet", shared / "units.parquet"
+    lm_path, units_path = shared / "language_model.parquet", shared / "lexical_units.parquet"
     saved_lm = bool(n_rows) and loaded.language_model is not None \
         and loaded.language_model.save(lm_path)
     if units is not None:
@@ -169,10 +166,11 @@ def _features_on(engine: Engine, st: StageHandle, run_dir: Path, loaded: Feature
     job = FeatureJob(str(run.path(CANDIDATES)), section, config.section("embed"),
                      str(run_dir), str(lm_path) if saved_lm else None,
                      str(units_path) if units is not None else None, str(shared / "embeddings"))
-    compute_parts(engine, parts, n_rows, chunk, partial(feature_part, job))
+    yield partial(feature_part, job)
     st.note("embedding_cache_added_by_workers",
             merge_embedding_caches(shared / "embeddings", run_dir))
     shutil.rmtree(shared)
+    models.forget()            # the train stage reloads the embedding cache the workers grew
 
 
 def _run_texts(features: pl.DataFrame) -> list[str]:
@@ -271,16 +269,9 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
     return ranker, training, summary
 
 
-def _score_stage(st: StageHandle, config: Config, engine: Engine | None = None) -> None:
+def _score_stage(st: StageHandle, config: Config) -> None:
     run = st.run
-    if engine is not None and engine.name != "local":
-        scored = _scores_on(engine, run, config)
-    else:
-        features = run.read(FEATURES)
-        ranker = load_model(run.path(MODEL))
-        threads = config.section("rank")["threads"]
-        scored = features.with_columns(pl.Series(tiers.SCORE, ranker.predict(features, threads)))
-        scored = scored.select([c for c in scored.columns if not c.startswith("f_")])
+    scored = _scores(st, config)
     scored = _penalise_containment(scored, float(config.section("rank")["containment_penalty"]))
     tier_list = tiers.tiers_from_config(config.section("rank"))
     ranked = tiers.add_ranks(scored, tier_list)
@@ -299,17 +290,19 @@ def _penalise_containment(scored: pl.DataFrame, penalty: float) -> pl.DataFrame:
         (pl.col(tiers.SCORE) - penalty * contained().cast(pl.Float64)).alias(tiers.SCORE))
 
 
-def _scores_on(engine: Engine, run: RunDir, config: Config) -> pl.DataFrame:
-    """The pairs (no ``f_*`` columns) with their scores, predicted by the engine's tasks on
-    chunks of ``features.parquet``; the global order (ranks, tiers) stays on the driver."""
+def _scores(st: StageHandle, config: Config) -> pl.DataFrame:
+    """The pairs (no ``f_*`` columns) with their scores, predicted chunk by chunk of
+    ``features.parquet`` (where the run's engine puts the chunks); the global order (ranks,
+    tiers) stays here."""
+    run = st.run
     features = run.scan(FEATURES)
     n_rows = features.select(pl.len()).collect().item()
     parts = run.path(RANKED + PARTS_SUFFIX)
-    job = ScoreJob(str(run.path(FEATURES)), str(run.path(MODEL)),
-                   int(config.section("rank")["threads"]))
-    compute_parts(engine, parts, n_rows, int(config.section("features")["chunk_size"]),
-                  partial(score_part, job))
-    scores = pl.read_parquet(sorted(parts.glob("part-*.parquet")))[tiers.SCORE]
+    part = partial(score_part, ScoreJob(str(run.path(FEATURES)), str(run.path(MODEL)),
+                                        int(config.section("rank")["threads"])))
+    files = st.map_parts(RANKED, n_rows, int(config.section("features")["chunk_size"]), part,
+                         shipped=lambda: nullcontext(part))
+    scores = pl.read_parquet(files)[tiers.SCORE]
     if scores.len() != n_rows:
         from cppdb.errors import RunStateError
 
@@ -320,29 +313,31 @@ def _scores_on(engine: Engine, run: RunDir, config: Config) -> pl.DataFrame:
     return features.select(keep).collect().with_columns(scores)
 
 
-def rank_stages(run_dir: Path, config: Config, labels: Path | None,
-                engine: Engine | None = None) -> list[Stage]:
+def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stage]:
     """The declared stages of ``rank`` (see the module docstring); models load once, lazily.
-    ``engine`` (``cppdb.engine``) runs the feature and score chunks (default: this process)."""
+    The feature and score chunks go where the run's engine puts them."""
     models = _LazyModels(config, run_dir)
-    on_engine = engine is not None and engine.name != "local"
     tables = External("a pair table of the run", tuple(run_dir / n for n in PAIR_TABLES),
                       any_of=True, hint="run `cppdb extract-bilingual` or "
                                         "`cppdb extract-monolingual` into this directory first")
+    lexical = External("the run's lexical tables and occurrences", run_inputs(run_dir),
+                       optional=True, effect=f"{', '.join(LEX_FEATURES)} are null (a Pharaoh "
+                                             "alignment, or not a bilingual run)")
     train_reads: tuple[Artifact | External, ...] = (Artifact(FEATURES, (S.SOURCE, S.TARGET)),)
     if labels is not None:
         train_reads += (External("the labels file", (labels,)),)
     return [
         Stage("filter", (tables,), (CANDIDATES, REJECTED),
               lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
-        Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)),), (FEATURES,),
-              lambda st: _features_stage(st, run_dir, models, config, engine), chunked=True,
+        Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)), lexical),
+              (FEATURES,),
+              lambda st: _features_stage(st, run_dir, models, config), chunked=True,
               doc="every f_* feature"),
         Stage("train", train_reads, (MODEL, TRAINING),
               lambda st: _train_stage(st, models, config, labels),
               doc="fit on human/weak labels, or load a pretrained model"),
         Stage("score", (Artifact(FEATURES), Artifact(MODEL)), (RANKED, TIERS),
-              lambda st: _score_stage(st, config, engine), chunked=on_engine,
+              lambda st: _score_stage(st, config), chunked=True,
               doc="score, rank, tiers"),
     ]
 
@@ -358,7 +353,7 @@ def plan_rank(run_dir: str | Path, config: Config | None = None,
     run_dir = Path(run_dir)
     label_path = Path(labels) if labels else None
     chosen = make_engine(engine, master=spark_master)
-    stages = rank_stages(run_dir, config, label_path, chosen)
+    stages = rank_stages(run_dir, config, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
     notes = dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs))
@@ -384,10 +379,11 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     label_path = Path(labels) if labels else None
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                       # a missing engine fails before work
-    stages = rank_stages(run_dir, config, label_path, chosen)
+    stages = rank_stages(run_dir, config, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
-    run = RunDir(run_dir / RANK_DIR, config, command=COMMAND, inputs=inputs, fresh=fresh)
+    run = RunDir(run_dir / RANK_DIR, config, command=COMMAND, inputs=inputs, fresh=fresh,
+                 engine=chosen)
     run.record_backend("engine", chosen.describe())
     with progress_bar(len(stages), "ranking (filter, features, train, score)") as advance:
         run_stages(run, COMMAND, stages, progress=lambda _name: advance(1))
@@ -438,54 +434,6 @@ def read_ranked(run_dir: str | Path) -> pl.DataFrame:
 
         raise RunStateError(f"{path} does not exist", hint=f"run `cppdb rank {run_dir}` first")
     return pl.read_parquet(path)
-
-
-def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = None,
-               format: str = "jsonl", out: str | Path | None = None,
-               config: Config | None = None) -> tuple[Path, int]:
-    """Write the best ``top`` share (or tier) of each pair type with ``cppdb.export``."""
-    from cppdb.export import write_pairs
-
-    config = config or load_config()
-    tier_list = tiers.tiers_from_config(config.section("rank"))
-    if format == "hf":
-        return _export_hf(run_dir, type, out, tier_list)
-    share = tiers.parse_top(top, tier_list)
-    ranked = read_ranked(run_dir)
-    if type is not None:            # a type the run does not hold is an error, not an empty file
-        held = sorted(ranked.get_column(S.TYPE).unique().to_list())
-        if type not in held:
-            raise BadInputError(f"run {run_dir} has no {type!r} pairs (it holds: "
-                                f"{', '.join(held) or 'none'})",
-                                hint=f"use --type {' or '.join(held)}, or omit --type")
-    selected = tiers.select_top(ranked, share, type)
-    if out is None:
-        suffix = {"ppdb": "ppdb", "jsonl": "jsonl", "tsv": "tsv", "parquet": "parquet"}
-        if format not in suffix:
-            raise ConfigError(f"unknown export format {format!r}",
-                                hint="choose ppdb, jsonl, tsv or parquet")
-        out = Path(run_dir) / f"export-{type or 'all'}-top{round(share * 100)}.{suffix[format]}"
-    keep = [c for c in list(S.PAIR_COLUMNS) + [tiers.SCORE, tiers.TIER] if c in selected.columns]
-    written = write_pairs(selected.select(keep), out, format)
-    return Path(out), written
-
-
-def _export_hf(run_dir: str | Path, type: str | None, out: str | Path | None,
-               tier_list: tuple[tiers.Tier, ...]) -> tuple[Path, int]:
-    """Every ranked pair in the HF datasets layout (tiers are configs, so no ``top``)."""
-    import json
-
-    from cppdb.export_hf import write_hf_dataset
-
-    ranked = read_ranked(run_dir)
-    if type is not None:
-        ranked = tiers.select_top(ranked, 1.0, type)
-    manifest_path = Path(run_dir) / "manifest.json"
-    manifest = json.loads(manifest_path.read_text("utf-8")) if manifest_path.exists() else {}
-    out = Path(out) if out is not None else Path(run_dir) / "export-hf"
-    written = write_hf_dataset(ranked, out, tier_list, manifest,
-                               tiers.tier_table(ranked, tier_list))
-    return out, written
 
 
 def summary_dict(summary: RankSummary) -> dict[str, Any]:

@@ -60,9 +60,7 @@ def bilingual_features() -> list[str]:
 
 
 def default_model_path() -> Path:
-    import cppdb
-
-    return Path(cppdb.__file__).resolve().parent / "resources" / MODEL_FILE
+    return Path(__file__).resolve().parents[1] / "resources" / MODEL_FILE
 
 
 def ranker_settings(config: Config) -> RankerSettings:

@@ -13,6 +13,7 @@ import json
 from html import escape
 from pathlib import Path
 
+from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_text_atomic
 from cppdb.report import sections
@@ -46,11 +47,11 @@ root.dataset.scriptErrors=errors;root.dataset.ready='1';})();
 
 
 def _kind(run: Path) -> str:
-    if (run / "report.json").exists() and (run / "compressions.jsonl").exists():
+    if (run / S.COMPRESSION_REPORT_FILE).exists() and (run / S.COMPRESSIONS_FILE).exists():
         return "compression"
-    if (run / "beads.parquet").exists():
+    if (run / S.BEADS_FILE).exists():
         return "monolingual"
-    if (run / "phrase_pairs.parquet").exists() or (run / "pattern_pairs.parquet").exists():
+    if (run / S.PHRASE_PAIRS_FILE).exists() or (run / S.PATTERN_PAIRS_FILE).exists():
         return "bilingual"
     raise BadInputError(f"{run} is not a cppdb run directory (no pair tables, beads or "
                         "compression report)", hint="pass the -o directory of a cppdb "

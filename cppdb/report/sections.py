@@ -11,7 +11,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.report import svg
 
-RANKING = "ranking"
+RANKING = S.RANKING_DIR
 SAMPLES_PER_TIER = 10
 
 
@@ -33,12 +33,12 @@ def funnel(run: Path) -> str:
 
 
 def _ranked(run: Path) -> pl.DataFrame | None:
-    path = run / RANKING / "ranked_pairs.parquet"
+    path = run / RANKING / S.RANKED_FILE
     return pl.read_parquet(path) if path.exists() else None
 
 
 def _tiers(run: Path) -> pl.DataFrame | None:
-    path = run / RANKING / "tiers.parquet"
+    path = run / RANKING / S.TIERS_FILE
     return pl.read_parquet(path) if path.exists() else None
 
 
@@ -95,7 +95,7 @@ def samples(ranked: pl.DataFrame) -> str:
 
 def monolingual(run: Path) -> list[str]:
     """Per document pair: the BAM anchor scatter and the bead-cost histogram."""
-    path = run / "beads.parquet"
+    path = run / S.BEADS_FILE
     if not path.exists():
         return []
     beads = pl.read_parquet(path).filter(pl.col("group").is_not_null())
@@ -121,7 +121,7 @@ def ocr(run: Path) -> str:
             confidences += [x.get("confidence") for x in record.get("lines") or []]
             removed.append((Path(record.get("path", "?")).name, len(record.get("removed") or [])))
     if not confidences:
-        units = run / "units.parquet"
+        units = run / S.UNITS_FILE
         images = (pl.scan_parquet(units).filter(pl.col("kind") == "images").select(pl.len())
                   .collect().item() if units.exists() else 0)
         note = ("no OCR in this run" if not images else
@@ -138,7 +138,7 @@ def compression(run: Path) -> list[str]:
     if not path.exists():
         return []
     report = json.loads(path.read_text("utf-8"))
-    kept = run / "compressions.jsonl"
+    kept = run / S.COMPRESSIONS_FILE
     rates = ([json.loads(line).get("compression_rate") for line in
               kept.read_text("utf-8").splitlines() if line.strip()] if kept.exists() else [])
     counts = None if rates else _histogram_bins((report.get("compression_rate") or {})

@@ -37,9 +37,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from cppdb.align.sentences.documents import (PairingWeights, VersionFile, assign_with_no_partner,
+from cppdb.align.sentences.documents import (PairingWeights, assign_with_no_partner,
                                              check_versions, pair_scores)
 from cppdb.align.sentences.pairing_signals import number_tokens, syllable_bigrams
+from cppdb.align.sentences.types import VersionFile
 
 SPILL_SHARE = 0.3
 CONFIRM_SHARE = 0.5

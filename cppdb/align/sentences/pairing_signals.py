@@ -30,15 +30,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cppdb.align.sentences.chapters import numbers_in
+from cppdb.align.sentences.types import VersionFile
 from cppdb.text.numerals import ZH_NUMERAL_CHARS, numeral_value
-
-if TYPE_CHECKING:
-    from cppdb.align.sentences.documents import VersionFile
 
 SAMPLE_CHARS = 6000
 CUE_BIN_MS = 10_000
@@ -86,7 +83,7 @@ def pinyin_bigrams(text: str) -> str:
 
 # ---------------------------------------------------------------- names
 
-def name_keys(files: Sequence["VersionFile"], threshold: float = NAME_THRESHOLD
+def name_keys(files: Sequence[VersionFile], threshold: float = NAME_THRESHOLD
               ) -> list[str]:
     """Per file, its transliterated names as space-separated cluster tokens.
 
@@ -201,23 +198,23 @@ def cue_similarity(a: Sequence[int], a_end: int, b: Sequence[int], b_end: int) -
 
 # ---------------------------------------------------------------- the matrices
 
-def _pairwise(left: Sequence["VersionFile"], right: Sequence["VersionFile"],
-              fn: Callable[["VersionFile", "VersionFile"], float]) -> Matrix:
+def _pairwise(left: Sequence[VersionFile], right: Sequence[VersionFile],
+              fn: Callable[[VersionFile, VersionFile], float]) -> Matrix:
     return np.array([[fn(a, b) for b in right] for a in left], dtype=float).reshape(
         len(left), len(right))
 
 
-def _cues(a: "VersionFile", b: "VersionFile") -> float:
+def _cues(a: VersionFile, b: VersionFile) -> float:
     if a.span_ms is None or b.span_ms is None:
         return 0.0
     return cue_similarity(a.cue_starts, a.span_ms[1], b.cue_starts, b.span_ms[1])
 
 
-def _length(a: "VersionFile", b: "VersionFile") -> float:
+def _length(a: VersionFile, b: VersionFile) -> float:
     return min(len(a.text), len(b.text)) / max(len(a.text), len(b.text), 1)
 
 
-def _number(a: "VersionFile", b: "VersionFile") -> float:
+def _number(a: VersionFile, b: VersionFile) -> float:
     na, nb = a.chapter, b.chapter
     if na is None or nb is None:
         return 0.0
@@ -255,7 +252,7 @@ RELATIVE_PRIORS = {"content": 0.15, "names": 0.1, "numbers": 0.05, "dates": 0.0,
 TOKEN_SIGNALS = ("content", "names", "numbers", "dates")
 
 
-def file_tokens(files: Sequence["VersionFile"]) -> list[dict[str, str]]:
+def file_tokens(files: Sequence[VersionFile]) -> list[dict[str, str]]:
     """Per file, the token documents of the TF-IDF signals (computed once per file)."""
     names = name_keys(files)
     return [{"content": pinyin_bigrams(f.text), "names": names[k],
@@ -263,7 +260,7 @@ def file_tokens(files: Sequence["VersionFile"]) -> list[dict[str, str]]:
              "dates": " ".join(date_time_tokens(f.text))} for k, f in enumerate(files)]
 
 
-def signal_matrices(left: Sequence["VersionFile"], right: Sequence["VersionFile"],
+def signal_matrices(left: Sequence[VersionFile], right: Sequence[VersionFile],
                     left_tokens: Sequence[dict[str, str]],
                     right_tokens: Sequence[dict[str, str]]) -> dict[str, Matrix]:
     """Every signal for (left × right), the similarity signals made :func:`relative`."""

@@ -128,7 +128,7 @@ def _position(key: _Key, scale: float) -> float:
 def bootstrap_f1(gold: list[Bead], test: list[Bead], *, one_to_one: bool = False,
                  block: int = 20, seed: int = 13) -> tuple[float | None, float | None]:
     """95 % interval of strict F1, resampling blocks of ``block`` source sentences."""
-    from cppdb.evaluate.stats import bootstrap_counts
+    from cppdb.stats import bootstrap_counts
 
     gold_keys, test_keys = _keys(gold, one_to_one, False), _keys(test, one_to_one, False)
     n_src = max((i for key in gold_keys | test_keys for i in key[0]), default=0) + 1

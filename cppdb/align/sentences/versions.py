@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from cppdb.align.sentences.documents import VersionFile
+from cppdb.align.sentences.types import VersionFile
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, ConfigError
 

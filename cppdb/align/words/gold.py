@@ -133,7 +133,7 @@ def score_alignment(system: Sequence[Iterable[Link]], gold: Sequence[GoldAlignme
 def bootstrap_aer(system: Sequence[Iterable[Link]], gold: Sequence[GoldAlignment], *,
                   rng: np.random.Generator, samples: int = 1000) -> tuple[float, float]:
     """95% bootstrap interval of AER, resampling sentence pairs."""
-    from cppdb.evaluate.stats import bootstrap_counts
+    from cppdb.stats import bootstrap_counts
 
     counts = np.array([[c.a_and_s, c.a_and_p, c.a, c.s] for c in
                        (sentence_counts(s, g) for s, g in zip(system, gold))], dtype=np.float64)

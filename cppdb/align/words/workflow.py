@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cppdb import __version__
+from cppdb.version import __version__
 from cppdb.align.words.api import (align_tokenized, build_aligners, compute_matrices,
                                    ensemble_params, screen_pairs)
 from cppdb.align.words.ensemble import EnsembleParams, decode, save_params, tune

@@ -38,9 +38,8 @@ from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_s
                           run_stages)
 
 RECORDS = "records.parquet"
-COMPRESSIONS = "compressions.jsonl"
-REJECTED = "rejected.jsonl"
-REPORT = "report.json"
+COMPRESSIONS, REJECTED = schema.COMPRESSIONS_FILE, schema.REJECTED_FILE
+REPORT = schema.COMPRESSION_REPORT_FILE
 COMMAND = "build-compression"
 
 RECORD_SCHEMA = schema.COMPRESSION_RECORD_SCHEMA

@@ -96,15 +96,16 @@ def _read_source(path: Path) -> pl.DataFrame:
     if not path.is_dir():
         raise BadInputError(f"paraphrase table {path} does not exist",
                             hint="pass a run directory or a .parquet/.tsv table")
-    ranked = path / "ranking" / "ranked_pairs.parquet"
+    ranked = path / schema.RANKING_DIR / schema.RANKED_FILE
     if ranked.exists():
         return _read_table_file(ranked)
-    parts = [path / n for n in ("phrase_pairs.parquet", "pattern_pairs.parquet")
+    parts = [path / n for n in (schema.PHRASE_PAIRS_FILE, schema.PATTERN_PAIRS_FILE)
              if (path / n).exists()]
     if not parts:
         raise BadInputError(
-            f"run directory {path} has no ranking/ranked_pairs.parquet, phrase_pairs.parquet or "
-            "pattern_pairs.parquet", hint="run `cppdb extract-bilingual` (and `cppdb rank`) first")
+            f"run directory {path} has no {schema.RANKING_DIR}/{schema.RANKED_FILE}, "
+            f"{schema.PHRASE_PAIRS_FILE} or {schema.PATTERN_PAIRS_FILE}",
+            hint="run `cppdb extract-bilingual` (and `cppdb rank`) first")
     return pl.concat([pl.read_parquet(p, columns=[schema.SOURCE, schema.TARGET]) for p in parts])
 
 

@@ -127,7 +127,7 @@ def _name(encoder: Any) -> str:
 def signature(*, encoder: Any = None, seed: int, n: int, resamples: int = RESAMPLES,
               extra: dict[str, Any] | None = None) -> str:
     """``encoder:…|model-sha:…|seed:…|n:…|resamples:…|version:…`` (plus ``extra`` fields)."""
-    from cppdb import __version__
+    from cppdb.version import __version__
 
     fields = {"encoder": _name(encoder), "model-sha": model_sha(encoder), "seed": seed, "n": n,
               "resamples": resamples, **(extra or {}), "version": __version__}

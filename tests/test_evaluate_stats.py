@@ -144,7 +144,7 @@ def test_signature_names_a_wrapped_encoder_the_same_way_twice():
 
 
 def test_bootstrap_in_blocks_gives_the_same_interval(monkeypatch):
-    from cppdb.evaluate import stats
+    from cppdb import stats
 
     values = np.random.default_rng(3).random(500)
     whole = bootstrap_mean(values, seed=7)

@@ -118,3 +118,16 @@ def test_prepare_corpus_shuffle_is_seeded_and_refuses_misaligned_files(tmp_path)
     (raw / "b.en").write_text("one\ntwo\n", "utf-8")
     with pytest.raises(SystemExit, match="not line-aligned"):
         prepare_corpus.prepare(raw, tmp_path / "o3", subsets=[], seed=5)
+
+
+def test_export_alignment_writes_one_sorted_pharaoh_line_per_input_line():
+    import polars as pl
+
+    from bench.export_alignment import pharaoh_lines
+    from cppdb import schema as S
+
+    table = pl.DataFrame({S.ID: [2, 0], S.LINK_ZH: [[1, 0, 0], []], S.LINK_EN: [[2, 1, 0], []]},
+                         schema=S.ALIGNMENT_SCHEMA)
+    assert pharaoh_lines(table, 4) == ["", "", "0-0 0-1 1-2", ""]
+    with pytest.raises(SystemExit, match="not distinct lines"):
+        pharaoh_lines(table, 2)

@@ -131,3 +131,21 @@ def test_export_alignment_writes_one_sorted_pharaoh_line_per_input_line():
     assert pharaoh_lines(table, 4) == ["", "", "0-0 0-1 1-2", ""]
     with pytest.raises(SystemExit, match="not distinct lines"):
         pharaoh_lines(table, 2)
+
+
+def test_export_alignment_token_lines_keep_every_input_line(tmp_path):
+    import polars as pl
+
+    from bench.export_alignment import check_line_order, token_lines
+    from cppdb import schema as S
+
+    zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
+    pl.DataFrame({S.ID: [0, 2], zh: [["你好", "。"], ["他", "来", "了"]],
+                  en: [["Hi", "."], ["He", "came"]]}).write_parquet(tmp_path / "annotations.parquet")
+    assert token_lines(tmp_path, 3) == ["你好 。 ||| Hi .", "", "他 来 了 ||| He came"]
+    (tmp_path / "in.zh").write_text("你好。\n（坏）\n他 来了\n", "utf-8")
+    assert check_line_order(tmp_path, tmp_path / "in.zh") == {
+        "input_lines": 3, "annotated": 2, "matching": 2, "normalised_same_length": 0,
+        "mismatching": 0}
+    (tmp_path / "in.zh").write_text("他来了\n你好。\n", "utf-8")       # ids off by one line
+    assert check_line_order(tmp_path, tmp_path / "in.zh")["mismatching"] == 2

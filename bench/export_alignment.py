@@ -4,7 +4,7 @@ back, so later runs on the same corpus skip the slow aligner.
 One line per INPUT line (``id`` = 0-based input line; a line the run rejected gets an empty
 line), links ``zh-en`` 0-based over the run's own tokens, sorted.  It also checks that the
 ids really are input line order: the run's Chinese tokens joined give the input line
-(whitespace aside) for every id — character for character, or at the same length where the
+(whitespace and NFKC width forms aside) for every id — character for character, or at the same length where the
 annotator normalised variants and full-width forms (絶→绝, ＂→").
 
     python -m bench.export_alignment /work/runs/news20k \\
@@ -48,10 +48,11 @@ def check_line_order(run: Path, zh_input: Path) -> dict[str, int]:
     ann = pl.read_parquet(run / "annotations.parquet",
                           columns=[S.ID, S.ann("zh", "tokens")])
     joined = ann.select(S.ID, text=pl.col(S.ann("zh", "tokens")).list.join("")
-                        .str.replace_all(r"\s+", ""))
+                        .str.normalize("NFKC").str.replace_all(r"\s+", ""))
     expected = pl.DataFrame({S.ID: range(len(lines)), "line": lines},
                             schema={S.ID: pl.Int64, "line": pl.String}
-                            ).with_columns(pl.col("line").str.replace_all(r"\s+", ""))
+                            ).with_columns(pl.col("line").str.normalize("NFKC")
+                                           .str.replace_all(r"\s+", ""))
     both = joined.join(expected, on=S.ID, how="left")
     same = both.filter(pl.col("text") == pl.col("line")).height
     # normalised: same length, and at least 80 % of the distinct characters shared

@@ -1,4 +1,10 @@
-"""End to end at scale: ``extract-bilingual`` + ``rank`` on a (synthetic) corpus, per engine.
+"""End to end at scale: ``extract-bilingual`` + ``rank`` on a corpus, per engine.
+
+The corpus comes from ``bench/make_corpus.py``: either SYNTHETIC Tatoeba-shaped pairs
+(``--tatoeba``, 6–8 English words) or real pairs sampled from a template such as the news
+corpus of docs/corpora.md (``--template``, optionally one ``--length-bucket``).  Each row
+says which (``corpus_kind`` from ``CORPUS.json``; a corpus without one is an older synthetic
+corpus) and its English words per sentence, so numbers of the two kinds are never mixed up.
 
 Each command runs as its own process under ``/usr/bin/time -v`` (its peak RSS, including its
 worker processes' own peaks are not summed: the figure is the largest single process; the
@@ -7,6 +13,8 @@ the per-stage seconds and counts come from the run's manifest.  The load average
 and end is recorded: the machine is shared, so absolute times are pessimistic.
 
     python -m bench.make_corpus --tatoeba cmn.txt --pairs 100000 --out /tmp/c100k --work /tmp/seed
+    python -m bench.make_corpus --template corpus.tsv --pairs 100000 --length-bucket 20 \
+        --out /tmp/n100k-w20
     python -m bench.bench_scale --corpus /tmp/c100k --out /tmp/scale-100k [--engine spark] [--skip-rank]
 
 ``--engine`` applies to both commands.  ``--rank-only`` ranks an extracted run (``--out``)
@@ -75,6 +83,22 @@ def _stages(manifest: Path) -> dict[str, Any]:
             for name, s in info["stages"].items()}
 
 
+def corpus_info(corpus: Path) -> dict[str, Any]:
+    """How the corpus was made (``CORPUS.json`` from make_corpus) and its measured size and
+    English words per sentence."""
+    sidecar = Path(f"{corpus}.json")
+    info: dict[str, Any] = (json.loads(sidecar.read_text("utf-8")) if sidecar.is_file()
+                            else {"kind": "synthetic-tatoeba", "assumed": "no CORPUS.json"})
+    pairs = words = 0
+    with open(f"{corpus}.en", encoding="utf-8") as handle:
+        for line in handle:
+            pairs += 1
+            words += len(line.split())
+    kind = info.pop("kind")
+    return {"corpus_kind": kind, "synthetic": kind == "synthetic-tatoeba", "corpus_info": info,
+            "pairs": pairs, "en_words_per_sentence": round(words / max(pairs, 1), 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, help="CORPUS.zh / CORPUS.en")
@@ -94,7 +118,7 @@ def main() -> None:
     engine = ["--engine", args.engine] + (["--spark-master", args.spark_master]
                                           if args.engine == "spark" else [])
     load_start = os.getloadavg()
-    row: dict[str, Any] = {"synthetic": True}
+    row: dict[str, Any] = {}
     if args.rank_only:
         shutil.rmtree(args.out / "ranking", ignore_errors=True)
         row["run"] = str(args.out)
@@ -102,7 +126,7 @@ def main() -> None:
             "annotations.parquet")
     else:
         row["corpus"] = str(args.corpus)
-        row["pairs"] = sum(1 for _ in open(f"{args.corpus}.zh", encoding="utf-8"))
+        row |= corpus_info(args.corpus)
         row["extract_bilingual"] = _timed_command(
             cppdb + ["extract-bilingual", "--zh", f"{args.corpus}.zh", "--en",
                      f"{args.corpus}.en", "-o", str(args.out), "--quiet", *engine, *sets])

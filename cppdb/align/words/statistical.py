@@ -163,6 +163,8 @@ class ThotAligner(_TwoDirectionAligner):
         self.threads = max(1, threads)
         self._models: tuple[Any, Any] | None = None
         self._n_trained = 0
+        # training links brought back from worker processes (None: read them off the models)
+        self._training: tuple[list[_Compact], list[_Compact]] | None = None
 
     def signature(self) -> str:
         return f"{self.name}[{self.version()}|model:{self.model}|seed:{self.seed}]"
@@ -213,20 +215,55 @@ class ThotAligner(_TwoDirectionAligner):
         norm = self._norm(pairs)
         zh = [z for z, _ in norm]
         en = [e for _, e in norm]
-        with ThreadPoolExecutor(self.threads) as pool:
-            forward = pool.submit(self._train_direction, zh, en)
-            backward = pool.submit(self._train_direction, en, zh)
-            models = (forward.result(), backward.result())
+        self._training = None
+        models = self._train_in_workers(zh, en) if self._use_workers(len(norm)) else None
+        if models is None:
+            with ThreadPoolExecutor(self.threads) as pool:
+                forward = pool.submit(self._train_direction, zh, en)
+                backward = pool.submit(self._train_direction, en, zh)
+                models = (forward.result(), backward.result())
         self._models = models
         self._n_trained = len(norm)
         self.lex_en_given_zh = _thot_table(models[0])
         self.lex_zh_given_en = _thot_table(models[1])
+
+    def _use_workers(self, n_pairs: int) -> bool:
+        import multiprocessing
+
+        # thot's calls hold the GIL, so two threads train one direction after the other; two
+        # processes train them side by side (a daemonic worker may not start processes)
+        return (self.threads >= 2 and n_pairs >= PROCESS_MIN_PAIRS
+                and not multiprocessing.current_process().daemon)
+
+    def _train_in_workers(self, zh: list[list[str]], en: list[list[str]]
+                          ) -> tuple[Any, Any] | None:
+        """Both directions in two worker processes; the models come back as thot's files
+        and the training links as index arrays.  None (and a note) if the workers fail."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            context = multiprocessing.get_context("forkserver")
+            with ProcessPoolExecutor(2, mp_context=context) as pool:
+                forward = pool.submit(_train_direction_in_worker, self, zh, en)
+                backward = pool.submit(_train_direction_in_worker, self, en, zh)
+                (forward_files, forward_links), (backward_files, backward_links) = \
+                    forward.result(), backward.result()
+        except (OSError, RuntimeError) as exc:   # BrokenProcessPool is a RuntimeError
+            from cppdb.progress import console
+
+            console().print(f"[yellow]thot: training in worker processes failed ({exc}); "
+                            "training in this process[/yellow]")
+            return None
+        self._training = (forward_links, backward_links)
+        return self._load_model(forward_files), self._load_model(backward_files)
 
     def __getstate__(self) -> dict[str, Any]:
         """Picklable, so a trained aligner can be broadcast to Spark executors: the thot
         models travel as the files thot writes for them.  Training alignments do not travel
         (``align_trained`` is for the process that trained)."""
         state = self.__dict__.copy()
+        state["_training"] = None
         if self._models is not None:
             state["_models"] = tuple(_model_files(m) for m in self._models)
             state["_n_trained"] = 0
@@ -274,15 +311,46 @@ class ThotAligner(_TwoDirectionAligner):
         forward_model, backward_model = self._trained_models()
         _check_range(start, len(pairs), self._n_trained)
         norm = self._norm(pairs)
-        forward = [forward_model.get_training_alignment(start + k)[1].to_numpy()
-                   for k in range(len(norm))]
-        backward = [backward_model.get_training_alignment(start + k)[1].to_numpy().T
-                    for k in range(len(norm))]
+        if self._training is not None:
+            forward = [_expand(c) for c in self._training[0][start:start + len(norm)]]
+            backward = [_expand(c).T for c in self._training[1][start:start + len(norm)]]
+        else:
+            forward = [forward_model.get_training_alignment(start + k)[1].to_numpy()
+                       for k in range(len(norm))]
+            backward = [backward_model.get_training_alignment(start + k)[1].to_numpy().T
+                        for k in range(len(norm))]
         return (_fit_shapes([f.astype(bool) for f in forward], norm),
                 _fit_shapes([b.astype(bool) for b in backward], norm))
 
 
 _MODEL_PREFIX = "model"
+#: from this many training pairs on, the two directions train in two worker processes
+#: (below it a worker's start-up, ~1 s, costs more than the parallel training saves)
+PROCESS_MIN_PAIRS = 4000
+#: a training alignment kept compactly: its matrix shape and the flat indices of its links
+_Compact = tuple[tuple[int, int], np.ndarray]
+
+
+def _compact(matrix: np.ndarray) -> _Compact:
+    return (int(matrix.shape[0]), int(matrix.shape[1])), \
+        np.flatnonzero(matrix).astype(np.int32)
+
+
+def _expand(compact: _Compact) -> np.ndarray:
+    shape, flat = compact
+    matrix = np.zeros(shape, dtype=bool)
+    matrix.flat[flat] = True
+    return matrix
+
+
+def _train_direction_in_worker(aligner: "ThotAligner", sources: list[list[str]],
+                               targets: list[list[str]]
+                               ) -> tuple[dict[str, bytes], list[_Compact]]:
+    """One direction trained in a worker process: the model's files and its training links."""
+    model = aligner._train_direction(sources, targets)
+    links = [_compact(model.get_training_alignment(k)[1].to_numpy())
+             for k in range(len(sources))]
+    return _model_files(model), links
 
 
 def _model_files(model: Any) -> dict[str, bytes]:

@@ -39,6 +39,9 @@ class E5BertAligner(BertAligner):
     def version(self) -> str:
         return self.encoder.version()
 
+    def placement(self) -> str:
+        return self.encoder.placement()
+
     def signature(self) -> str:
         return f"bert-align[{self.encoder.signature()}|layer:{self.layer}]"
 

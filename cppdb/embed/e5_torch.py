@@ -1,0 +1,169 @@
+"""The e5-small encoder in torch: the same bundled weights as the numpy path, on CPU or GPU.
+
+:class:`TorchE5Runner` is a drop-in for :func:`cppdb.embed.e5_tokens.run_encoder` (same
+inputs, same ``[len(layers), B, L, H]`` float32 output) built from the :class:`E5Weights`
+the numpy path reads, so both answer for one file.  The word-embedding rows are still
+dequantised in numpy per batch (the 250k-row table stays 4-bit in memory); the layers run in
+torch under ``inference_mode`` with attention as two batched matmuls.
+
+Precision: ``fp32`` reproduces the numpy path (cosine > 0.99999); ``bf16`` runs the matmuls in
+bfloat16 (≈3× faster on a CPU with AVX512-BF16 or AMX, cosine ≥ 0.9999 to fp32 on real
+sentences: tests/test_e5_torch.py, docs/benchmarks/e5_tokens.md); ``fp16`` is the GPU's.
+``auto`` picks fp16 on CUDA, bf16 on a CPU that computes it natively, else fp32 — on a CPU
+without native bf16 the emulated kind is slower than fp32.
+"""
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cppdb.embed.e5_weights import E5Weights
+from cppdb.errors import BackendUnavailableError, ConfigError
+
+RUNTIMES = ("auto", "numpy", "torch")
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+TORCH_HINT = "pip install 'torch==2.13.0' (or the [neural] extra)"
+
+
+def torch_available() -> bool:
+    return importlib.util.find_spec("torch") is not None
+
+
+def check_device(device: str) -> None:
+    """Validate the spelling of a device setting (before any work starts)."""
+    if device in ("auto", "cpu", "cuda"):
+        return
+    if device.startswith("cuda:") and device[5:].isdigit():
+        return
+    raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, not {device!r}",
+                      hint='"auto" uses a GPU when torch sees one')
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` → ``cuda`` when torch sees a GPU, else ``cpu``; a named GPU must exist."""
+    check_device(device)
+    if device == "cpu":
+        return device
+    if not torch_available():
+        if device == "auto":
+            return "cpu"
+        raise BackendUnavailableError(f"device {device!r} needs torch", hint=TORCH_HINT)
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if not torch.cuda.is_available():
+        raise BackendUnavailableError(f"device {device!r} asked for, but torch sees no GPU",
+                                      hint='use device = "cpu" or "auto", or install a CUDA '
+                                           "build of torch")
+    index = int(device[5:]) if ":" in device else 0
+    if index >= torch.cuda.device_count():
+        raise BackendUnavailableError(f"device {device!r} asked for, but torch sees "
+                                      f"{torch.cuda.device_count()} GPU(s)",
+                                      hint="cuda:0 is the first GPU")
+    return device
+
+
+def cpu_has_native_bf16() -> bool:
+    import torch
+
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    if precision not in PRECISIONS:
+        raise ConfigError(f"precision must be one of {', '.join(PRECISIONS)}, not "
+                          f"{precision!r}")
+    if precision != "auto":
+        if precision == "fp16" and device == "cpu":
+            raise ConfigError("precision fp16 is for GPUs", hint='use "bf16" or "fp32" on CPU')
+        return precision
+    if device.startswith("cuda"):
+        return "fp16"
+    return "bf16" if cpu_has_native_bf16() else "fp32"
+
+
+class TorchE5Runner:
+    """The encoder layers of :class:`E5Weights` as torch tensors on one device."""
+
+    def __init__(self, weights: E5Weights, device: str = "auto", precision: str = "auto"
+                 ) -> None:
+        if not torch_available():
+            raise BackendUnavailableError("the torch runtime of e5-tokens needs torch",
+                                          hint=TORCH_HINT)
+        import torch
+
+        self.weights = weights
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(precision, self.device)
+        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+        # on GPU the weights are stored in the compute dtype; on CPU autocast casts them
+        self._autocast_dtype = dtype[self.precision]
+        store = dtype[self.precision] if self.device != "cpu" else torch.float32
+
+        def tensor(array: np.ndarray, transpose: bool = False) -> Any:
+            data = np.ascontiguousarray(array.T if transpose else array)
+            return torch.from_numpy(data).to(self.device, store)
+
+        # torch's linear wants [out, in]; the numpy path keeps [in, out]
+        self._layers = [{
+            "qkv": tensor(layer.qkv, True), "qkv_b": tensor(layer.qkv_b),
+            "ao": tensor(layer.ao, True), "ao_b": tensor(layer.ao_b),
+            "aln_w": tensor(layer.aln_w), "aln_b": tensor(layer.aln_b),
+            "fi": tensor(layer.fi, True), "fi_b": tensor(layer.fi_b),
+            "fo": tensor(layer.fo, True), "fo_b": tensor(layer.fo_b),
+            "oln_w": tensor(layer.oln_w), "oln_b": tensor(layer.oln_b),
+        } for layer in weights.layers]
+        self._position = tensor(weights.position)
+        self._token_type = tensor(weights.token_type)
+        self._emb_ln = (tensor(weights.emb_ln_w), tensor(weights.emb_ln_b))
+        self._store = store
+
+    def describe(self) -> str:
+        return f"torch:{self.device}:{self.precision}"
+
+    def __call__(self, ids: np.ndarray, lengths: np.ndarray, layers: Sequence[int]
+                 ) -> np.ndarray:
+        """Hidden states ``[len(layers), B, L, H]`` (float32 numpy) of a padded batch."""
+        import torch
+        import torch.nn.functional as F
+
+        cfg = self.weights.config
+        B, L = ids.shape
+        H, NH = cfg.hidden, cfg.heads
+        words = self.weights.word_vectors(ids.reshape(-1)).reshape(B, L, H)
+        device_type = "cuda" if self.device.startswith("cuda") else "cpu"
+        wanted = {layer: k for k, layer in enumerate(layers)}
+        out = np.empty((len(layers), B, L, H), dtype=np.float32)
+        with torch.inference_mode(), torch.autocast(device_type, dtype=self._autocast_dtype,
+                                                    enabled=self.precision != "fp32"):
+            x = torch.from_numpy(words).to(self.device, self._store)
+            x = x + self._position[:L][None] + self._token_type
+            x = F.layer_norm(x, (H,), *self._emb_ln, eps=cfg.eps)
+            padding = np.where(np.arange(L)[None, :] < lengths[:, None], 0.0, -1e30)
+            mask = torch.from_numpy(padding.astype(np.float32)[:, None, None, :]).to(self.device)
+            scale = (H // NH) ** -0.5
+            if 0 in wanted:
+                out[wanted[0]] = x.float().cpu().numpy()
+            for number, w in enumerate(self._layers[:max(layers, default=0)], start=1):
+                qkv = F.linear(x, w["qkv"], w["qkv_b"]).view(B, L, 3, NH, H // NH)
+                q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)          # [B, NH, L, hd]
+                # plain matmuls: on CPU faster than scaled_dot_product_attention at these
+                # lengths (it does not take its fused path with a padding mask)
+                scores = torch.matmul(q, k.transpose(-1, -2)) * scale + mask
+                ctx = torch.matmul(torch.softmax(scores.float(), dim=-1).to(v.dtype), v)
+                ctx = ctx.transpose(1, 2).reshape(B, L, H)
+                x = F.layer_norm(F.linear(ctx, w["ao"], w["ao_b"]) + x, (H,), w["aln_w"],
+                                 w["aln_b"], eps=cfg.eps)
+                mid = F.gelu(F.linear(x, w["fi"], w["fi_b"]))
+                x = F.layer_norm(F.linear(mid, w["fo"], w["fo_b"]) + x, (H,), w["oln_w"],
+                                 w["oln_b"], eps=cfg.eps)
+                if number in wanted:
+                    out[wanted[number]] = x.float().cpu().numpy()
+        return out

@@ -94,6 +94,19 @@ def test_thot_trains_in_worker_processes_with_the_same_result(monkeypatch):
     assert lex_a[0].equals(lex_b[0]) and lex_a[1].equals(lex_b[1])
 
 
+def test_thot_falls_back_to_training_in_process_when_a_worker_fails(monkeypatch, capsys):
+    import cppdb.align.words.statistical as statistical
+
+    monkeypatch.setattr(statistical, "PROCESS_MIN_PAIRS", 10)
+    monkeypatch.setattr(statistical.sys, "executable", "/bin/false")
+    pairs, _ = synthetic_corpus(100)
+    aligner = ThotAligner(model="hmm", threads=2)
+    aligner.train(pairs)
+    assert aligner._training is None
+    assert "training in worker processes failed" in capsys.readouterr().err
+    assert len(aligner.align_trained(pairs[:5], 0)) == 5
+
+
 # `make test` installs the optional GPL extra cppdb[eflomal] so that this adapter is tested.
 def test_eflomal_package_learns_a_synthetic_lexicon():
     pairs, gold = synthetic_corpus(300)

@@ -15,7 +15,8 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema
-from cppdb.align.words.base import CHUNK_PAIRS, TokenPair, WordAligner, check_pairs
+from cppdb.align.words.base import (CHUNK_PAIRS, MATRIX_BATCH_PAIRS, TokenPair, WordAligner,
+                                    check_pairs)
 from cppdb.align.words.ensemble import EnsembleParams, combine, decode, load_params
 from cppdb.config import Config
 from cppdb.errors import BadInputError, ConfigError, CppdbError
@@ -156,9 +157,17 @@ def _chunk_matrices(aligners: dict[str, WordAligner], chunk: Sequence[TokenPair]
                     ) -> dict[str, list[np.ndarray]]:
     """Every aligner's matrices for one chunk; trained aligners reuse training alignments."""
     def work(aligner: WordAligner) -> list[np.ndarray]:
-        if not aligner.needs_training:
-            return aligner.align(chunk, en_lemmas=lemmas)
-        return aligner.align_trained(chunk, trained_start)  # type: ignore[attr-defined]
+        out: list[np.ndarray] = []
+        for start in range(0, len(chunk), MATRIX_BATCH_PAIRS):
+            batch = chunk[start:start + MATRIX_BATCH_PAIRS]
+            if not aligner.needs_training:
+                batch_lemmas = None if lemmas is None else \
+                    lemmas[start:start + MATRIX_BATCH_PAIRS]
+                out.extend(aligner.align(batch, en_lemmas=batch_lemmas))
+            else:
+                out.extend(aligner.align_trained(  # type: ignore[attr-defined]
+                    batch, trained_start + start))
+        return out
 
     return side_by_side(aligners, work)
 

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
-from cppdb.align.words.neural import batches, piece_ids, require_model_dir, word_spans
+from cppdb.align.words.neural import (MODEL_LOAD_LOCK, batches, piece_ids, require_model_dir,
+                                      word_spans)
 
 
 class AttentionAligner(WordAligner):
@@ -54,10 +55,11 @@ class AttentionAligner(WordAligner):
         self.check()
         transformers = importlib.import_module("transformers")
         path = str(require_model_dir(self.model_dir, self.name, "a zh→en model"))
-        self._tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-        # eager attention: the fused kernels do not return attention weights
-        self._model = transformers.AutoModelForSeq2SeqLM.from_pretrained(
-            path, attn_implementation="eager").to(self.device).eval()
+        with MODEL_LOAD_LOCK:
+            self._tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+            # eager attention: the fused kernels do not return attention weights
+            self._model = transformers.AutoModelForSeq2SeqLM.from_pretrained(
+                path, attn_implementation="eager").to(self.device).eval()
 
     def _src(self, word: str) -> list[int]:
         return self._tokenizer(word, add_special_tokens=False)["input_ids"]

@@ -38,6 +38,10 @@ class WordAligner(Backend):
 
 #: pairs per bulk step: bounds the flattened cell arrays (~70 cells per Tatoeba pair)
 CHUNK_PAIRS = 20000
+#: the aligners of a chunk compute their matrices this many pairs at a time: their per-cell
+#: work (lexical lookups, posteriors) is held for the whole batch, ~1 GB per 4,000 news-length
+#: pairs; a multiple of simalign-e5's encoder batch so its batches do not change
+MATRIX_BATCH_PAIRS = 4000
 
 
 def in_chunks(pairs: Sequence[TokenPair], en_lemmas: Sequence[Sequence[str]] | None,

@@ -1,12 +1,19 @@
 """Shared helpers of the full-model aligners: local model checks, word → sub-word pieces."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from cppdb.errors import ModelNotFoundError
+
+
+#: the align stage runs its aligners in threads (``api.side_by_side``); transformers' loading
+#: patches module-level state (empty-weight initialisation on the meta device), so two
+#: models loading at once can see each other's meta tensors — load one at a time
+MODEL_LOAD_LOCK = threading.Lock()
 
 
 def require_model_dir(model_dir: str, backend: str, what: str) -> Path:

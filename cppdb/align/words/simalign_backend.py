@@ -17,8 +17,8 @@ import numpy as np
 
 from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
 from cppdb.align.words.matching import MATCHINGS, apply_matching
-from cppdb.align.words.neural import (batches, piece_ids, pool_words, require_model_dir,
-                                      word_spans)
+from cppdb.align.words.neural import (MODEL_LOAD_LOCK, batches, piece_ids, pool_words,
+                                      require_model_dir, word_spans)
 from cppdb.errors import ConfigError
 
 _TEMPERATURE = 0.1
@@ -60,8 +60,9 @@ class SimAlignAligner(WordAligner):
         self.check()
         transformers = importlib.import_module("transformers")
         path = str(require_model_dir(self.model_dir, self.name, "an encoder"))
-        self._tokenizer = transformers.AutoTokenizer.from_pretrained(path)
-        self._model = transformers.AutoModel.from_pretrained(path).to(self.device).eval()
+        with MODEL_LOAD_LOCK:
+            self._tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+            self._model = transformers.AutoModel.from_pretrained(path).to(self.device).eval()
 
     def _encode(self, word: str) -> list[int]:
         return self._tokenizer(word, add_special_tokens=False)["input_ids"]

@@ -228,33 +228,54 @@ class ThotAligner(_TwoDirectionAligner):
         self.lex_zh_given_en = _thot_table(models[1])
 
     def _use_workers(self, n_pairs: int) -> bool:
-        import multiprocessing
-
         # thot's calls hold the GIL, so two threads train one direction after the other; two
-        # processes train them side by side (a daemonic worker may not start processes)
-        return (self.threads >= 2 and n_pairs >= PROCESS_MIN_PAIRS
-                and not multiprocessing.current_process().daemon)
+        # processes train them side by side
+        return self.threads >= 2 and n_pairs >= PROCESS_MIN_PAIRS
 
     def _train_in_workers(self, zh: list[list[str]], en: list[list[str]]
                           ) -> tuple[Any, Any] | None:
         """Both directions in two worker processes; the models come back as thot's files
-        and the training links as index arrays.  None (and a note) if the workers fail."""
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        and the training links as index arrays.  None (and a note) if a worker fails.
 
-        try:
-            context = multiprocessing.get_context("forkserver")
-            with ProcessPoolExecutor(2, mp_context=context) as pool:
-                forward = pool.submit(_train_direction_in_worker, self, zh, en)
-                backward = pool.submit(_train_direction_in_worker, self, en, zh)
-                (forward_files, forward_links), (backward_files, backward_links) = \
-                    forward.result(), backward.result()
-        except (OSError, RuntimeError) as exc:   # BrokenProcessPool is a RuntimeError
-            from cppdb.progress import console
+        The workers are ``python -m cppdb.align.words.thot_worker`` subprocesses rather than
+        a multiprocessing pool: spawn and forkserver children import the caller's
+        ``__main__``, which re-runs an unguarded user script inside each worker."""
+        import pickle
+        import subprocess
 
-            console().print(f"[yellow]thot: training in worker processes failed ({exc}); "
-                            "training in this process[/yellow]")
-            return None
+        package_root = Path(__file__).resolve().parents[3]   # the directory holding cppdb/
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(package_root)]
+            + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
+        with tempfile.TemporaryDirectory(prefix="cppdb-thot-") as tmp:
+            jobs = []
+            try:
+                for k, (sources, targets) in enumerate(((zh, en), (en, zh))):
+                    task, result, log = (Path(tmp) / f"{name}{k}" for name in
+                                         ("task", "result", "log"))
+                    task.write_bytes(pickle.dumps((self, sources, targets), protocol=5))
+                    with open(log, "wb") as err:
+                        jobs.append((subprocess.Popen(
+                            [sys.executable, "-m", "cppdb.align.words.thot_worker",
+                             str(task), str(result)], stdout=subprocess.DEVNULL, stderr=err,
+                            env=env), result, log))
+                outputs = []
+                for process, result, log in jobs:
+                    if process.wait() != 0:
+                        lines = log.read_text("utf-8", "replace").strip().splitlines()
+                        raise RuntimeError(lines[-1] if lines else
+                                           f"worker exited with {process.returncode}")
+                    outputs.append(pickle.loads(result.read_bytes()))
+            except (OSError, RuntimeError, pickle.UnpicklingError) as exc:
+                for process, _, _ in jobs:
+                    process.kill()
+                    process.wait()
+                from cppdb.progress import console
+
+                console().print(f"[yellow]thot: training in worker processes failed ({exc}); "
+                                "training in this process[/yellow]")
+                return None
+        (forward_files, forward_links), (backward_files, backward_links) = outputs
         self._training = (forward_links, backward_links)
         return self._load_model(forward_files), self._load_model(backward_files)
 

@@ -172,11 +172,11 @@ def gate(gold_dir: Path, tatoeba: Path, cache: Path | None = None) -> list[dict]
     names = sorted(states[0][4])
     rows = []
     for name in names:
-        rows += [_cv_row(states, folds, gold, q, lambda _f, _tr: name, name) for q in SHARES]
+        rows += [_cv_row(states, folds, data, q, lambda _f, _tr: name, name) for q in SHARES]
     for q in SHARES:  # the score with the lowest training-fold AER at this q, per fold
-        rows.append(_cv_row(states, folds, gold, q,
+        rows.append(_cv_row(states, folds, data, q,
                             lambda f, tr: _best_on_train(states[f], tr, gold, q, names)))
-    rows.append(_nested_min_share(states, folds, gold, names))
+    rows.append(_nested_min_share(states, folds, data, names))
     rows += [_retuned_row(data, states, folds, name, q)
              for name in RETUNED_SCORES for q in RETUNED_SHARES]
     for row in rows:
@@ -192,25 +192,31 @@ def _best_on_train(state, train_idx, gold, q: float, names: Sequence[str]) -> st
         gold, train_idx).aer)
 
 
-def _cv_row(states, folds, gold, q: float, choose: Callable[[int, list[int]], str],
+def _cv_row(states, folds, data, q: float, choose: Callable[[int, list[int]], str],
             label: str = "") -> dict:
-    links, encoded, chosen = {}, 0, []
+    links, encoded, chosen = {}, [], []
     for f, ((train_idx, test_idx), state) in enumerate(zip(folds, states)):
         _, _, fast_links, full_links, scores = state
         name = choose(f, train_idx)
         chosen.append(name)
         cut = _cut(scores[name], train_idx, q)
         links.update(_gated(fast_links, full_links, scores[name], cut, test_idx))
-        encoded += int((scores[name][test_idx] >= cut).sum())
+        encoded += [k for k in test_idx if scores[name][k] >= cut]
+    return _row(label or "nested: " + ",".join(chosen), q, links, encoded, data, folds)
+
+
+def _row(label: str, q: float | None, links, encoded: Sequence[int], data, folds) -> dict:
+    """CV AER of the gated links, the realised shares of pairs and words encoded, and the
+    spread of the per-fold AER (30 pairs a fold: the noise to read the differences against)."""
+    gold, dev = data["gold"], data["dev"]
     score = _score(links, gold, sorted(links))
-    return {"score": label or "nested: " + ",".join(chosen), "q": q, "encoded_share_test": round(encoded / len(links), 3),
-            "aer_5fold_cv": round(score.aer, 4), "precision_cv": round(score.precision, 4),
-            "recall_cv": round(score.recall, 4), **_fold_spread(links, gold, folds)}
-
-
-def _fold_spread(links, gold, folds) -> dict:
+    size = [len(z) + len(e) for z, e in dev]
     per_fold = [_score(links, gold, te).aer for _, te in folds]
-    return {"aer_fold_sd": round(float(np.std(per_fold, ddof=1)), 4)}
+    return {"score": label, "q": q, "encoded_share_test": round(len(encoded) / len(links), 3),
+            "encoded_word_share_test": round(sum(size[k] for k in encoded) / sum(size), 3),
+            "aer_5fold_cv": round(score.aer, 4), "precision_cv": round(score.precision, 4),
+            "recall_cv": round(score.recall, 4),
+            "aer_fold_sd": round(float(np.std(per_fold, ddof=1)), 4)}
 
 
 def _retuned_row(data, states, folds, name: str, q: float) -> dict:
@@ -218,7 +224,7 @@ def _retuned_row(data, states, folds, name: str, q: float) -> dict:
     from cppdb.align.words.ensemble import tune
 
     mats, gold = data["mats"], data["gold"]
-    links, encoded = {}, 0
+    links, encoded = {}, []
     for (train_idx, test_idx), state in zip(folds, states):
         _, _, fast_links, _, scores = state
         cut = _cut(scores[name], train_idx, q)
@@ -228,18 +234,16 @@ def _retuned_row(data, states, folds, name: str, q: float) -> dict:
         gated = [k for k in test_idx if scores[name][k] >= cut]
         links.update({k: fast_links[k] for k in test_idx})
         links.update(dict(zip(gated, _links(mats, params, gated))))
-        encoded += len(gated)
-    score = _score(links, gold, sorted(links))
-    return {"score": f"{name}, full params tuned on the encoded training pairs", "q": q,
-            "encoded_share_test": round(encoded / len(links), 3),
-            "aer_5fold_cv": round(score.aer, 4), "precision_cv": round(score.precision, 4),
-            "recall_cv": round(score.recall, 4), **_fold_spread(links, gold, folds)}
+        encoded += gated
+    return _row(f"{name}, full params tuned on the encoded training pairs", q, links,
+                encoded, data, folds)
 
 
-def _nested_min_share(states, folds, gold, names, margin: float = 0.003) -> dict:
+def _nested_min_share(states, folds, data, names, margin: float = 0.003) -> dict:
     """Per fold: the (score, q) with the smallest q whose training-fold AER is within
     ``margin`` of the full ensemble's training-fold AER; applied to the test fold."""
-    links, encoded, picks = {}, 0, []
+    gold = data["gold"]
+    links, encoded, picks = {}, [], []
     for (train_idx, test_idx), state in zip(folds, states):
         _, _, fast_links, full_links, scores = state
         full_aer = _score({k: full_links[k] for k in train_idx}, gold, train_idx).aer
@@ -254,12 +258,9 @@ def _nested_min_share(states, folds, gold, names, margin: float = 0.003) -> dict
         picks.append(f"{pick[0]}@{pick[1]}")
         cut = _cut(scores[pick[0]], train_idx, pick[1])
         links.update(_gated(fast_links, full_links, scores[pick[0]], cut, test_idx))
-        encoded += int((scores[pick[0]][test_idx] >= cut).sum())
-    score = _score(links, gold, sorted(links))
-    return {"score": "nested min-q within +0.003 of full (train folds): " + ",".join(picks),
-            "q": None, "encoded_share_test": round(encoded / len(links), 3),
-            "aer_5fold_cv": round(score.aer, 4), "precision_cv": round(score.precision, 4),
-            "recall_cv": round(score.recall, 4), **_fold_spread(links, gold, folds)}
+        encoded += [k for k in test_idx if scores[pick[0]][k] >= cut]
+    return _row(f"nested min-q within +{margin} of full (train folds): " + ",".join(picks),
+                None, links, encoded, data, folds)
 
 
 # -- speed: what a share q of encoded pairs costs at news length -------------------------------

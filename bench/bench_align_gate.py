@@ -112,7 +112,7 @@ def _score(links: dict[int, np.ndarray], gold, idx):
                          for k in idx])
 
 
-def _fold_state(data, train_idx, test_idx, seed: int):
+def _fold_state(data, train_idx, seed: int):
     """Params tuned on the training folds; fast/full links and scores of every dev pair."""
     from cppdb.align.words.ensemble import combine, tune
 
@@ -168,7 +168,7 @@ def gate(gold_dir: Path, tatoeba: Path, cache: Path | None = None) -> list[dict]
     data = _dev_matrices(gold_dir, tatoeba, cache)
     gold = data["gold"]
     folds = _folds(len(gold))
-    states = [_fold_state(data, tr, te, seed=f) for f, (tr, te) in enumerate(folds)]
+    states = [_fold_state(data, tr, seed=f) for f, (tr, _) in enumerate(folds)]
     names = sorted(states[0][4])
     # the default's test-fold links: every row's paired bootstrap is against them
     data["reference"] = {k: state[3][k] for (_, te), state in zip(folds, states) for k in te}

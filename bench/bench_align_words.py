@@ -172,7 +172,8 @@ def _single_aligners(dev, gold, train):
     from cppdb.errors import CppdbError
 
     rows, matrices = {}, {}
-    configs = [("thot-eflomal(auto schedule)", ThotAligner(model="eflomal")),
+    configs = [("thot-eflomal(auto schedule)", ThotAligner(model="eflomal",
+                                                          eflomal_iterations=(0, 0, 0))),
                ("thot-eflomal[3,3,6] (default)", ThotAligner(model="eflomal",
                                                             eflomal_iterations=(3, 3, 6))),
                ("thot-ibm4 (IBM1>HMM>IBM4)", ThotAligner(model="ibm4")),

@@ -1,6 +1,8 @@
 """Each SPEC §4 filter as a named rule (Zhao et al. 2022, App. A), table-driven."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from cppdb.annotate.ud import TaggedText
@@ -52,16 +54,18 @@ S = _tt("西班牙/PROPN 首相/NOUN 周一/NOUN 访问/VERB 中国/PROPN 。/PU
     ("sentence_content", None, 1 / 5),
 ])
 def test_content_overlap_ratio(denominator, aligned, expected):
-    settings = FilterSettings(overlap_denominator=denominator)
+    settings = FilterSettings(overlap_denominator=denominator, overlap_source="alignment")
     assert content_overlap(H, S, settings, aligned) == pytest.approx(expected)
 
 
 def test_content_overlap_rule_threshold_and_alignment_source():
-    chain = FilterChain.from_config(["content_overlap"], FilterSettings(min_content_overlap=0.5))
+    by_alignment = FilterSettings(min_content_overlap=0.5, overlap_source="alignment",
+                                  overlap_denominator="headline_content")
+    chain = FilterChain.from_config(["content_overlap"], by_alignment)
     assert chain.check_tagged(H, S, frozenset())[0] == "content_overlap"
     assert chain.check_tagged(H, S, frozenset({0, 1})) is None
     paper = FilterChain.from_config(
-        ["content_overlap"], FilterSettings(min_content_overlap=0.5, overlap_source="word_match"))
+        ["content_overlap"], replace(by_alignment, overlap_source="word_match"))
     # word_match ignores the alignment: 1/3 < 0.5 whatever was aligned
     assert paper.check_tagged(H, S, frozenset({0, 1, 2}))[0] == "content_overlap"
 

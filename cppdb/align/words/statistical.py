@@ -143,7 +143,7 @@ class ThotAligner(_TwoDirectionAligner):
 
     def __init__(self, *, model: str = "eflomal", ibm1_iterations: int = 5,
                  hmm_iterations: int = 5, ibm4_iterations: int = 3,
-                 fast_align_iterations: int = 5, eflomal_iterations: Sequence[int] = (0, 0, 0),
+                 fast_align_iterations: int = 5, eflomal_iterations: Sequence[int] = (3, 3, 6),
                  seed: int = 1, deterministic: bool = True,
                  null_prob: float = 0.2, threads: int = 2, **common: Any) -> None:
         super().__init__(**common)

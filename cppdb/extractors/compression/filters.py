@@ -33,8 +33,8 @@ class FilterSettings:
     max_chars: int = 100
     sentence_end: str = "。"
     min_content_overlap: float = 0.35
-    overlap_denominator: str = "headline_content"
-    overlap_source: str = "alignment"
+    overlap_denominator: str = "sentence_tokens"
+    overlap_source: str = "word_match"
     content_upos: frozenset[str] = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV"})
 
     @classmethod

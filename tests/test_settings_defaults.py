@@ -74,6 +74,8 @@ PAIRS: tuple[Pair, ...] = (
     Pair("cppdb.extractors.patterns", "PatternSettings", "bilingual"),
     Pair("cppdb.extractors.pivot", "PivotSettings", "bilingual"),
     Pair("cppdb.annotate.pipeline", "AnnotatorSpec", "annotate"),
+    Pair("cppdb.features.lm", "CharNgramLM", "features", renames={"lm_order": "order"}),
+    Pair("cppdb.features.lm", "MaskedLM", "features", renames={"lm_model_path": "model_path"}),
     Pair("cppdb.ocr.batch", "OcrSettings", "ocr"),
     Pair("cppdb.ocr.engines", "RapidOCREngine", "ocr"),
     Pair("cppdb.rank.ranker", "RankerSettings", "rank"),

@@ -135,7 +135,7 @@ class E5TokenEncoder(Backend):
     def __init__(self, *, prefix: str = "query", batch_tokens: int = 0,
                  variant: str = "original", model_file: str = "", runtime: str = "auto",
                  device: str = "auto", precision: str = "auto",
-                 gpu_batch_tokens: int = 65536) -> None:
+                 gpu_batch_tokens: int = e5_torch.GPU_BATCH_TOKENS) -> None:
         if runtime not in e5_torch.RUNTIMES:
             raise ConfigError(f"e5-tokens runtime must be one of {', '.join(e5_torch.RUNTIMES)}"
                               f", not {runtime!r}", hint='"auto" = torch when installed')

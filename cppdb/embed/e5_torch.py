@@ -25,6 +25,8 @@ from cppdb.errors import BackendUnavailableError, ConfigError
 
 RUNTIMES = ("auto", "numpy", "torch")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+#: padded tokens per batch on a GPU: large batches keep it busy (e5-small is small)
+GPU_BATCH_TOKENS = 64 * 1024
 TORCH_HINT = "pip install 'torch==2.13.0' (or the [neural] extra)"
 
 

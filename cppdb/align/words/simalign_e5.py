@@ -21,6 +21,7 @@ from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
 from cppdb.align.words.matching import MATCHINGS
 from cppdb.align.words.simalign_backend import similarity_to_matrix
 from cppdb.embed.e5_tokens import E5TokenEncoder, TokenStates
+from cppdb.embed.e5_torch import GPU_BATCH_TOKENS
 from cppdb.errors import ConfigError
 
 
@@ -85,7 +86,7 @@ class E5SimAlignAligner(WordAligner):
     def __init__(self, *, layer: int = 7, matching: str = "none", prefix: str = "query",
                  batch_tokens: int = 0, chunk_pairs: int = 2000, runtime: str = "auto",
                  device: str = "auto", precision: str = "auto",
-                 gpu_batch_tokens: int = 65536) -> None:
+                 gpu_batch_tokens: int = GPU_BATCH_TOKENS) -> None:
         if matching not in MATCHINGS:
             raise ConfigError(f"unknown matching method '{matching}'",
                               hint=f"choose one of: {', '.join(MATCHINGS)}")

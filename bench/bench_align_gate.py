@@ -225,17 +225,17 @@ def _row(label: str, q: float | None, links, encoded: Sequence[int], data, folds
 def _paired_bootstrap(links, reference, gold, draws: int = 2000) -> list[float]:
     """95 % interval of AER(gated) − AER(all encoded), pairs resampled (seed 0)."""
     from cppdb.align.words.gold import sentence_counts
+    from cppdb.stats import bootstrap_counts
 
     def counts(source) -> np.ndarray:
         return np.asarray([[c.a_and_s + c.a_and_p, c.a + c.s] for c in (
             sentence_counts(list(zip(*np.nonzero(source[k]))), gold[k]) for k in order)])
 
     order = sorted(links)
-    mine, ref = counts(links), counts(reference)
-    picks = np.random.default_rng(0).integers(0, len(order), size=(draws, len(order)))
-    sums_mine, sums_ref = mine[picks].sum(axis=1), ref[picks].sum(axis=1)
-    delta = (sums_ref[:, 0] / sums_ref[:, 1]) - (sums_mine[:, 0] / sums_mine[:, 1])
-    return [round(float(v), 4) for v in np.quantile(delta, [0.025, 0.975])]
+    both = np.hstack([counts(links), counts(reference)])     # AER = 1 − col0/col1 per side
+    low, high = bootstrap_counts(
+        both, lambda s: s[:, 2] / s[:, 3] - s[:, 0] / s[:, 1], resamples=draws, seed=0)
+    return [round(low, 4), round(high, 4)]
 
 
 def _retuned_row(data, states, folds, name: str, q: float) -> dict:
@@ -284,15 +284,11 @@ def _nested_min_share(states, folds, data, names, margin: float = 0.003) -> dict
 
 # -- speed: what a share q of encoded pairs costs at news length -------------------------------
 def _news_pairs(zh_path: Path, en_path: Path, n: int) -> list[tuple[list[str], list[str]]]:
-    import jieba
+    from bench.bench_align_words import tokenise_pair
 
-    from bench.bench_align_words import _EN_TOKEN
-
-    jieba.setLogLevel(60)
     zh = zh_path.read_text("utf-8").splitlines()[:n]
     en = en_path.read_text("utf-8").splitlines()[:n]
-    pairs = [([t for t in jieba.lcut(z) if t.strip()], _EN_TOKEN.findall(e))
-             for z, e in zip(zh, en)]
+    pairs = [tokenise_pair(z, e) for z, e in zip(zh, en)]
     return [(z, e) for z, e in pairs if z and e and max(len(z), len(e)) <= 150]
 
 

@@ -33,21 +33,25 @@ AREA = "align_words"
 _EN_TOKEN = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.,]\d+)*|[^\sA-Za-z\d]")
 
 
+def tokenise_pair(zh: str, en: str) -> tuple[list[str], list[str]]:
+    """The benches' tokenisation of a raw pair: jieba words (blank ones dropped) / the regex."""
+    import jieba
+
+    jieba.setLogLevel(60)
+    return [t for t in jieba.lcut(zh) if t.strip()], _EN_TOKEN.findall(en)
+
+
 def tatoeba_pairs(limit: int | None = None) -> list[tuple[list[str], list[str]]]:
     """Tatoeba cmn.txt tokenised (jieba / regex), or generated pairs without shared data."""
     path = shared_data("tatoeba-cmn", "cmn.txt")
     if path is None:
         return generated_pairs(limit or 30000)
-    import jieba
-
-    jieba.setLogLevel(60)
     pairs = []
     for line in path.read_text(encoding="utf-8-sig").splitlines():
         fields = line.split("\t")
         if len(fields) < 2:
             continue
-        zh = [t for t in jieba.lcut(fields[1]) if t.strip()]
-        en = _EN_TOKEN.findall(fields[0])
+        zh, en = tokenise_pair(fields[1], fields[0])
         if zh and en:
             pairs.append((zh, en))
         if limit and len(pairs) >= limit:

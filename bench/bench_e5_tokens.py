@@ -243,18 +243,14 @@ def _tatoeba_pairs(path: Path | None) -> list[tuple[list[str], list[str]]]:
     if path is None:
         lines = (REPO / "data" / "parallel" / "sample.tok.txt").read_text("utf-8").splitlines()
         return [(z.split(), e.split()) for z, e in (line.split(" ||| ") for line in lines)]
-    import jieba
+    from bench.bench_align_words import tokenise_pair
 
-    from bench.bench_align_words import _EN_TOKEN
-
-    jieba.setLogLevel(60)
     pairs = []
     for line in path.read_text(encoding="utf-8-sig").splitlines():
         fields = line.split("\t")
         if len(fields) < 2:
             continue
-        zh = [t for t in jieba.lcut(fields[1]) if t.strip()]
-        en = _EN_TOKEN.findall(fields[0])
+        zh, en = tokenise_pair(fields[1], fields[0])
         if zh and en:
             pairs.append((zh, en))
     return pairs

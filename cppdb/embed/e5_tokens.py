@@ -140,9 +140,7 @@ class E5TokenEncoder(Backend):
             raise ConfigError(f"e5-tokens runtime must be one of {', '.join(e5_torch.RUNTIMES)}"
                               f", not {runtime!r}", hint='"auto" = torch when installed')
         e5_torch.check_device(device)
-        if precision not in e5_torch.PRECISIONS:
-            raise ConfigError(f"e5-tokens precision must be one of "
-                              f"{', '.join(e5_torch.PRECISIONS)}, not {precision!r}")
+        e5_torch.check_precision(precision)
         if runtime == "numpy" and (device.startswith("cuda") or precision not in ("auto",
                                                                                 "fp32")):
             raise ConfigError(f"the numpy runtime of e5-tokens runs fp32 on CPU only (device "

@@ -78,10 +78,14 @@ def cpu_has_native_bf16() -> bool:
         return False
 
 
-def resolve_precision(precision: str, device: str) -> str:
+def check_precision(precision: str) -> None:
     if precision not in PRECISIONS:
         raise ConfigError(f"precision must be one of {', '.join(PRECISIONS)}, not "
                           f"{precision!r}")
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    check_precision(precision)
     if precision != "auto":
         if precision == "fp16" and device == "cpu":
             raise ConfigError("precision fp16 is for GPUs", hint='use "bf16" or "fp32" on CPU')

@@ -153,14 +153,15 @@ def side_by_side(aligners: dict[str, WordAligner],
 
 
 def _chunk_matrices(aligners: dict[str, WordAligner], chunk: Sequence[TokenPair],
-                    lemmas: Sequence[Sequence[str]] | None, trained_start: int
+                    lemmas: Sequence[Sequence[str]] | None, trained_start: int | None
                     ) -> dict[str, list[np.ndarray]]:
-    """Every aligner's matrices for one chunk; trained aligners reuse training alignments."""
+    """Every aligner's matrices for one chunk; trained aligners reuse the training alignments
+    of pairs ``trained_start …`` (``None``: the chunk was not in training, decode it)."""
     def work(aligner: WordAligner) -> list[np.ndarray]:
         out: list[np.ndarray] = []
         for start in range(0, len(chunk), MATRIX_BATCH_PAIRS):
             batch = chunk[start:start + MATRIX_BATCH_PAIRS]
-            if not aligner.needs_training:
+            if trained_start is None or not aligner.needs_training:
                 batch_lemmas = None if lemmas is None else \
                     lemmas[start:start + MATRIX_BATCH_PAIRS]
                 out.extend(aligner.align(batch, en_lemmas=batch_lemmas))
@@ -314,8 +315,7 @@ def align_with(ensemble: TrainedEnsemble, zh: Sequence[Sequence[str]],
     for start in range(0, len(pairs), CHUNK_PAIRS):
         chunk = pairs[start:start + CHUNK_PAIRS]
         chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
-        mats = side_by_side(ensemble.aligners,
-                            lambda aligner: aligner.align(chunk, en_lemmas=chunk_lemmas))
+        mats = _chunk_matrices(ensemble.aligners, chunk, chunk_lemmas, None)
         for k, one in zip(kept[start:start + CHUNK_PAIRS],
                           decode(combine(mats, ensemble.params), ensemble.params)):
             links[k] = one

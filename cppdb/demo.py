@@ -181,6 +181,11 @@ def reports(out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        # an option is not an output directory: `python -m cppdb.demo --help` must not
+        # run the demo into ./--help
+        console.print("usage: python -m cppdb.demo [OUTPUT_DIR]   (default: ./demo-run)")
+        return 0 if argv[0] in ("-h", "--help") else 2
     out = Path(argv[0]) if argv else REPO / "demo-run"
     config = load_config()
     started = time.perf_counter()

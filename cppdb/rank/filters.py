@@ -29,7 +29,14 @@ A pair is rejected, with the first reason that applies, when its two sides are
     "brother", "grandfather" do not keep them apart, :mod:`cppdb.text.kinship`);
 ``no_content``
     a pattern side whose words outside the slots are all function words (他 [VP1],
-    [NP1] 的 [NP2]): the slots carry all its meaning.
+    [NP1] 的 [NP2]): the slots carry all its meaning;
+``weak_evidence``
+    a pivoted pair whose two pivot probabilities multiply to less than
+    ``rank.min_pivot_product``: p(t|s)·p(s|t) is the share of s's and t's translation mass
+    that lands on each other, and below 0.005 a pair is mostly one misaligned English word
+    (试题 / 客户 via "questions", 公开场合 / 公交 via "public").  Chosen on development
+    judgements of Tatoeba and news (docs/benchmarks/rank.md, "Weak evidence"); pairs
+    without pivot probabilities (sentences) are never rejected for it.
 
 Nothing is lost: :func:`filter_pairs` returns the kept pairs and the rejected ones with a
 ``filter_reason`` column.
@@ -47,7 +54,8 @@ from cppdb.features.detectors import (classifier_clash, deixis_flip, determiner_
 
 FILTER_REASON = "filter_reason"
 REASONS = ("identical", "trivial", "entity_only", "negation_flip", "deixis_flip",
-           "person_mismatch", "kinship_flip", "determiner_only", "head_change", "no_content")
+           "person_mismatch", "kinship_flip", "determiner_only", "head_change", "no_content",
+           "weak_evidence")
 _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 
@@ -56,6 +64,7 @@ class FilterSettings:
     particles: str = "的了地得"
     entity_tags: tuple[str, ...] = ("NR",)
     enabled: tuple[str, ...] = REASONS
+    min_pivot_product: float = 0.005
 
 
 def _base_key(column: pl.Expr) -> pl.Expr:
@@ -112,6 +121,9 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
         work = frame
     if S.SOURCE_TOKENS in columns and S.TARGET_TOKENS in columns:
         checks.extend(_closed_class_checks(columns))
+    if S.P_TGT_GIVEN_SRC in columns and S.P_SRC_GIVEN_TGT in columns:
+        checks.append(("weak_evidence", pl.col(S.P_TGT_GIVEN_SRC) * pl.col(S.P_SRC_GIVEN_TGT)
+                       < settings.min_pivot_product))
     reason: pl.Expr = pl.lit(None, dtype=pl.String)
     for name, condition in reversed(checks):
         if name in settings.enabled:
@@ -149,4 +161,5 @@ def filter_pairs(frame: pl.DataFrame, settings: FilterSettings = FilterSettings(
 def settings_from_config(section: dict) -> FilterSettings:
     return FilterSettings(particles=section["filter_particles"],
                           entity_tags=tuple(section["filter_entity_tags"]),
-                          enabled=tuple(section["filters"]))
+                          enabled=tuple(section["filters"]),
+                          min_pivot_product=float(section["min_pivot_product"]))

@@ -35,12 +35,11 @@ from cppdb.features.table import (
     EVIDENCE_FEATURES,
     FEATURE_DESCRIPTIONS,
     LM_FEATURES,
-    contained,
     model_text,
 )
 from cppdb.io import write_parquet_atomic
 from cppdb.progress import progress_bar
-from cppdb.rank import filters, tiers, weak_labels
+from cppdb.rank import filters, novelty, tiers, weak_labels
 from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
 from cppdb.rank.chunks import (FeatureJob, ScoreJob, feature_part, feature_rows,
                                merge_embedding_caches, score_part)
@@ -272,22 +271,12 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
 def _score_stage(st: StageHandle, config: Config) -> None:
     run = st.run
     scored = _scores(st, config)
-    scored = _penalise_containment(scored, float(config.section("rank")["containment_penalty"]))
+    scored = novelty.penalise_sameness(scored, *novelty.settings_from_config(config.section("rank")))
     tier_list = tiers.tiers_from_config(config.section("rank"))
     ranked = tiers.add_ranks(scored, tier_list)
     st.write_parquet(RANKED, ranked)
     st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
     shutil.rmtree(run.path(RANKED + PARTS_SUFFIX), ignore_errors=True)
-
-
-def _penalise_containment(scored: pl.DataFrame, penalty: float) -> pl.DataFrame:
-    """Lower the score of pairs where one side contains the other by ``penalty`` (rating
-    points): they stay in the table, but a tier of *other* wordings is not filled with
-    男孩 / 这个男孩 (judged acceptable, yet no new way to say anything; issue 25)."""
-    if penalty == 0:
-        return scored
-    return scored.with_columns(
-        (pl.col(tiers.SCORE) - penalty * contained().cast(pl.Float64)).alias(tiers.SCORE))
 
 
 def _scores(st: StageHandle, config: Config) -> pl.DataFrame:

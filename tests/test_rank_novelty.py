@@ -1,0 +1,92 @@
+"""Pairs that give the user the same words back: the weak-evidence filter and the
+containment/diversity penalties of the ranking (issue 25)."""
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from cppdb import schema as S
+from cppdb.config import load_config
+from cppdb.errors import ConfigError
+from cppdb.evaluate.tables import edit_distances
+from cppdb.rank import filters, novelty
+from cppdb.rank.tiers import SCORE
+
+
+def pivoted(rows: list[tuple[str, str, float | None, float | None]]) -> pl.DataFrame:
+    return pl.DataFrame([{S.SOURCE: s, S.TARGET: t, S.P_TGT_GIVEN_SRC: p, S.P_SRC_GIVEN_TGT: q}
+                         for s, t, p, q in rows],
+                        schema={S.SOURCE: pl.String, S.TARGET: pl.String,
+                                S.P_TGT_GIVEN_SRC: pl.Float64, S.P_SRC_GIVEN_TGT: pl.Float64})
+
+
+@pytest.mark.parametrize("p, q, reason", [
+    (0.01, 0.1, "weak_evidence"),      # 0.001 < 0.005: one misaligned pivot word
+    (0.05, 0.09, "weak_evidence"),     # 0.0045
+    (0.05, 0.1, None),                 # 0.005 is enough (the bound is exclusive)
+    (0.5, 0.4, None),
+    (None, None, None),                # sentences have no pivot probabilities: never fires
+    (0.5, None, None),
+])
+def test_weak_evidence_filter(p, q, reason):
+    frame = pivoted([("试题", "客户", p, q)])
+    assert filters.filter_reasons(frame).to_list() == [reason]
+
+
+def test_weak_evidence_threshold_and_switch():
+    frame = pivoted([("去世", "逝世", 0.05, 0.05)])           # 0.0025
+    assert filters.filter_reasons(frame).to_list() == ["weak_evidence"]
+    lower = filters.FilterSettings(min_pivot_product=0.001)
+    assert filters.filter_reasons(frame, lower).to_list() == [None]
+    off = filters.FilterSettings(enabled=tuple(r for r in filters.REASONS
+                                               if r != "weak_evidence"))
+    assert filters.filter_reasons(frame, off).to_list() == [None]
+    # earlier reasons win: an identical pair is "identical", whatever its evidence
+    same = pivoted([("去世", "去世", 0.0001, 0.0001)])
+    assert filters.filter_reasons(same).to_list() == ["identical"]
+
+
+def test_filter_settings_come_from_the_config():
+    section = load_config(overrides=["rank.min_pivot_product=0.02"]).section("rank")
+    assert filters.settings_from_config(section).min_pivot_product == 0.02
+    with pytest.raises(ConfigError):
+        load_config(overrides=["rank.min_pivot_product=1.5"])
+    with pytest.raises(ConfigError):
+        load_config(overrides=["rank.diversity_target=-0.1"])
+
+
+def scored(rows: list[tuple[str, str, float]]) -> pl.DataFrame:
+    return pl.DataFrame({S.SOURCE: [r[0] for r in rows], S.TARGET: [r[1] for r in rows],
+                         SCORE: [r[2] for r in rows]})
+
+
+def test_penalties_take_rating_points_by_the_evaluation_definition():
+    frame = scored([("男孩", "这个 男孩", 4.0),     # contained, ED÷len 2/4
+                    ("去世", "逝世", 4.0),          # one character of two differs: 1/2
+                    ("美国", "合众国", 4.0),        # 合众国 shares 国 at the end: 2/3
+                    ("[NP1] 出生 于 [NP2]", "[NP1] 生 于 [NP2]", 4.0)])
+    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)[SCORE].to_list()
+    assert out[0] == pytest.approx(4.0 - 0.5 - 1.5 * 0.5)
+    assert out[1] == pytest.approx(4.0 - 1.5 * 0.5)
+    assert out[2] == pytest.approx(4.0 - 1.5 * (1 - 2 / 3))
+    # slots are one symbol each (§1 出生于 §2 vs §1 生于 §2): 1 edit over 7 characters
+    assert out[3] == pytest.approx(4.0 - 1.5 * (1 - 1 / 7))
+    _, ned = edit_distances(["男孩", "去世"], ["这个 男孩", "逝世"])
+    assert list(ned) == pytest.approx([0.5, 0.5])
+
+
+def test_a_pair_in_other_words_keeps_its_score_and_zero_means_off():
+    frame = scored([("小伙子", "男孩", 3.5), ("男孩", "这个 男孩", 3.9)])
+    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)
+    assert out[SCORE].to_list()[0] == pytest.approx(3.5)      # nothing shared: no penalty
+    assert out[SCORE].to_list()[1] < 3.5                        # the echo falls below it
+    assert novelty.penalise_sameness(frame, 0.0, 0.0, 1.0).equals(frame)
+    target_low = novelty.penalise_sameness(frame, 0.0, 1.5, 0.5)   # ED÷len 0.5 meets it
+    assert target_low[SCORE].to_list() == pytest.approx([3.5, 3.9])
+
+
+def test_default_ranking_settings_are_the_documented_ones():
+    section = load_config().section("rank")
+    assert novelty.settings_from_config(section) == (0.5, 1.5, 1.0)
+    assert filters.settings_from_config(section).min_pivot_product == 0.005
+    assert "weak_evidence" in section["filters"]

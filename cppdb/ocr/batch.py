@@ -7,7 +7,6 @@ archive that cannot be opened), and every other image is still processed.
 from __future__ import annotations
 
 import io
-import os
 import re
 import time
 import zipfile
@@ -24,7 +23,7 @@ from cppdb.ocr.engines import DET_SIDE, REC_BATCH, REC_PAD, OcrEngine, load_engi
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
-from cppdb.workers import pool_initializer
+from cppdb.workers import pool_initializer, resolve_workers
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif"})
 KINDS = ("auto", "page", "subtitle")
@@ -72,6 +71,7 @@ class OcrSettings:
     paddle_model_dir: str = ""
     kind: str = "auto"
     workers: int = 0
+    max_workers: int = 4
     threads: int = 1
     det_side: int = DET_SIDE
     rec_pad: float = REC_PAD
@@ -97,6 +97,7 @@ class OcrSettings:
         return cls(
             engine=section["engine"], paddle_model_dir=section["paddle_model_dir"],
             kind=section["kind"], workers=int(section["workers"]),
+            max_workers=int(section["max_workers"]),
             threads=int(section["threads"]), det_side=det_side,
             rec_pad=float(section["page_rec_pad"]), rec_batch=int(section["rec_batch"]),
             subtitle=SubtitleSettings(
@@ -113,7 +114,7 @@ class OcrSettings:
                 self.rec_batch)
 
     def resolved_workers(self, n_images: int) -> int:
-        workers = self.workers if self.workers > 0 else min(os.cpu_count() or 1, 4)
+        workers = resolve_workers(self.workers, "ocr.workers", all_cores_cap=self.max_workers)
         return max(1, min(workers, n_images))
 
 

@@ -19,19 +19,15 @@ import math
 import json
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
 
 
 def _load_defaults() -> dict[str, dict[str, Any]]:
-    sections: dict[str, dict[str, Any]] = {}
-    for entry in sorted(resources.files("cppdb.defaults").iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".toml"):
-            sections[entry.name[: -len(".toml")]] = tomllib.loads(entry.read_text("utf-8"))
-    return sections
+    return all_sections()
 
 
 # Explicit ranges (inclusive; None = open), by dotted key.  Everything else: see the docstring.

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from cppdb.defaults import toml_defaults
 from cppdb.workers import pool_initializer, resolve_workers
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.config import Config
@@ -31,6 +32,8 @@ from cppdb.run import RunDir, StageHandle
 from cppdb.schema import ANNOTATIONS_FILE, ID, REJECTED_FILE, ann, annotation_schema
 from cppdb.text.convert import default_converter
 from cppdb.text.normalize import collapse_whitespace, normalize_en, to_halfwidth
+
+_ANNOTATE = toml_defaults("annotate")
 
 Lang = Literal["zh", "en"]
 ANNOTATIONS, REJECTED = ANNOTATIONS_FILE, REJECTED_FILE
@@ -46,8 +49,8 @@ class AnnotatorSpec:
     backend: str
     phrases: str
     backend_options: tuple[tuple[str, Any], ...] = ()
-    to_simplified: bool = True
-    opencc_profile: str = "t2s"
+    to_simplified: bool = _ANNOTATE["to_simplified"]
+    opencc_profile: str = _ANNOTATE["opencc_profile"]
 
 
 def annotator_spec(lang: str, config: Config) -> AnnotatorSpec:

@@ -26,10 +26,6 @@ from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
 
 
-def _load_defaults() -> dict[str, dict[str, Any]]:
-    return all_sections()
-
-
 # Explicit ranges (inclusive; None = open), by dotted key.  Everything else: see the docstring.
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "align_words.threshold": (0.0, 1.0),
@@ -129,7 +125,7 @@ def validate(data: dict[str, Any], defaults: dict[str, Any] | None = None) -> di
     """``data`` checked against the types and ranges of the defaults (see module docstring)."""
     from cppdb.registry import with_aliases
 
-    defaults = defaults if defaults is not None else _load_defaults()
+    defaults = defaults if defaults is not None else all_sections()
     return with_aliases({name: _check(name, defaults[name], table) if name in defaults
                          else table for name, table in data.items()})
 
@@ -229,7 +225,7 @@ def _toml_table(lines: list[str], name: str, table: dict[str, Any]) -> None:
 def load_config(path: str | Path | None = None,
                 overrides: dict[str, Any] | list[str] | None = None) -> Config:
     """Defaults, then the TOML file at ``path`` (if any), then ``overrides``."""
-    data = _load_defaults()
+    data = all_sections()
     if path is not None:
         path = Path(path)
         if not path.is_file():

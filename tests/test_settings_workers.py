@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from cppdb import workers as workers_module
-from cppdb.config import RENAMED, _load_defaults, load_config
+from cppdb.config import RENAMED, load_config
+from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
 from cppdb.workers import resolve_workers
 
@@ -52,7 +53,7 @@ def test_available_cores_is_this_process_share():
 
 
 def test_every_workers_setting_is_a_process_count_read_by_the_one_resolver():
-    defaults = _load_defaults()
+    defaults = all_sections()
     with_workers = {name for name, table in defaults.items() if "workers" in table}
     assert with_workers == WORKER_SECTIONS, "a new `workers` setting: resolve it with " \
         "cppdb.workers.resolve_workers and add its section here"

@@ -52,8 +52,9 @@ def load_pairs(n: int) -> tuple[list[str], list[str], str]:
 
 def run_one(lang: str, workers: int, n: int) -> None:
     """One measured configuration (called in a fresh interpreter)."""
-    from cppdb.annotate.pipeline import annotate_texts, resolve_workers
+    from cppdb.annotate.pipeline import annotate_texts
     from cppdb.config import load_config
+    from cppdb.workers import resolve_workers
 
     zh, en, data = load_pairs(n)
     texts = zh if lang == "zh" else en
@@ -67,7 +68,7 @@ def run_one(lang: str, workers: int, n: int) -> None:
     tokens = sum(len(s.tokens) for s in sentences)
     record("annotate", {
         "lang": lang, "data": data, "sentences": len(texts), "tokens": tokens,
-        "workers": resolve_workers(config), "load_seconds": round(load_seconds, 2),
+        "workers": resolve_workers(workers, "annotate.workers"), "load_seconds": round(load_seconds, 2),
         "seconds": round(seconds, 2), "sentences_per_s": round(len(texts) / seconds, 1),
         "tokens_per_s": round(tokens / seconds, 1),
         "backend": "jieba+grammar" if lang == "zh" else "spacy en_core_web_sm+dependency",

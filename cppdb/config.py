@@ -7,8 +7,10 @@ never silently fall back to a default.
 The schema is the defaults themselves: every setting must have the type of its default (an
 int is accepted where the default is a float; a single value where the default is a list is
 read as a one-element list), and a number whose default is >= 0 must be >= 0.  Narrower
-ranges are declared in ``RANGES`` below — the one place to add them.  Everything is checked
-when the configuration is loaded, before any work starts.
+ranges are declared in ``RANGES`` below — the one place to add them.  A setting that was
+renamed is listed in ``RENAMED``: a file or override still using the old name fails with the
+new one in the message.  Everything is checked when the configuration is loaded, before any
+work starts.
 """
 from __future__ import annotations
 
@@ -17,19 +19,11 @@ import math
 import json
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
-
-
-def _load_defaults() -> dict[str, dict[str, Any]]:
-    sections: dict[str, dict[str, Any]] = {}
-    for entry in sorted(resources.files("cppdb.defaults").iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".toml"):
-            sections[entry.name[: -len(".toml")]] = tomllib.loads(entry.read_text("utf-8"))
-    return sections
 
 
 # Explicit ranges (inclusive; None = open), by dotted key.  Everything else: see the docstring.
@@ -63,13 +57,27 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "compression.batch_size": (1, None),
     "compression.min_content_overlap": (0.0, 1.0),
     "embed.batch_size": (1, None),
-    "features.workers": (-1, None),                  # -1 = all cores
     "features.chunk_size": (1, None),
     "ocr.threads": (1, None),
     "ocr.rec_batch": (1, 64),
     "ocr.page_det_side": (0, 8192),                  # 0 = full resolution; else >= 320
     "ocr.page_rec_pad": (0.0, 1.0),
 }
+
+
+# Renamed settings: old dotted key -> (new dotted key, what changed besides the name).
+RENAMED: dict[str, tuple[str, str]] = {
+    "features.workers": ("features.threads", "rapidfuzz threads, 0 = all cores (was -1); "
+                                             "`workers` always counts processes"),
+}
+
+
+def _unknown(dotted: str, known: str | None) -> ConfigError:
+    if dotted in RENAMED:
+        new, change = RENAMED[dotted]
+        return ConfigError(f"setting '{dotted}' was renamed to '{new}' ({change})",
+                           hint=f"write '{new}' instead of '{dotted}'")
+    return ConfigError(f"unknown setting '{dotted}'", hint=known)
 
 
 def _type_name(value: Any) -> str:
@@ -120,7 +128,7 @@ def validate(data: dict[str, Any], defaults: dict[str, Any] | None = None) -> di
     """``data`` checked against the types and ranges of the defaults (see module docstring)."""
     from cppdb.registry import with_aliases
 
-    defaults = defaults if defaults is not None else _load_defaults()
+    defaults = defaults if defaults is not None else all_sections()
     return with_aliases({name: _check(name, defaults[name], table) if name in defaults
                          else table for name, table in data.items()})
 
@@ -136,10 +144,8 @@ def _merge(base: dict[str, Any], override: dict[str, Any], where: str) -> None:
     for key, value in override.items():
         if key not in base:
             known = ", ".join(sorted(base)) or "(none)"
-            raise ConfigError(
-                f"unknown setting '{where}{key}'",
-                hint=f"known settings under '{where or 'top level'}': {known}",
-            )
+            raise _unknown(f"{where}{key}", f"known settings under '{where or 'top level'}': "
+                                            f"{known}")
         if isinstance(base[key], dict) and isinstance(value, dict):
             _merge(base[key], value, f"{where}{key}.")
         else:
@@ -162,7 +168,7 @@ class Config:
         node: Any = self.data
         for part in dotted.split("."):
             if not isinstance(node, dict) or part not in node:
-                raise ConfigError(f"unknown setting '{dotted}'")
+                raise _unknown(dotted, None)
             node = node[part]
         return copy.deepcopy(node)
 
@@ -222,7 +228,7 @@ def _toml_table(lines: list[str], name: str, table: dict[str, Any]) -> None:
 def load_config(path: str | Path | None = None,
                 overrides: dict[str, Any] | list[str] | None = None) -> Config:
     """Defaults, then the TOML file at ``path`` (if any), then ``overrides``."""
-    data = _load_defaults()
+    data = all_sections()
     if path is not None:
         path = Path(path)
         if not path.is_file():

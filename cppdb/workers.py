@@ -1,4 +1,10 @@
-"""Worker processes that never outlive their parent.
+"""Worker processes: how many a ``workers`` setting asks for, and that they never outlive
+their parent.
+
+Every ``workers`` setting (``annotate``, ``bilingual``, ``compression``, ``ocr``) means one
+thing, resolved by :func:`resolve_workers` alone: the number of worker processes of that
+stage's pool; 0 = all cores, 1 = in this process (no pool), n = n processes.  Threads inside
+one process are ``threads`` settings, never ``workers``.
 
 Every process pool passes :func:`die_with_parent` as (part of) its initializer: a worker
 ignores Ctrl-C (the terminal sends it to the whole process group; the parent handles it once
@@ -17,8 +23,32 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from cppdb.errors import ConfigError
+
 PR_SET_PDEATHSIG = 1
 POLL_SECONDS = 1.0
+
+
+def available_cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one: a container
+    or ``taskset`` limit, not the machine's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def resolve_workers(setting: int, key: str, *, all_cores_cap: int = 0) -> int:
+    """The worker processes the ``workers`` setting ``key`` (e.g. ``"annotate.workers"``)
+    asks for: ``setting`` if > 0 (1 = in this process), all cores if 0 — at most
+    ``all_cores_cap`` of them when that is > 0 (a stage whose workers each hold large models
+    names its cap as a setting of its own).  A negative count is a ConfigError."""
+    if isinstance(setting, bool) or not isinstance(setting, int) or setting < 0:
+        raise ConfigError(f"setting '{key}' = {setting!r} is not a number of worker processes",
+                          hint="0 = all cores, 1 = in this process, n = n processes")
+    if setting > 0:
+        return setting
+    cores = available_cores()
+    return min(cores, all_cores_cap) if all_cores_cap > 0 else cores
 
 
 def _watch_parent(parent_pid: int) -> None:

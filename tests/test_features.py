@@ -25,7 +25,7 @@ def pairs(*rows: dict) -> pl.DataFrame:
 
 
 def features_of(**row) -> dict:
-    return lexical_feature_table(pairs(row), workers=1).row(0, named=True)
+    return lexical_feature_table(pairs(row), threads=1).row(0, named=True)
 
 
 HIGH_SPEED_RAIL = dict(source_tokens=["北京", "到", "上海", "的", "高铁"],
@@ -217,7 +217,7 @@ def test_pos_features_and_pivot_probabilities():
 
 def test_every_lexical_feature_is_computed_for_a_batch():
     frame = lexical_feature_table(pairs(HIGH_SPEED_RAIL, dict(source_tokens=["去世"],
-                                                              target_tokens=["逝世"])), workers=1)
+                                                              target_tokens=["逝世"])), threads=1)
     model_features = {"f_lm_source", "f_lm_target", "f_lm_difference", "f_cosine"}
     assert set(FEATURE_DESCRIPTIONS) - model_features <= set(frame.columns)
     assert frame.height == 2
@@ -301,7 +301,7 @@ def test_model_features_with_local_encoder(tiny_sentence_transformer_dir):
                            model_path=tiny_sentence_transformer_dir)
     frame = pairs(dict(source_tokens=["去世"], target_tokens=["去世"]),
                   dict(source_tokens=["老人"], target_tokens=["汽车", "站"]))
-    out = build_feature_table(frame, FeatureModels(CharNgramLM(order=2), encoder), workers=1)
+    out = build_feature_table(frame, FeatureModels(CharNgramLM(order=2), encoder), threads=1)
     assert out["f_cosine"][0] == pytest.approx(1.0, abs=1e-5)
     assert -1.0 <= out["f_cosine"][1] < 1.0
     assert out["f_lm_difference"][0] == pytest.approx(0.0)

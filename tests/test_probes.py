@@ -34,7 +34,7 @@ def test_bad_overrides_name_key_value_and_expectation(override, expected):
 @pytest.mark.parametrize("override, key, value", [
     ("align_words.aligners=thot", "align_words.aligners", ["thot"]),    # one value = a list
     ("align_words.threshold=1", "align_words.threshold", 1.0),          # int where float
-    ("features.workers=-1", "features.workers", -1),                    # explicit range
+    ("align_words.simalign.layer=-3", "align_words.simalign.layer", -3),  # explicit range
     ("align_words.attention.layer=-2", "align_words.attention.layer", -2),
     ("align_words.decode=union", "align_words.decode", "union"),        # bare string
 ])

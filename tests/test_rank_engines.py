@@ -26,7 +26,7 @@ from cppdb.engine import Engine
 pytestmark = pytest.mark.slow          # ranking on three engines
 
 # several chunks per stage; the sentence encoder is on (the workers' caches are merged)
-OVERRIDES = ["annotate.workers=1", "features.chunk_size=150", "features.workers=1"]
+OVERRIDES = ["annotate.workers=1", "features.chunk_size=150", "features.threads=1"]
 ORDER = [S.TYPE, "lhs", S.SOURCE, S.TARGET]
 
 

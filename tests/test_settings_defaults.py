@@ -2,8 +2,10 @@
 
 Settings dataclasses and backend constructors keep keyword defaults so that they can be used
 without a configuration (tests, notebooks), but what users get is ``cppdb/defaults/*.toml``
-through ``load_config()``.  Where both exist they must agree, or a run built from Python
-silently differs from the product.  ``PAIRS`` below is the one table of such pairs.
+through ``load_config()``.  They take those defaults from the TOML
+(``cppdb.defaults.toml_defaults``); this test guards the pairing — a Python name that no
+longer matches its TOML key (``renames``), a default still written in Python, a key moved to
+another section.  ``PAIRS`` below is the one table of such pairs.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, Mapping
 import pytest
 
 from cppdb.config import load_config
+from cppdb.defaults import all_sections, toml_defaults
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,6 +39,14 @@ class Pair:
 PAIRS: tuple[Pair, ...] = (
     Pair("cppdb.align.sentences.align", "AlignSettings", "align_sentences"),
     Pair("cppdb.align.sentences.vecalign", "VecalignSettings", "align_sentences"),
+    Pair("cppdb.align.sentences.bam", "BamSettings", "align_sentences",
+         renames={"bam_threshold": "threshold",
+                  "bam_similarity_threshold": "similarity_threshold",
+                  "bam_virtual_length": "virtual_length", "bam_max_candidates": "max_candidates"}),
+    Pair("cppdb.align.sentences.omissions", "OmissionSettings", "align_sentences",
+         renames={"omission_mode": "mode", "omission_min_run": "min_run",
+                  "omission_level_quantile": "level_quantile", "omission_jump": "jump",
+                  "omission_margin": "margin", "omission_max_region": "max_region"}),
     Pair("cppdb.align.sentences.cue_times", "CueSettings", "monolingual",
          renames={"cue_check": "check", "cue_max_gap_ms": "max_gap_ms",
                   "cue_offset_window": "offset_window",
@@ -71,13 +82,34 @@ PAIRS: tuple[Pair, ...] = (
          renames={"consistency": "mode"},
          unrelated={"tolerance": "the TOML's applies to the relaxed rule only (strict forces 0, "
                                  "occurrences.py); ConsistencyRule('strict') must stay strict"}),
-    Pair("cppdb.extractors.patterns", "PatternSettings", "bilingual"),
-    Pair("cppdb.extractors.pivot", "PivotSettings", "bilingual"),
+    Pair("cppdb.extractors.patterns", "PatternSettings", "bilingual",
+         renames={"max_pattern_len": "max_len"}),
+    Pair("cppdb.extractors.phrase_pairs", "PhraseSettings", "bilingual",
+         renames={"max_phrase_len": "max_len"}),
+    Pair("cppdb.extractors.occurrences", "ExtractionSettings", "bilingual",
+         renames={"patterns": "extract_patterns"}),
+    Pair("cppdb.extractors.pivot", "PivotSettings", "bilingual",
+         renames={"prune_function_pivots": "skip_function_pivots",
+                  "prune_min_p_e_given_f": "min_p_e_given_f",
+                  "prune_min_p_f_given_e": "min_p_f_given_e", "prune_min_count": "min_count",
+                  "prune_max_pivots_per_phrase": "max_pivots_per_phrase"},
+         unrelated={"prune_function_pivots": "off in Python on purpose: pivot() called "
+                                             "without settings (library, tests) prunes "
+                                             "nothing; runs get the TOML's true"}),
     Pair("cppdb.annotate.pipeline", "AnnotatorSpec", "annotate"),
     Pair("cppdb.features.lm", "CharNgramLM", "features", renames={"lm_order": "order"}),
     Pair("cppdb.features.lm", "MaskedLM", "features", renames={"lm_model_path": "model_path"}),
-    Pair("cppdb.ocr.batch", "OcrSettings", "ocr"),
-    Pair("cppdb.ocr.engines", "RapidOCREngine", "ocr"),
+    Pair("cppdb.ocr.batch", "OcrSettings", "ocr",
+         renames={"page_det_side": "det_side", "page_rec_pad": "rec_pad"}),
+    Pair("cppdb.ocr.engines", "RapidOCREngine", "ocr",
+         renames={"page_det_side": "det_side", "page_rec_pad": "rec_pad"}),
+    Pair("cppdb.ocr.engines", "load_engine", "ocr",
+         renames={"page_det_side": "det_side", "page_rec_pad": "rec_pad"}),
+    Pair("cppdb.ocr.subtitle", "SubtitleSettings", "ocr",
+         renames={"subtitle_background": "background", "subtitle_pad": "pad",
+                  "subtitle_line_height": "line_height", "subtitle_min_gap": "min_gap"}),
+    Pair("cppdb.ocr.page", "PageSettings", "ocr",
+         renames={"page_margin": "margin", "page_repeat_share": "repeat_share"}),
     Pair("cppdb.rank.ranker", "RankerSettings", "rank"),
     Pair("cppdb.rank.filters", "FilterSettings", "rank",
          renames={"filter_particles": "particles", "filter_entity_tags": "entity_tags",
@@ -173,3 +205,17 @@ def test_checker_reports_a_different_default() -> None:
         ("depth", 8, 9)]
     assert mismatches(python_defaults(Fake), section, unrelated={"layer": "x", "flag": "y"}) \
         == []
+
+
+def test_toml_defaults_are_the_config_defaults_read_only():
+    thot = toml_defaults("align_words.thot")
+    assert thot["eflomal_iterations"] == (3, 3, 6)              # a list comes as a tuple
+    assert toml_defaults("align_words")["thot"]["model"] == thot["model"]
+    with pytest.raises(TypeError):
+        thot["model"] = "hmm"                                   # type: ignore[index]
+    with pytest.raises(KeyError):
+        toml_defaults("align_words.no_such_aligner")
+    assert all_sections() == load_config().data
+    copy = all_sections()
+    copy["rank"]["seed"] = -1                                   # a caller's copy, not ours
+    assert toml_defaults("rank")["seed"] == load_config().get("rank.seed") != -1

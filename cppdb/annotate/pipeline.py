@@ -7,7 +7,6 @@ ParallelText into ``annotations.parquet`` of a run directory) and the frame conv
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -19,7 +18,8 @@ from typing import Any, Literal
 
 import polars as pl
 
-from cppdb.workers import pool_initializer
+from cppdb.defaults import toml_defaults
+from cppdb.workers import pool_initializer, resolve_workers
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.config import Config
 from cppdb.errors import ConfigError
@@ -32,6 +32,8 @@ from cppdb.run import RunDir, StageHandle
 from cppdb.schema import ANNOTATIONS_FILE, ID, REJECTED_FILE, ann, annotation_schema
 from cppdb.text.convert import default_converter
 from cppdb.text.normalize import collapse_whitespace, normalize_en, to_halfwidth
+
+_ANNOTATE = toml_defaults("annotate")
 
 Lang = Literal["zh", "en"]
 ANNOTATIONS, REJECTED = ANNOTATIONS_FILE, REJECTED_FILE
@@ -47,8 +49,8 @@ class AnnotatorSpec:
     backend: str
     phrases: str
     backend_options: tuple[tuple[str, Any], ...] = ()
-    to_simplified: bool = True
-    opencc_profile: str = "t2s"
+    to_simplified: bool = _ANNOTATE["to_simplified"]
+    opencc_profile: str = _ANNOTATE["opencc_profile"]
 
 
 def annotator_spec(lang: str, config: Config) -> AnnotatorSpec:
@@ -133,14 +135,6 @@ def _annotate_batch(spec: AnnotatorSpec, items: list[Any], pretokenized: bool
     return cached_annotator(spec).annotate(items, pretokenized=pretokenized)
 
 
-def resolve_workers(config: Config) -> int:
-    workers = int(config.section("annotate")["workers"])
-    if workers < 0:
-        raise ConfigError(f"annotate.workers must be >= 0, got {workers}",
-                          hint="0 means all cores")
-    return workers or os.cpu_count() or 1
-
-
 def start_method(config: Config) -> str:
     """``annotate.start_method``; "auto" is fork on Linux (workers inherit loaded models)."""
     method = str(config.section("annotate")["start_method"])
@@ -166,7 +160,9 @@ class AnnotationSession:
     def __init__(self, config: Config, *, workers: int | None = None) -> None:
         self.config = config
         self.batch_size = max(1, int(config.section("annotate")["batch_size"]))
-        self.workers = workers if workers is not None else resolve_workers(config)
+        self.workers = resolve_workers(
+            workers if workers is not None else int(config.section("annotate")["workers"]),
+            "annotate.workers")
         self.start_method = start_method(config)
         self.specs = {lang: annotator_spec(lang, config) for lang in ("zh", "en")}
         self._pools: dict[str, ProcessPoolExecutor] = {}

@@ -26,7 +26,8 @@ def register(app: typer.Typer) -> None:
         engine: Annotated[Optional[str], typer.Option(
             help="OCR engine: rapidocr (offline default) | paddle (needs local models).")] = None,
         workers: Annotated[Optional[int], typer.Option(
-            help="Worker processes over images (0 = min(cores, 4)).")] = None,
+            help="Worker processes over images (default: ocr.workers; 0 = all cores, at most "
+                 "ocr.max_workers; 1 = in this process).")] = None,
         config: ConfigOpt = None,
         set_: SetOpt = None,
         quiet: QuietOpt = False,

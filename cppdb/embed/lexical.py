@@ -21,9 +21,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.embed.encoders import _check_texts, normalise_rows
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.registry import Backend
+
+_EMBED = toml_defaults("embed")
 
 
 class CharLsaEncoder(Backend):
@@ -38,8 +41,8 @@ class CharLsaEncoder(Backend):
     #: vectors belong to one job's fit and cost ~0.1 ms each: not worth a file per job
     persist_vectors: ClassVar[bool] = False
 
-    def __init__(self, *, dim: int = 256, ngram_max: int = 1, seed: int = 0,
-                 svd_iterations: int = 5) -> None:
+    def __init__(self, *, dim: int = _EMBED["lsa_dim"], ngram_max: int = _EMBED["lsa_ngram_max"],
+                 seed: int = _EMBED["lsa_seed"], svd_iterations: int = 5) -> None:
         if dim < 2:
             raise ConfigError(f"embed.lsa_dim must be >= 2, not {dim}")
         if not 1 <= ngram_max <= 4:

@@ -14,7 +14,6 @@ zh, en, prob) for the translation-probability features.
 """
 from __future__ import annotations
 
-import os
 import shutil
 from contextlib import nullcontext
 from functools import partial
@@ -39,6 +38,7 @@ from cppdb.progress import progress_bar
 from cppdb.run import part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
+from cppdb.workers import resolve_workers
 
 SECTION = "bilingual"
 COMMAND = "extract-bilingual"
@@ -251,11 +251,6 @@ def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
     st.write_parquet(ALIGNMENT, links)
 
 
-def _workers(setting: int) -> int:
-    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    return max(1, available if setting <= 0 else setting)
-
-
 def _extract_part(ann_path: str, align_path: str, settings: ExtractionSettings,
                   counts_dir: str, start: int, stop: int) -> pl.DataFrame:
     """One chunk on an engine's worker: its counts (written first), then its frame."""
@@ -272,7 +267,7 @@ def _extract(st: Any, section: dict[str, Any]) -> None:
     run = st.run
     settings = ExtractionSettings.from_config(section)
     n_rows = run.scan(ANNOTATIONS).select(pl.len()).collect().item()
-    workers = _workers(int(section["workers"]))
+    workers = resolve_workers(int(section["workers"]), "bilingual.workers")
     chunk = max(1, int(section["chunk_size"]))
     ann_path, align_path = run.path(ANNOTATIONS), run.path(ALIGNMENT)
     counts_dir = run.path(_COUNT_PARTS)

@@ -24,25 +24,23 @@ from typing import Literal
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
+
+_BILINGUAL = toml_defaults("bilingual")
 
 Mode = Literal["strict", "relaxed"]
 MODES: tuple[str, ...] = ("strict", "relaxed")
-
-#: SPEC §1.4 word POS lists of the relaxed rule.
-EN_CONSTRAINED_POS = ("CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$", "RB",
-                      "VB", "VBD", "VBP", "VBZ")
-ZH_CONSTRAINED_POS = ("AD", "CD", "NN", "NR", "NT", "OD", "VA", "VV")
 
 
 @dataclass(frozen=True)
 class ConsistencyRule:
     """A phrase-alignment rule: mode, tolerance and the constrained POS tags."""
 
-    mode: Mode = "relaxed"
+    mode: Mode = _BILINGUAL["consistency"]
     tolerance: int = 0
-    zh_constrained_pos: frozenset[str] = frozenset(ZH_CONSTRAINED_POS)
-    en_constrained_pos: frozenset[str] = frozenset(EN_CONSTRAINED_POS)
+    zh_constrained_pos: frozenset[str] = frozenset(_BILINGUAL["zh_constrained_pos"])
+    en_constrained_pos: frozenset[str] = frozenset(_BILINGUAL["en_constrained_pos"])
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -19,10 +19,13 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.annotate.types import AnnotatedSentence, Span
+from cppdb.defaults import toml_defaults
 from cppdb.extractors.consistency import ConsistencyRule, rule_from_settings
 from cppdb.extractors.patterns import Pattern, PatternSettings, patterns_of
 from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, phrase_alignment,
                                            phrase_labels)
+
+_BILINGUAL = toml_defaults("bilingual")
 
 LINK_ZH, LINK_EN = S.LINK_ZH, S.LINK_EN
 ALIGNMENT_SCHEMA = S.ALIGNMENT_SCHEMA
@@ -35,7 +38,7 @@ class ExtractionSettings:
     rule: ConsistencyRule = ConsistencyRule()
     phrases: PhraseSettings = PhraseSettings()
     patterns: PatternSettings = PatternSettings()
-    extract_patterns: bool = True
+    extract_patterns: bool = _BILINGUAL["patterns"]
     #: rules whose aligned-phrase counts are reported (strict, relaxed, relaxed+tolerance)
     report_rules: tuple[ConsistencyRule, ...] = field(default_factory=tuple)
 

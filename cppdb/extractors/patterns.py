@@ -24,17 +24,20 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from cppdb.annotate.types import AnnotatedSentence, Span
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
 from cppdb.extractors.phrase_pairs import AlignedPhrase
+
+_BILINGUAL = toml_defaults("bilingual")
 
 ADJACENCY_RULES = ("forbid-zh", "forbid-both", "allow")
 
 
 @dataclass(frozen=True)
 class PatternSettings:
-    max_slots: int = 2
-    max_len: int = 8
-    adjacent_slots: str = "forbid-zh"
+    max_slots: int = _BILINGUAL["max_slots"]
+    max_len: int = _BILINGUAL["max_pattern_len"]
+    adjacent_slots: str = _BILINGUAL["adjacent_slots"]
 
     def __post_init__(self) -> None:
         if self.max_slots not in (1, 2):

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from cppdb.annotate.types import AnnotatedSentence, Span
+from cppdb.defaults import toml_defaults
 from cppdb.extractors.consistency import ConsistencyRule, SpanLinks
+
+_BILINGUAL = toml_defaults("bilingual")
 
 #: SPEC §1.3 phrase labels: the paper's nominal lists (``bilingual.phrase_labels = "paper"``).
 PAPER_EN_LABELS = ("CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "PRP", "PRP$",
@@ -53,10 +56,10 @@ VERBAL_LABELS = frozenset({"VP", "IP", "S", "SQ", "SINV", "SBAR", "CP"})
 class PhraseSettings:
     zh_labels: frozenset[str] = frozenset(ZH_PHRASE_LABELS)
     en_labels: frozenset[str] = frozenset(EN_PHRASE_LABELS)
-    max_len: int = 12
+    max_len: int = _BILINGUAL["max_phrase_len"]
     #: a verbal phrase aligns only with a verbal one, a nominal with a nominal (到 他 / "him"
     #: is an alignment error, not a phrase pair)
-    label_agreement: bool = True
+    label_agreement: bool = _BILINGUAL["label_agreement"]
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,11 @@ from pathlib import Path
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.defaults import toml_defaults
 from cppdb.schema import LINK_BASE
 from cppdb.text.function_words import ENGLISH_FUNCTION_WORDS, SLOT
+
+_BILINGUAL = toml_defaults("bilingual")
 
 SEED = 20240611
 UNIT_KEYS = list(S.UNIT_KEYS)
@@ -37,15 +40,17 @@ _PLACEHOLDER = "\ue000"
 
 @dataclass(frozen=True)
 class PivotSettings:
-    max_per_pivot: int = 100
-    max_anchors: int = 10
-    partition_rows: int = 2_000_000
+    max_per_pivot: int = _BILINGUAL["max_per_pivot"]
+    max_anchors: int = _BILINGUAL["max_anchors"]
+    partition_rows: int = _BILINGUAL["partition_rows"]
     # PPDB-style pruning of pivots (0 / False = off; docs/benchmarks/bilingual.md)
-    skip_function_pivots: bool = False   # English sides of only function words and slots
-    min_p_e_given_f: float = 0.0         # p(e|z) of the Chinese side's translation
-    min_p_f_given_e: float = 0.0         # p(z|e)
-    min_count: int = 1                   # c(z, e)
-    max_pivots_per_phrase: int = 0       # the most frequent English sides of each Chinese one
+    #: English sides of only function words and slots; off here so that ``pivot()`` without
+    #: settings prunes nothing (runs get ``bilingual.prune_function_pivots``, on)
+    skip_function_pivots: bool = False
+    min_p_e_given_f: float = _BILINGUAL["prune_min_p_e_given_f"]   # p(e|z)
+    min_p_f_given_e: float = _BILINGUAL["prune_min_p_f_given_e"]   # p(z|e)
+    min_count: int = _BILINGUAL["prune_min_count"]                 # c(z, e)
+    max_pivots_per_phrase: int = _BILINGUAL["prune_max_pivots_per_phrase"]
 
 
 #: the pruning rules in the order they apply, with the unit column that fails each

@@ -26,8 +26,11 @@ from typing import ClassVar
 import numpy as np
 import polars as pl
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ModelNotFoundError
 from cppdb.registry import Backend
+
+_FEATURES = toml_defaults("features")
 
 _BOS = "\x02"
 _EOS = "\x03"
@@ -57,7 +60,7 @@ class CharNgramLM(Backend):
     name: ClassVar[str] = "char-ngram"
     description: ClassVar[str] = "character n-gram LM trained on the run's own text (offline)"
 
-    def __init__(self, order: int = 3, **_unused: object) -> None:
+    def __init__(self, order: int = _FEATURES["lm_order"], **_unused: object) -> None:
         if order < 1:
             raise BadInputError(f"char n-gram order must be >= 1, got {order}")
         self.order = order
@@ -160,7 +163,8 @@ class MaskedLM(Backend):
     install_hint: ClassVar[str] = "pip install 'cppdb[neural]'"
     description: ClassVar[str] = "masked-LM pseudo-log-likelihood from a local model directory"
 
-    def __init__(self, model_path: str | Path = "", batch_size: int = 64, max_tokens: int = 64,
+    def __init__(self, model_path: str | Path = _FEATURES["lm_model_path"],
+                 batch_size: int = _FEATURES["batch_size"], max_tokens: int = 64,
                  **_unused: object) -> None:
         self.model_path = Path(model_path) if model_path else None
         self.batch_size = batch_size

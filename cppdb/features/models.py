@@ -142,8 +142,8 @@ def add_model_features(frame: pl.DataFrame, models: FeatureModels, *,
     return frame.with_columns(columns)
 
 
-def build_feature_table(pairs: pl.DataFrame, models: FeatureModels, *, workers: int = -1,
+def build_feature_table(pairs: pl.DataFrame, models: FeatureModels, *, threads: int = 0,
                         fit_texts: list[str] | None = None, fit: bool = True) -> pl.DataFrame:
     """``pairs`` with every ``f_*`` feature the configured models allow."""
-    frame = lexical_feature_table(pairs, workers=workers)
+    frame = lexical_feature_table(pairs, threads=threads)
     return add_model_features(frame, models, fit_texts=fit_texts, fit=fit)

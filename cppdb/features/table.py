@@ -227,12 +227,13 @@ def _evidence_features() -> list[pl.Expr]:
     ]
 
 
-def _string_distances(frame: pl.DataFrame, workers: int) -> pl.DataFrame:
-    """Edit, normalised edit, Hamming and LCS features via rapidfuzz's batched cpdist."""
+def _string_distances(frame: pl.DataFrame, threads: int) -> pl.DataFrame:
+    """Edit, normalised edit, Hamming and LCS features via rapidfuzz's batched cpdist
+    (``threads`` threads; 0 = all cores)."""
     from rapidfuzz.distance import Hamming, Indel
     from rapidfuzz.process import cpdist
 
-    from cppdb.text.distance import edit_distances
+    from cppdb.text.distance import edit_distances, rapidfuzz_workers
 
     sources = frame[SOURCE_CHARS].to_list()
     targets = frame[TARGET_CHARS].to_list()
@@ -240,7 +241,8 @@ def _string_distances(frame: pl.DataFrame, workers: int) -> pl.DataFrame:
         empty = pl.Series([], dtype=pl.Float64)
         return frame.with_columns(f_edit_distance=empty, f_normalised_edit_distance=empty,
                                   f_hamming_distance=empty, f_lcs_ratio=empty)
-    edit, normalised = edit_distances(sources, targets, workers=workers)
+    edit, normalised = edit_distances(sources, targets, threads=threads)
+    workers = rapidfuzz_workers(threads)
     hamming = cpdist(sources, targets, scorer=Hamming.distance, scorer_kwargs={"pad": True},
                      workers=workers)
     indel = cpdist(sources, targets, scorer=Indel.normalized_distance, workers=workers)
@@ -274,8 +276,9 @@ def _side_text(frame: pl.DataFrame, column: str, normalised: str) -> pl.Expr:
     return pl.col(column)
 
 
-def lexical_feature_table(pairs: pl.DataFrame, *, workers: int = -1) -> pl.DataFrame:
-    """``pairs`` plus every lexical/structural/evidence ``f_*`` column (no model features)."""
+def lexical_feature_table(pairs: pl.DataFrame, *, threads: int = 0) -> pl.DataFrame:
+    """``pairs`` plus every lexical/structural/evidence ``f_*`` column (no model features);
+    ``threads``: the string distances' threads (``features.threads``, 0 = all cores)."""
     frame = ensure_pair_columns(pairs)
     frame = frame.with_columns(
         char_text(_side_text(frame, S.SOURCE, S.SOURCE_NORM)).alias(SOURCE_CHARS),
@@ -286,7 +289,7 @@ def lexical_feature_table(pairs: pl.DataFrame, *, workers: int = -1) -> pl.DataF
                                number_values(frame, TARGET_NUMBERS))
     frame = frame.with_columns(*_surface_features(), *_structure_features(),
                                *_evidence_features())
-    frame = _string_distances(frame, workers).with_columns(argument_swap(frame))
+    frame = _string_distances(frame, threads).with_columns(argument_swap(frame))
     # filled from the run's lexical tables by cppdb.features.lexical_weights.add_run_weights
     frame = frame.with_columns(null_weights())
     return frame.drop(SOURCE_CHARS, TARGET_CHARS, SOURCE_NUMBERS, TARGET_NUMBERS)

@@ -7,7 +7,6 @@ archive that cannot be opened), and every other image is still processed.
 from __future__ import annotations
 
 import io
-import os
 import re
 import time
 import zipfile
@@ -19,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from cppdb.config import Config
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError, CppdbError
-from cppdb.ocr.engines import DET_SIDE, REC_BATCH, REC_PAD, OcrEngine, load_engine
+from cppdb.ocr.engines import DET_SIDE, REC_PAD, OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
-from cppdb.workers import pool_initializer
+from cppdb.workers import pool_initializer, resolve_workers
+
+_OCR = toml_defaults("ocr")
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff", ".gif"})
 KINDS = ("auto", "page", "subtitle")
@@ -68,14 +70,15 @@ MIN_DET_SIDE = 320               # detection below this many pixels loses ordina
 
 @dataclass(frozen=True)
 class OcrSettings:
-    engine: str = "rapidocr"
-    paddle_model_dir: str = ""
-    kind: str = "auto"
-    workers: int = 0
-    threads: int = 1
+    engine: str = _OCR["engine"]
+    paddle_model_dir: str = _OCR["paddle_model_dir"]
+    kind: str = _OCR["kind"]
+    workers: int = _OCR["workers"]
+    max_workers: int = _OCR["max_workers"]
+    threads: int = _OCR["threads"]
     det_side: int = DET_SIDE
     rec_pad: float = REC_PAD
-    rec_batch: int = REC_BATCH
+    rec_batch: int = _OCR["rec_batch"]
     subtitle: SubtitleSettings = field(default_factory=SubtitleSettings)
     page: PageSettings = field(default_factory=PageSettings)
 
@@ -97,6 +100,7 @@ class OcrSettings:
         return cls(
             engine=section["engine"], paddle_model_dir=section["paddle_model_dir"],
             kind=section["kind"], workers=int(section["workers"]),
+            max_workers=int(section["max_workers"]),
             threads=int(section["threads"]), det_side=det_side,
             rec_pad=float(section["page_rec_pad"]), rec_batch=int(section["rec_batch"]),
             subtitle=SubtitleSettings(
@@ -113,7 +117,7 @@ class OcrSettings:
                 self.rec_batch)
 
     def resolved_workers(self, n_images: int) -> int:
-        workers = self.workers if self.workers > 0 else min(os.cpu_count() or 1, 4)
+        workers = resolve_workers(self.workers, "ocr.workers", all_cores_cap=self.max_workers)
         return max(1, min(workers, n_images))
 
 

@@ -31,9 +31,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BackendUnavailableError, ModelNotFoundError
 from cppdb.ocr.types import Box, OcrLine
 from cppdb.registry import Backend
+
+_OCR = toml_defaults("ocr")
 
 
 def _box(points: Any) -> Box:
@@ -42,7 +45,7 @@ def _box(points: Any) -> Box:
 
 
 #: defaults of the rapidocr page path (see the module docstring; ``[ocr]`` settings)
-DET_SIDE, REC_PAD, REC_BATCH = 960, 0.2, 1
+DET_SIDE, REC_PAD, REC_BATCH = _OCR["page_det_side"], _OCR["page_rec_pad"], _OCR["rec_batch"]
 MIN_SHORT_SIDE = 64
 
 
@@ -97,8 +100,9 @@ class RapidOCREngine(OcrEngine):
     install_hint: ClassVar[str] = "pip install rapidocr onnxruntime"
     description: ClassVar[str] = "PP-OCR ONNX models in the rapidocr wheel (offline default)"
 
-    def __init__(self, threads: int = 1, det_side: int = DET_SIDE, rec_pad: float = REC_PAD,
-                 rec_batch: int = REC_BATCH, **_ignored: Any) -> None:
+    def __init__(self, threads: int = _OCR["threads"], det_side: int = DET_SIDE,
+                 rec_pad: float = REC_PAD, rec_batch: int = REC_BATCH,
+                 **_ignored: Any) -> None:
         self.threads = int(threads)
         self.det_side, self.rec_pad, self.rec_batch = int(det_side), float(rec_pad), int(rec_batch)
         self._impl: Any = None
@@ -228,7 +232,8 @@ class PaddleOCREngine(OcrEngine):
         return {**super().describe(), "model_dir": str(self.model_dir or "")}
 
 
-def load_engine(name: str, *, threads: int = 1, paddle_model_dir: str = "",
+def load_engine(name: str, *, threads: int = _OCR["threads"],
+                paddle_model_dir: str = _OCR["paddle_model_dir"],
                 det_side: int = DET_SIDE, rec_pad: float = REC_PAD,
                 rec_batch: int = REC_BATCH) -> OcrEngine:
     """The configured engine, checked (clear error if it cannot run here)."""

@@ -33,11 +33,14 @@ from statistics import median
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.ocr.columns import Gutter, find_gutter, in_body, split_at_gutter
 from cppdb.ocr.engines import OcrEngine
 from cppdb.ocr.types import ImageText, OcrLine, box_from_rect
 from cppdb.text.normalize import chinese_punctuation_width
 from cppdb.text.segment import join_lines
+
+_OCR = toml_defaults("ocr")
 
 _PAGE_NUMBER = (r"[\s\-–—·•(（\[]*(第\s*)?(\d{1,4}|[ivxlcdmIVXLCDM]{1,7})(\s*页)?"
                 r"(\s*[/／]\s*\d{1,5}|\s*of\s*\d{1,5})?[\s\-–—·•)）\]]*")
@@ -53,9 +56,9 @@ LABELLED_FOLIO = re.compile(rf"^\s*{_FOLIO}\s+\S|\S\s+{_FOLIO}\s*$")
 
 @dataclass(frozen=True)
 class PageSettings:
-    margin: float = 0.08
-    repeat_share: float = 0.5
-    min_confidence: float = 0.5
+    margin: float = _OCR["page_margin"]
+    repeat_share: float = _OCR["page_repeat_share"]
+    min_confidence: float = _OCR["min_confidence"]
 
 
 def group_rows(lines: Sequence[OcrLine]) -> list[OcrLine]:

@@ -27,20 +27,23 @@ from typing import Literal
 
 import numpy as np
 
+from cppdb.defaults import toml_defaults
 from cppdb.ocr.engines import OcrEngine
 from cppdb.ocr.types import OcrLine, box_from_rect
+
+_OCR = toml_defaults("ocr")
 
 Background = Literal["auto", "dark", "light"]
 
 
 @dataclass(frozen=True)
 class SubtitleSettings:
-    background: Background = "auto"
-    pad: float = 0.5
-    line_height: int = 48
-    min_gap: int = 3
+    background: Background = _OCR["subtitle_background"]
+    pad: float = _OCR["subtitle_pad"]
+    line_height: int = _OCR["subtitle_line_height"]
+    min_gap: int = _OCR["subtitle_min_gap"]
     word_gap: float = 1.0
-    min_confidence: float = 0.5
+    min_confidence: float = _OCR["min_confidence"]
 
 
 def _erode(mask: np.ndarray, steps: int = 1) -> np.ndarray:

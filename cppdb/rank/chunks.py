@@ -50,9 +50,9 @@ def _stamp(path: str | None) -> tuple[int, int] | None:
 
 # -- features -------------------------------------------------------------------------------
 def feature_rows(part: pl.DataFrame, models: FeatureModels, units: pl.DataFrame | None,
-                 workers: int) -> pl.DataFrame:
+                 threads: int) -> pl.DataFrame:
     """Every ``f_*`` feature of one chunk of candidates (the LM is fitted already)."""
-    frame = build_feature_table(part, models, workers=workers, fit=False)
+    frame = build_feature_table(part, models, threads=threads, fit=False)
     return add_unit_weights(frame, units)
 
 
@@ -76,7 +76,7 @@ def feature_part(job: FeatureJob, start: int, stop: int) -> pl.DataFrame:
                                    _stamp(job.language_model), job.units, _stamp(job.units),
                                    job.shards)
     part = pl.scan_parquet(job.candidates).slice(start, stop - start).collect()
-    return feature_rows(part, models, units, int(job.features["workers"]))
+    return feature_rows(part, models, units, int(job.features["threads"]))
 
 
 @lru_cache(maxsize=1)

@@ -48,9 +48,12 @@ from dataclasses import dataclass
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.defaults import toml_defaults
 from cppdb.features.detectors import (classifier_clash, deixis_flip, determiner_only,
                                      head_change, kinship_flip, negation_flip, no_content,
                                      person_mismatch)
+
+_RANK = toml_defaults("rank")
 
 FILTER_REASON = "filter_reason"
 REASONS = ("identical", "trivial", "entity_only", "negation_flip", "deixis_flip",
@@ -61,10 +64,10 @@ _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 @dataclass(frozen=True)
 class FilterSettings:
-    particles: str = "的了地得"
-    entity_tags: tuple[str, ...] = ("NR",)
-    enabled: tuple[str, ...] = REASONS
-    min_pivot_product: float = 0.005
+    particles: str = _RANK["filter_particles"]
+    entity_tags: tuple[str, ...] = _RANK["filter_entity_tags"]
+    enabled: tuple[str, ...] = _RANK["filters"]
+    min_pivot_product: float = _RANK["min_pivot_product"]
 
 
 def _base_key(column: pl.Expr) -> pl.Expr:

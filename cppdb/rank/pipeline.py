@@ -139,7 +139,7 @@ def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config:
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         part = candidates.slice(start, stop - start).collect()
-        return feature_rows(part, loaded, units, section["workers"])
+        return feature_rows(part, loaded, units, section["threads"])
 
     with progress_bar(n_rows, "features") as advance:
         st.run_parts(FEATURES, n_rows, int(section["chunk_size"]), compute,
@@ -191,7 +191,7 @@ def _label_features(labels: pl.DataFrame, features: pl.DataFrame, models: Featur
         fresh = text_pairs(rest["source"].to_list(), rest["target"].to_list(),
                            config.section("annotate"))
         fresh = build_feature_table(fresh, models, fit_texts=_run_texts(features),
-                                    workers=config.section("features")["workers"])
+                                    threads=config.section("features")["threads"])
         parts.append(fresh.with_columns(rest[LABEL]))
     return pl.concat(parts, how="diagonal_relaxed")
 
@@ -202,7 +202,7 @@ def _weak_features(features: pl.DataFrame, models: FeatureModels, config: Config
     pairs = weak_labels.weak_label_pairs(features.select(
         [c for c in features.columns if not c.startswith("f_")]), settings)
     return build_feature_table(pairs, models, fit_texts=_run_texts(features),
-                               workers=config.section("features")["workers"])
+                               threads=config.section("features")["threads"])
 
 
 def portable_features() -> list[str]:
@@ -395,7 +395,7 @@ def score_pairs(sources: list[str], targets: list[str], config: Config | None = 
     ranker = load_ranker(model)
     pairs = text_pairs(list(sources), list(targets), config.section("annotate"))
     models = _models(config, Path(cache_dir) if cache_dir else None)
-    frame = build_feature_table(pairs, models, workers=config.section("features")["workers"])
+    frame = build_feature_table(pairs, models, threads=config.section("features")["threads"])
     return ranker.predict(frame, config.section("rank")["threads"])
 
 

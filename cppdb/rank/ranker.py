@@ -22,8 +22,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError
 from cppdb.io import write_json_atomic
+
+_RANK = toml_defaults("rank")
 
 FORMAT = "cppdb-ranker/1"
 SCORE = "score"
@@ -31,22 +34,21 @@ SCORE = "score"
 
 @dataclass(frozen=True)
 class RankerSettings:
-    num_leaves: int = 15
-    n_estimators: int = 300
-    learning_rate: float = 0.05
-    min_data_in_leaf: int = 10
-    feature_fraction: float = 0.9
-    bagging_fraction: float = 0.8
-    lambda_l2: float = 1.0
+    num_leaves: int = _RANK["num_leaves"]
+    n_estimators: int = _RANK["n_estimators"]
+    learning_rate: float = _RANK["learning_rate"]
+    min_data_in_leaf: int = _RANK["min_data_in_leaf"]
+    feature_fraction: float = _RANK["feature_fraction"]
+    bagging_fraction: float = _RANK["bagging_fraction"]
+    lambda_l2: float = _RANK["lambda_l2"]
     #: LightGBM/OpenMP threads.  1 by default: OpenMP workers busy-wait, and on a loaded or
     #: shared machine 2 threads measured 40x slower than 1; raise it on a dedicated machine
-    threads: int = 1
-    seed: int = 13
+    threads: int = _RANK["threads"]
+    seed: int = _RANK["seed"]
     #: features whose effect must not decrease (cosine: more similar is never worse)
-    increasing: tuple[str, ...] = ("f_cosine",)
+    increasing: tuple[str, ...] = _RANK["increasing"]
     #: features whose effect must not increase (a detected meaning change is never better)
-    decreasing: tuple[str, ...] = ("f_negation_flip", "f_argument_swap", "f_source_in_target",
-                                   "f_target_in_source")
+    decreasing: tuple[str, ...] = _RANK["decreasing"]
 
 
 def settings_from_config(section: dict[str, Any]) -> RankerSettings:

@@ -88,7 +88,7 @@ def judged_features(runs: Path | list[Path], labels: Path, config: Config,
             continue
         remaining = remaining.join(matched.select("_judgement"), on="_judgement", how="anti")
         frame = build_feature_table(matched.drop("_judgement"), models,
-                                    workers=section["workers"])
+                                    threads=section["threads"])
         frames.append(add_run_weights(frame, run_dir))
     counts["matched"] = sum(f.height for f in frames)
     if counts["matched"] < 20:

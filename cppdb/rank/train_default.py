@@ -231,7 +231,7 @@ def train_default(data_dir: Path, out: Path, config: Config | None = None,
     features = {**config.section("features"), "language_model": "none"}
     models = load_feature_models(features, config.section("embed"), cache_dir)
     frame = detectable_synthetics(
-        build_feature_table(pairs, models, workers=config.section("features")["workers"]))
+        build_feature_table(pairs, models, threads=config.section("features")["threads"]))
     names = usable_features(frame, list(SHIPPED_FEATURES))
     if ANCHOR_FEATURE not in names:
         raise BadInputError(f"the shipped model needs {ANCHOR_FEATURE}",

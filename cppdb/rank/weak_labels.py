@@ -43,9 +43,12 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.defaults import toml_defaults
 from cppdb.errors import RunStateError
 from cppdb.text.negation import packaged_negation_words
 from cppdb.text.numerals import ONE_TO_NINE
+
+_WEAK = toml_defaults("rank.weak")
 
 LABEL = "label"
 LABEL_KIND = "label_kind"
@@ -60,14 +63,14 @@ _ZH_NUMERALS = ONE_TO_NINE + "十两"
 
 @dataclass(frozen=True)
 class WeakLabelSettings:
-    min_pivots: int = 2
-    min_probability: float = 0.1
-    sentence_cost_quantile: float = 0.2
-    max_positives: int = 3000
-    unlabelled_per_positive: float = 1.0
-    hard_per_positive: int = 2
-    easy_per_positive: int = 1
-    seed: int = 13
+    min_pivots: int = _WEAK["min_pivots"]
+    min_probability: float = _WEAK["min_probability"]
+    sentence_cost_quantile: float = _WEAK["sentence_cost_quantile"]
+    max_positives: int = _WEAK["max_positives"]
+    unlabelled_per_positive: float = _WEAK["unlabelled_per_positive"]
+    hard_per_positive: int = _WEAK["hard_per_positive"]
+    easy_per_positive: int = _WEAK["easy_per_positive"]
+    seed: int = _WEAK["seed"]
 
 
 def settings_from_config(section: dict) -> WeakLabelSettings:

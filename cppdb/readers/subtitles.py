@@ -14,8 +14,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BackendUnavailableError, BadInputError
 from cppdb.readers.encoding import read_text_bytes
+
+_READERS = toml_defaults("readers")
 
 SUBTITLE_FORMATS = {".srt": "srt", ".ass": "ass", ".ssa": "ssa", ".vtt": "vtt"}
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
@@ -145,8 +148,9 @@ def _parse_ass_lines(text: str, path: Path):
     return _parse("\n".join(head + good), path), problems
 
 
-def read_subtitles(path: Path, *, encoding: str = "auto",
-                   drop_non_chinese_lines: bool = True) -> SubtitleContent:
+def read_subtitles(path: Path, *, encoding: str = _READERS["encoding"],
+                   drop_non_chinese_lines: bool = _READERS["drop_non_chinese_lines"]
+                   ) -> SubtitleContent:
     """Read a subtitle file into cues sorted by start time."""
     decoded = read_text_bytes(path, encoding=encoding)
     text = decoded.text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")

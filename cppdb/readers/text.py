@@ -6,8 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.readers.encoding import read_text_bytes
+
+_READERS = toml_defaults("readers")
 
 _BLANK_LINES = re.compile(r"\n\s*\n")
 _CJK_END = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]$")
@@ -44,8 +47,8 @@ def split_paragraphs(text: str, mode: ParagraphMode = "lines") -> list[str]:
     raise ConfigError(f"unknown paragraph mode '{mode}'", hint="use lines or blank_lines")
 
 
-def read_text_file(path: Path, *, encoding: str = "auto",
-                   paragraphs: ParagraphMode = "lines") -> TextContent:
+def read_text_file(path: Path, *, encoding: str = _READERS["encoding"],
+                   paragraphs: ParagraphMode = _READERS["paragraphs"]) -> TextContent:
     """Read a plain-text file into paragraphs; empty or blank files are bad input."""
     decoded = read_text_bytes(path, encoding=encoding)
     found = split_paragraphs(decoded.text.lstrip("\ufeff"), paragraphs)

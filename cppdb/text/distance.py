@@ -15,17 +15,29 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from cppdb.errors import ConfigError
 
-def edit_distances(sources: Sequence[str], targets: Sequence[str], *, workers: int = -1
+
+def rapidfuzz_workers(threads: int) -> int:
+    """rapidfuzz's ``workers`` argument (threads; -1 = all cores) for a ``threads`` count in
+    cppdb's spelling (0 = all cores, like every ``threads`` setting)."""
+    if threads < 0:
+        raise ConfigError(f"setting 'features.threads' = {threads} is not a thread count",
+                          hint="0 = all cores, n = n threads")
+    return -1 if threads == 0 else threads
+
+
+def edit_distances(sources: Sequence[str], targets: Sequence[str], *, threads: int = 0
                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(edit distance, normalised edit distance) per pair, float64 arrays."""
+    """(edit distance, normalised edit distance) per pair, float64 arrays; ``threads``
+    rapidfuzz threads (0 = all cores)."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cpdist
 
     if len(sources) == 0:
         return np.zeros(0), np.zeros(0)
     edit = cpdist(list(sources), list(targets), scorer=Levenshtein.distance,
-                  workers=workers).astype(np.float64)
+                  workers=rapidfuzz_workers(threads)).astype(np.float64)
     longest = np.maximum(np.fromiter((len(s) for s in sources), np.int64, len(sources)),
                          np.fromiter((len(t) for t in targets), np.int64, len(targets)))
     return edit, np.where(longest > 0, edit / np.maximum(longest, 1), 0.0)

@@ -17,8 +17,11 @@ from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.context import document_contexts
 from cppdb.align.sentences.omissions import OmissionSettings
 from cppdb.align.sentences.vecalign import VecalignSettings, vecalign, window_vectors
+from cppdb.defaults import toml_defaults
 from cppdb.embed.encoders import SentenceEncoder
 from cppdb.errors import BadInputError, ConfigError
+
+_ALIGN_SENTENCES = toml_defaults("align_sentences")
 
 Method = Literal["bam", "vecalign", "bam+vecalign"]
 METHODS = ("bam", "vecalign", "bam+vecalign")
@@ -26,18 +29,18 @@ METHODS = ("bam", "vecalign", "bam+vecalign")
 
 @dataclass(frozen=True)
 class AlignSettings:
-    method: Method = "bam+vecalign"
+    method: Method = _ALIGN_SENTENCES["method"]
     bam: BamSettings = field(default_factory=BamSettings)
     vecalign: VecalignSettings = field(default_factory=VecalignSettings)
-    window_vectors: Literal["mean", "encode"] = "mean"
-    context_weight: float = 0.05
-    context_window: int = 2
-    context_include_self: bool = False
-    context_vectors: str = "input"
-    context_dim: int = 64
-    context_min_count: int = 2
-    max_one_to_one_cost: float = 0.0   # > 0: 1-1 beads costing more become 1-0 + 0-1
-    seed: int = 0
+    window_vectors: Literal["mean", "encode"] = _ALIGN_SENTENCES["window_vectors"]
+    context_weight: float = _ALIGN_SENTENCES["context_weight"]
+    context_window: int = _ALIGN_SENTENCES["context_window"]
+    context_include_self: bool = _ALIGN_SENTENCES["context_include_self"]
+    context_vectors: str = _ALIGN_SENTENCES["context_vectors"]
+    context_dim: int = _ALIGN_SENTENCES["context_dim"]
+    context_min_count: int = _ALIGN_SENTENCES["context_min_count"]
+    max_one_to_one_cost: float = _ALIGN_SENTENCES["max_one_to_one_cost"]
+    seed: int = _ALIGN_SENTENCES["seed"]
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -98,7 +101,7 @@ def load_alignment_encoder(align_section: dict[str, Any], embed_section: dict[st
     from cppdb.embed.cache import EmbeddingCache
     from cppdb.embed.encoders import encoder_from_config
 
-    name = align_section.get("sentence_encoder", "char-lsa")
+    name = align_section.get("sentence_encoder", _ALIGN_SENTENCES["sentence_encoder"])
     if name not in ALIGNMENT_ENCODERS:
         raise ConfigError(f"align_sentences.sentence_encoder must be one of "
                           f"{', '.join(ALIGNMENT_ENCODERS)}, not {name!r}",

@@ -35,7 +35,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
+
+_ALIGN_SENTENCES = toml_defaults("align_sentences")
 
 BLOCK_CELLS = 4_000_000   # cells of the location matrix computed at once (~32 MB float64)
 
@@ -53,10 +56,10 @@ class Anchor:
 
 @dataclass(frozen=True)
 class BamSettings:
-    threshold: float = 6.0            # D: candidates need P < D
-    similarity_threshold: float = 0.3  # accepted anchors need Sim > this
-    virtual_length: float = 1.0        # characters of the virtual start/end sentence
-    max_candidates: int = 2_000_000    # memory guard on the pairs passing the location bound
+    threshold: float = _ALIGN_SENTENCES["bam_threshold"]  # D: candidates need P < D
+    similarity_threshold: float = _ALIGN_SENTENCES["bam_similarity_threshold"]
+    virtual_length: float = _ALIGN_SENTENCES["bam_virtual_length"]
+    max_candidates: int = _ALIGN_SENTENCES["bam_max_candidates"]
 
     def __post_init__(self) -> None:
         if self.threshold <= 1.0:

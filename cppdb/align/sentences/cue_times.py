@@ -28,9 +28,12 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.defaults import toml_defaults
 from cppdb.schema import (CUE_GAP, CUE_OFFSET, CUE_OVERLAP, SRC_END, SRC_START, TGT_END,
                           TGT_START)
 from cppdb.text.distance import jaccard
+
+_MONOLINGUAL = toml_defaults("monolingual")
 
 _NOT_A_CHARACTER = r"[^\p{L}\p{N}]"     # punctuation, symbols and spaces do not count as shared
 
@@ -39,10 +42,10 @@ _NOT_A_CHARACTER = r"[^\p{L}\p{N}]"     # punctuation, symbols and spaces do not
 class CueSettings:
     """The cue-time check of ``[monolingual]`` (``cue_*`` settings)."""
 
-    check: bool = True
-    max_gap_ms: int = 0
-    offset_window: int = 10
-    keep_char_jaccard: float = 0.5
+    check: bool = _MONOLINGUAL["cue_check"]
+    max_gap_ms: int = _MONOLINGUAL["cue_max_gap_ms"]
+    offset_window: int = _MONOLINGUAL["cue_offset_window"]
+    keep_char_jaccard: float = _MONOLINGUAL["cue_keep_char_jaccard"]
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "CueSettings":

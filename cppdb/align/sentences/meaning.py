@@ -27,7 +27,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from cppdb.defaults import toml_defaults
 from cppdb.embed.encoders import normalise_rows
+
+_MONOLINGUAL = toml_defaults("monolingual")
 
 #: the column ``extract-monolingual`` writes (null when the check is off)
 MEANING_MARGIN = "meaning_margin"
@@ -38,8 +41,8 @@ _BLOCK_ROWS = 1024      # rows of one similarity block: memory is block x docume
 class MeaningSettings:
     """The meaning-margin check of ``[monolingual]``; ``min_margin = 0`` turns it off."""
 
-    min_margin: float = 0.965
-    k: int = 4
+    min_margin: float = _MONOLINGUAL["min_meaning_margin"]
+    k: int = _MONOLINGUAL["meaning_margin_k"]
 
     @property
     def enabled(self) -> bool:

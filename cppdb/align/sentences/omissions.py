@@ -28,19 +28,22 @@ import numpy as np
 from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.dp_kernel import bead_cost
 from cppdb.align.sentences.gap_kernel import affine_gap_dp, affine_traceback
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
+
+_ALIGN_SENTENCES = toml_defaults("align_sentences")
 
 OMISSION_MODES = ("realign", "off")
 
 
 @dataclass(frozen=True)
 class OmissionSettings:
-    mode: str = "realign"          # realign | off
-    min_run: int = 4               # poor beads in a row that make a stretch
-    level_quantile: float = 0.05   # random-pair level = this quantile of random 1-1 costs
-    jump: int = 6                  # anchor offset change (sentences) that makes a stretch
-    margin: int = 3                # beads kept around a stretch for re-alignment
-    max_region: int = 2000         # sentences per side; larger stretches are left as they are
+    mode: str = _ALIGN_SENTENCES["omission_mode"]
+    min_run: int = _ALIGN_SENTENCES["omission_min_run"]
+    level_quantile: float = _ALIGN_SENTENCES["omission_level_quantile"]
+    jump: int = _ALIGN_SENTENCES["omission_jump"]
+    margin: int = _ALIGN_SENTENCES["omission_margin"]
+    max_region: int = _ALIGN_SENTENCES["omission_max_region"]
 
     def __post_init__(self) -> None:
         if self.mode not in OMISSION_MODES:

@@ -28,19 +28,22 @@ import numpy as np
 from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.dp_kernel import banded_dp, bead_cost, traceback
 from cppdb.align.sentences.omissions import OmissionSettings, realign_omissions
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
+
+_ALIGN_SENTENCES = toml_defaults("align_sentences")
 
 
 @dataclass(frozen=True)
 class VecalignSettings:
-    max_bead_size: int = 4          # bead types (a, b), a, b >= 1, a + b <= this
-    del_percentile_frac: float = 0.2
-    max_size_full_dp: int = 300
-    search_buffer: int = 5
-    num_samps_for_norm: int = 100
+    max_bead_size: int = _ALIGN_SENTENCES["max_bead_size"]
+    del_percentile_frac: float = _ALIGN_SENTENCES["del_percentile_frac"]
+    max_size_full_dp: int = _ALIGN_SENTENCES["max_size_full_dp"]
+    search_buffer: int = _ALIGN_SENTENCES["search_buffer"]
+    num_samps_for_norm: int = _ALIGN_SENTENCES["num_samps_for_norm"]
     costs_sample_size: int = 20_000
-    anchor_mode: str = "soft"       # soft: anchor 1-1 beads cost anchor_factor x; hard: cut
-    anchor_factor: float = 0.5
+    anchor_mode: str = _ALIGN_SENTENCES["anchor_mode"]
+    anchor_factor: float = _ALIGN_SENTENCES["anchor_factor"]
     omissions: OmissionSettings = field(default_factory=OmissionSettings)
 
     def __post_init__(self) -> None:

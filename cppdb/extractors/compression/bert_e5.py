@@ -15,10 +15,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cppdb.align.words.simalign_e5 import sentence_word_vectors
+from cppdb.defaults import toml_defaults
 from cppdb.embed.e5_tokens import E5TokenEncoder
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.keywords import BertAligner
 from cppdb.registry import Backend
+
+_COMPRESSION = toml_defaults("compression")
 
 
 class E5BertAligner(BertAligner):
@@ -45,7 +48,9 @@ class E5BertAligner(BertAligner):
     def signature(self) -> str:
         return f"bert-align[{self.encoder.signature()}|layer:{self.layer}]"
 
-    def __init__(self, *, layer: int = 7, batch_size: int = 32, min_cosine: float = 0.0,
+    def __init__(self, *, layer: int = _COMPRESSION["bert_layer"],
+                 batch_size: int = _COMPRESSION["bert_batch_size"],
+                 min_cosine: float = _COMPRESSION["bert_min_cosine"],
                  prefix: str = "query") -> None:
         if not -12 <= layer <= 12:
             raise ConfigError(f"compression.bert_layer must be in 0..12, not {layer}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema
-from cppdb.workers import pool_initializer
+from cppdb.workers import pool_initializer, resolve_workers
 from cppdb.config import Config
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.pipeline import (CompressionPipeline, CompressionSettings,
@@ -120,7 +119,7 @@ def _open(input_path: str | Path, config: Config, paraphrases: str | Path | None
     table_options = (("min_score", float(section["paraphrase_min_score"])),
                      ("top_percent", float(section["paraphrase_top_percent"])),
                      ("max_chars", int(section["paraphrase_max_chars"])))
-    workers = int(section["workers"]) or (os.cpu_count() or 1)
+    workers = resolve_workers(int(section["workers"]), "compression.workers")
     batch = max(1, int(section["batch_size"]))
     stages = compression_stages(reader, settings, table_path, table_options, workers, batch,
                                 skipped, Path(paraphrases) if paraphrases else None)

@@ -16,8 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
 from cppdb.text.negation import load_negation_words
+
+_COMPRESSION = toml_defaults("compression")
 
 RULE_NAMES = ("particle", "auxiliary", "numeral", "negation")
 
@@ -27,11 +30,10 @@ class DTTRules:
     """Which relations keep a child; ``rules`` are the enabled rule names."""
 
     rules: tuple[str, ...] = RULE_NAMES
-    particle_relations: frozenset[str] = frozenset({"mark:relcl", "case:dec", "case:aspect",
-                                                   "case:pref"})
-    auxiliary_relations: frozenset[str] = frozenset({"aux", "cop"})
-    numeral_relations: frozenset[str] = frozenset({"nummod"})
-    negation_relations: frozenset[str] = frozenset({"advmod", "aux"})
+    particle_relations: frozenset[str] = frozenset(_COMPRESSION["particle_relations"])
+    auxiliary_relations: frozenset[str] = frozenset(_COMPRESSION["auxiliary_relations"])
+    numeral_relations: frozenset[str] = frozenset(_COMPRESSION["numeral_relations"])
+    negation_relations: frozenset[str] = frozenset(_COMPRESSION["negation_relations"])
     negation_words: frozenset[str] = frozenset()
 
     @classmethod

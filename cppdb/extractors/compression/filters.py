@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from cppdb.annotate.ud import TaggedText
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
 from cppdb.text.convert import default_converter
+
+_COMPRESSION = toml_defaults("compression")
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z\uff21-\uff3a\uff41-\uff5a]")
@@ -29,13 +32,13 @@ OVERLAP_SOURCES = ("alignment", "word_match")
 class FilterSettings:
     """The thresholds of the filters (``[compression]`` config keys of the same names)."""
 
-    min_chars: int = 5
-    max_chars: int = 100
-    sentence_end: str = "。"
-    min_content_overlap: float = 0.35
-    overlap_denominator: str = "sentence_tokens"
-    overlap_source: str = "word_match"
-    content_upos: frozenset[str] = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV"})
+    min_chars: int = _COMPRESSION["min_chars"]
+    max_chars: int = _COMPRESSION["max_chars"]
+    sentence_end: str = _COMPRESSION["sentence_end"]
+    min_content_overlap: float = _COMPRESSION["min_content_overlap"]
+    overlap_denominator: str = _COMPRESSION["overlap_denominator"]
+    overlap_source: str = _COMPRESSION["overlap_source"]
+    content_upos: frozenset[str] = frozenset(_COMPRESSION["content_upos"])
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "FilterSettings":

@@ -27,9 +27,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cppdb.annotate.ud import TaggedText
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
+
+_COMPRESSION = toml_defaults("compression")
 
 METHODS = ("word", "abbrev", "paraphrase", "bert")
 
@@ -231,8 +234,8 @@ class BertAligner(Backend):
                  if self.model_dir.is_dir() else f"{self.model_dir.name}#missing")
         return f"bert-align[{self.version()}]|model:{model}"
 
-    def __init__(self, model_dir: str | Path, *, batch_size: int = 32,
-                 min_cosine: float = 0.0) -> None:
+    def __init__(self, model_dir: str | Path, *, batch_size: int = _COMPRESSION["bert_batch_size"],
+                 min_cosine: float = _COMPRESSION["bert_min_cosine"]) -> None:
         if not str(model_dir):
             raise ConfigError("alignment method 'bert' needs a local Chinese BERT directory",
                               hint="--bert-dir DIR or --set compression.bert_dir=DIR "
@@ -337,7 +340,7 @@ class AlignSettings:
     methods: tuple[str, ...]
     content_upos: frozenset[str]
     abbrev_upos: frozenset[str]
-    paraphrase_max_tokens: int = 4
+    paraphrase_max_tokens: int = _COMPRESSION["paraphrase_max_tokens"]
 
     def __post_init__(self) -> None:
         unknown = [m for m in self.methods if m not in METHODS]

@@ -14,6 +14,7 @@ from typing import Any
 
 from cppdb.annotate.types import AnnotatedSentence
 from cppdb.annotate.ud import TaggedText, tokenize_tag
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.extractors.compression.dtt import DTTAddition, DTTRules, apply_dtt
 from cppdb.extractors.compression.filters import FilterChain, FilterSettings
@@ -21,6 +22,8 @@ from cppdb.extractors.compression.keywords import AlignSettings, BertAligner, Li
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
 from cppdb.extractors.compression.reader import NewsPair
 from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
+
+_COMPRESSION = toml_defaults("compression")
 
 #: output fields the pipeline writes; carried input fields with these names get "input_".
 RESERVED = frozenset({
@@ -44,8 +47,8 @@ class CompressionSettings:
     bert_dir: str
     bert_batch_size: int
     bert_min_cosine: float
-    bert_encoder: str = "auto"
-    bert_layer: int = 7
+    bert_encoder: str = _COMPRESSION["bert_encoder"]
+    bert_layer: int = _COMPRESSION["bert_layer"]
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "CompressionSettings":

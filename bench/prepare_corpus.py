@@ -63,9 +63,11 @@ def normalise(frame: pl.DataFrame) -> pl.DataFrame:
         zh_chars=pl.col("zh").str.len_chars(), en_chars=pl.col("en").str.len_chars())
 
 
-def filter_pairs(frame: pl.DataFrame, max_chars: int, max_en_words: int
+def filter_pairs(frame: pl.DataFrame, max_chars: int, max_en_words: int,
+                 exclude_zh: frozenset[str] = frozenset()
                  ) -> tuple[pl.DataFrame, dict[str, int]]:
-    """Drop empty, over-long and duplicate pairs; how many went for each reason."""
+    """Drop empty, over-long and duplicate pairs and pairs whose Chinese is in
+    ``exclude_zh`` (another corpus, so the two stay disjoint); how many went for each reason."""
     drops: dict[str, int] = {"read": frame.height}
     empty = (pl.col("zh") == "") | (pl.col("en") == "")
     drops["empty"] = frame.filter(empty).height
@@ -74,6 +76,10 @@ def filter_pairs(frame: pl.DataFrame, max_chars: int, max_en_words: int
             | (pl.col("en_words") > max_en_words))
     drops["over_long"] = frame.filter(long).height
     frame = frame.filter(~long)
+    if exclude_zh:
+        shared = pl.col("zh").is_in(list(exclude_zh))
+        drops["in_excluded_corpus"] = frame.filter(shared).height
+        frame = frame.filter(~shared)
     unique = frame.unique(subset=["zh", "en"], keep="first", maintain_order=True)
     drops["duplicate"] = frame.height - unique.height
     drops["kept"] = unique.height
@@ -98,15 +104,23 @@ def write_set(frame: pl.DataFrame, stem: Path) -> None:
         "".join(f"{e}\t{z}\t{s}\n" for e, z, s in zip(en, zh, src)), "utf-8")
 
 
+def read_exclusions(paths: list[Path]) -> frozenset[str]:
+    """Chinese lines of other prepared corpora (``corpus.zh``), already normalised."""
+    return frozenset(line for path in paths for line in path.read_text("utf-8").splitlines()
+                     if line)
+
+
 def prepare(raw: Path, out: Path, *, subsets: list[int], seed: int | None,
-            max_chars: int = DEFAULT_MAX_CHARS, max_en_words: int = DEFAULT_MAX_EN_WORDS
-            ) -> dict[str, Any]:
-    frame, drops = filter_pairs(normalise(read_raw(raw)), max_chars, max_en_words)
+            max_chars: int = DEFAULT_MAX_CHARS, max_en_words: int = DEFAULT_MAX_EN_WORDS,
+            exclude: list[Path] | None = None) -> dict[str, Any]:
+    frame, drops = filter_pairs(normalise(read_raw(raw)), max_chars, max_en_words,
+                                read_exclusions(exclude or []))
     if seed is not None:
         frame = frame.sample(fraction=1.0, shuffle=True, seed=seed)
     write_set(frame, out / "corpus")
     stats: dict[str, Any] = {
         "raw": str(raw), "seed": seed, "max_chars": max_chars, "max_en_words": max_en_words,
+        "exclude": [str(path) for path in exclude or []],
         "drops": drops, "per_source": dict(sorted(
             frame.group_by("source").len().iter_rows())),
         "corpus": length_stats(frame), "subsets": {}}
@@ -130,11 +144,15 @@ def main() -> None:
     parser.add_argument("--keep-order", action="store_true", help="no shuffle")
     parser.add_argument("--max-chars", type=int, default=DEFAULT_MAX_CHARS)
     parser.add_argument("--max-en-words", type=int, default=DEFAULT_MAX_EN_WORDS)
+    parser.add_argument("--exclude", type=Path, action="append", default=[],
+                        help="corpus.zh of another prepared corpus: pairs with one of its "
+                             "Chinese lines are dropped (repeatable)")
     args = parser.parse_args()
     sizes = [int(x) for x in args.subsets.split(",") if x.strip()]
     stats = prepare(args.raw, args.out, subsets=sizes,
                     seed=None if args.keep_order else args.seed,
-                    max_chars=args.max_chars, max_en_words=args.max_en_words)
+                    max_chars=args.max_chars, max_en_words=args.max_en_words,
+                    exclude=args.exclude)
     print(json.dumps({"drops": stats["drops"], "corpus": stats["corpus"]}, indent=2))
 
 

@@ -120,6 +120,97 @@ def test_prepare_corpus_shuffle_is_seeded_and_refuses_misaligned_files(tmp_path)
         prepare_corpus.prepare(raw, tmp_path / "o3", subsets=[], seed=5)
 
 
+def test_prepare_corpus_exclude_keeps_two_corpora_disjoint(tmp_path):
+    other = tmp_path / "other.zh"
+    other.write_text("乔·拜登(Joe Biden)说。\n重复。\n", "utf-8")    # normalised, as written
+    stats = prepare_corpus.prepare(_raw(tmp_path), tmp_path / "out", subsets=[], seed=None,
+                                   exclude=[other])
+    assert stats["drops"] == {"read": 7, "empty": 1, "over_long": 1, "in_excluded_corpus": 3,
+                              "duplicate": 0, "kept": 2}               # both 重复。 pairs go
+    assert stats["per_source"] == {"a": 2} and stats["exclude"] == [str(other)]
+
+
+_PO = r'''# header comment
+msgid ""
+msgstr ""
+"Language: zh_CN\n"
+
+#: ../../library/os.rst:1
+msgid ""
+"Use :func:`~os.path.join` to join ``a`` and ``b``. It returns a "
+"\"path\", see `the docs <https://x.org>`_."
+msgstr ""
+"用 :func:`~os.path.join` 连接 ``a`` 和 ``b``。"
+"它返回一个“路径”，参见 `文档 <https://x.org>`_。"
+
+#, fuzzy
+msgid "A fuzzy entry is not trusted yet."
+msgstr "模糊条目。"
+
+msgid "Untranslated entry stays out."
+msgstr ""
+
+msgid "os.path.join(a, *p)"
+msgstr "os.path.join(a, *p)"
+
+msgid "Return **True** if the path exists. E.g. a file."
+msgstr "如果路径存在则返回 **True**。"
+
+msgid "Only a name"
+msgstr "OnlyName"
+
+msgid "Too short."
+msgstr "太短了。"
+
+#~ msgid "An obsolete entry."
+#~ msgstr "过时条目。"
+'''
+
+
+def test_po_to_raw_keeps_translated_entries_without_markup(tmp_path):
+    from bench import po_to_raw
+
+    (tmp_path / "library").mkdir()
+    (tmp_path / "library" / "os.po").write_text(_PO, "utf-8")
+    catalogue = po_to_raw.read_catalogue(tmp_path)
+    assert catalogue["en"][0].endswith('It returns a "path", see `the docs <https://x.org>`_.')
+    assert catalogue.height == 5 and set(catalogue["file"]) == {"library/os.po"}
+    pairs, drops = po_to_raw.to_pairs(catalogue, min_en_words=3)
+    assert drops == {"entries": 5, "identical": 1, "no_chinese": 1, "paragraphs_kept": 3,
+                     "pairs_after_split": 4, "short_english": 1, "written": 3}
+    assert list(zip(pairs["en"], pairs["zh"])) == [
+        ("Use join to join a and b.", "用 join 连接 a 和 b。"),    # split: two sentences each
+        ('It returns a "path", see the docs.', "它返回一个“路径”，参见 文档。"),
+        ("Return True if the path exists. E.g. a file.", "如果路径存在则返回 True。")]
+
+
+def test_po_to_raw_markup_becomes_the_text_sphinx_shows():
+    import polars as pl
+
+    from bench.po_to_raw import strip_markup
+
+    cases = {":func:`~os.path.join`": "join", ":func:`os.path.join`": "os.path.join",
+             ":class:`.Address`": "Address", ":py:meth:`!close`": "close",
+             ":ref:`the tutorial <tut-intro>`": "the tutorial", "``x ** y``": "x ** y",
+             "*emphasis* and **strong**": "emphasis and strong", "Example::": "Example:",
+             "`PEP 8 <https://peps.python.org/pep-0008/>`__": "PEP 8", "|version|": "version",
+             "参见 :mod:`os` 模块": "参见 os 模块", "使用 *斜体* 字": "使用 斜体 字",
+             ":rfc:`2616`": "RFC 2616", ":pep:`8#naming`": "PEP 8", ":gh:`90224`": "gh-90224",
+             ":issue:`1234`": "bpo-1234", ":rfc:`HTTP <2616>`": "HTTP"}
+    frame = pl.DataFrame({"text": list(cases)}).select(strip_markup("text"))
+    assert dict(zip(cases, frame["text"])) == cases
+
+
+def test_po_to_raw_sentence_split_needs_equal_counts_and_skips_abbreviations():
+    from bench.po_to_raw import sentence_pairs, split_en
+
+    assert split_en("See e.g. the list. Then stop.") == ["See e.g. the list.", "Then stop."]
+    assert split_en("Named after J. Smith. Fine.") == ["Named after J. Smith.", "Fine."]
+    assert sentence_pairs("One. Two. Three.", "一。二三。") == [("One. Two. Three.", "一。二三。")]
+    assert sentence_pairs("He said “go.” Then left.", "他说“走。”然后离开。") == [
+        ("He said “go.” Then left.", "他说“走。”然后离开。")]    # no capital after the quote
+
+
 def test_export_alignment_writes_one_sorted_pharaoh_line_per_input_line():
     import polars as pl
 

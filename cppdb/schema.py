@@ -84,7 +84,8 @@ SWAPPED = "swapped"          # the two sides order their slots differently
 ALIGN = "align"              # word links inside the pair, packed: zh·LINK_BASE + en
 #: the one packing base of word links (occurrences, pivot, lexical weights): positions inside a
 #: phrase or pattern stay far below it.  Packed ints, not List(Struct) links or List(String)
-#: tokens: those were 1.7-3.5× slower to pivot and weigh, and larger (docs/benchmarks/links.md)
+#: tokens: those were 2-4× slower to pivot, weigh and export, and 1.5-1.8× larger
+#: (docs/benchmarks/links.md)
 LINK_BASE = 65536
 
 

@@ -3,9 +3,10 @@
 The input is the shared annotation table (``cppdb.schema``) plus the alignment table
 (``id``, ``link_zh``, ``link_en``); the output is the occurrence table (:data:`OCCURRENCE_SCHEMA`),
 one row per aligned phrase pair or pattern occurrence.  Token sequences are space-joined
-strings (``zh``, ``en``; ``zh_pos`` has one tag per token, ``""`` for a slot) — cheaper to
-build than nested lists, and split back in the pivot.  :func:`extract_range` reads its own
-row range from the two Parquet files, so worker processes receive only a few integers.
+strings (``zh``, ``en``; ``zh_pos`` has one tag per token, ``""`` for a slot) and word links
+packed ints (``schema.LINK_BASE``) — cheaper to build and to pivot than List columns
+(docs/benchmarks/links.md).  :func:`extract_range` reads its own row range from the two
+Parquet files, so worker processes receive only a few integers.
 """
 from __future__ import annotations
 

@@ -80,8 +80,9 @@ def compose_struct(pairs: pl.DataFrame) -> pl.DataFrame:
                 .unique().group_by("_row").agg(pl.col("code").sort()))
     return (rows.join(composed, on="_row", how="left")
             .with_columns(pl.col("code").fill_null(pl.lit([], dtype=pl.List(LINK))))
-            .with_columns(pl.col("code").list.eval(pl.element().struct.field("zh")).alias(S.ALIGN_SRC),
-                          pl.col("code").list.eval(pl.element().struct.field("en")).alias(S.ALIGN_TGT))
+            .with_columns(
+                pl.col("code").list.eval(pl.element().struct.field("zh")).alias(S.ALIGN_SRC),
+                pl.col("code").list.eval(pl.element().struct.field("en")).alias(S.ALIGN_TGT))
             .sort("_row").drop("_row", "code", S.ALIGN1, S.ALIGN2))
 
 

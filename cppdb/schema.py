@@ -81,8 +81,24 @@ EN_LABEL = "en_label"
 ZH_POS = "zh_pos"            # space-joined CTB tags of the Chinese side
 SLOT_SIG = "slot_sig"        # slot labels of a pattern joined by "|" ("" for phrases)
 SWAPPED = "swapped"          # the two sides order their slots differently
-ALIGN = "align"              # word links inside the pair, zh·LINK_BASE + en
-LINK_BASE = 65536            # the one packing base of word links (pivot, occurrences, features)
+ALIGN = "align"              # word links inside the pair, packed: zh·LINK_BASE + en
+#: the one packing base of word links (occurrences, pivot, lexical weights): positions inside a
+#: phrase or pattern stay far below it.  Packed ints, not List(Struct) links or List(String)
+#: tokens: those were 2-4× slower to pivot, weigh and export, and 1.5-1.8× larger
+#: (docs/benchmarks/links.md)
+LINK_BASE = 65536
+
+
+def link_zh(code: pl.Expr) -> pl.Expr:
+    """The Chinese position of a packed word link (an element of :data:`ALIGN`)."""
+    return code // LINK_BASE
+
+
+def link_en(code: pl.Expr) -> pl.Expr:
+    """The English position of a packed word link."""
+    return code % LINK_BASE
+
+
 OCCURRENCE_SCHEMA: dict[str, pl.DataType] = {
     ID: pl.Int64, KIND: pl.String, LHS: pl.String, EN_LABEL: pl.String,
     ZH: pl.String, EN: pl.String, ZH_POS: pl.String,

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
+from cppdb import schema as S
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.config import load_config
 from cppdb.errors import ConfigError
 from cppdb.extractors.consistency import ConsistencyRule, is_consistent
-from cppdb.extractors.occurrences import ExtractionSettings, _Rows, extract_sentence
+from cppdb.extractors.occurrences import (OCCURRENCE_SCHEMA, ExtractionSettings, _Rows,
+                                          extract_sentence)
 from cppdb.extractors.patterns import PatternSettings, patterns_of
 from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, align_phrases,
                                            candidate_spans)
@@ -174,6 +177,20 @@ def test_pattern_needs_a_terminal_on_both_sides():
     assert list(patterns_of(aligned[0], aligned, zh, en, PatternSettings())) == []
 
 
+def test_rows_keep_each_rows_links_apart():
+    """The flat link list is cut back into one list per row, empty rows included."""
+    assert _Rows().frame().schema == pl.Schema(OCCURRENCE_SCHEMA)
+    rows = _Rows()
+    outer = AlignedPhrase(Span(0, 2, "NP"), Span(0, 2, "NP"), ())
+    for sid, links in enumerate([[(0, 1), (1, 0)], [], [(5, 3)], [(2, 2)]]):
+        rows.add(sid, "phrase", outer, "NP", "NP", ["a"], ["NN"], ["b"], "", False, links)
+    frame = rows.frame()
+    assert frame.schema == pl.Schema(OCCURRENCE_SCHEMA)
+    assert [[divmod(c, S.LINK_BASE) for c in codes] for codes in frame["align"]] == [
+        [(0, 1), (1, 0)], [], [(5, 3)], [(2, 2)]]
+    assert frame["id"].to_list() == [0, 1, 2, 3]
+
+
 def test_extract_sentence_rows_have_relative_alignment():
     rows = _Rows()
     settings = ExtractionSettings.from_config(load_config().section("bilingual"))
@@ -181,7 +198,7 @@ def test_extract_sentence_rows_have_relative_alignment():
     frame = rows.frame()
     phrase = frame.filter(kind="phrase", zh="张三 的 朋友").row(0, named=True)
     assert phrase["en"] == "friend of Zhangsan"
-    assert phrase["align"] == [0 * 65536 + 2, 1 * 65536 + 1, 2 * 65536 + 0]
+    assert [divmod(code, S.LINK_BASE) for code in phrase["align"]] == [(0, 2), (1, 1), (2, 0)]
     assert phrase["id"] == 7 and phrase["lhs"] == "NP"
     pattern = frame.filter(kind="pattern", zh="[NP1] 的 [NP2]").row(0, named=True)
     assert pattern["en"] == "[NP1] of [NP2]" and pattern["swapped"]

@@ -7,7 +7,7 @@ from fractions import Fraction
 import polars as pl
 import pytest
 
-from cppdb.extractors.pivot import PivotSettings, link_code, pivot
+from cppdb.extractors.pivot import PivotSettings, compose_alignments, link_code, pivot
 
 Z1, Z2, Z3 = "死于 车祸", "在 车祸 中 丧生", "车祸 身亡"
 E1, E2, E3 = "died in a car accident", "was killed in a car accident", "died"
@@ -110,6 +110,20 @@ def test_max_per_pivot_prunes_rare_sides(tmp_path):
     assert set(pairs.select("source", "target").rows()) == {("甲", "乙"), ("乙", "甲")}
     # probabilities still come from all occurrences: p(乙|a) = 2/6
     assert pairs.filter(source="甲")["p_t_given_s"].item() == pytest.approx(2 / 6)
+
+
+def test_compose_alignments_joins_through_english_sorted_and_unique():
+    pairs = pl.DataFrame({
+        # z1 0,1 → e 0; e 0 → z2 2, 0: four links, written sorted by (z1, z2)
+        "align1": [codes("1-0 0-0"), codes("0-0 1-1"), codes("0-5"), []],
+        "align2": [codes("2-0 0-0"), codes("0-1 3-1"), codes("0-4"), codes("0-0")],
+        "source": ["a", "b", "c", "d"]}, schema_overrides={"align1": pl.List(pl.Int32),
+                                                          "align2": pl.List(pl.Int32)})
+    out = compose_alignments(pairs)
+    assert out.columns == ["source", "align_src", "align_tgt"]
+    assert out.schema["align_src"] == out.schema["align_tgt"] == pl.List(pl.Int32)
+    assert [list(zip(s, t)) for s, t in zip(out["align_src"], out["align_tgt"])] == [
+        [(0, 0), (0, 2), (1, 0), (1, 2)], [(1, 0), (1, 3)], [], []]
 
 
 def test_empty_input_gives_no_parts(tmp_path):

@@ -61,6 +61,18 @@ def test_ppdb_line_layout(tmp_path):
     assert "p_s_given_t" not in second          # null features are left out
 
 
+def test_ppdb_alignment_keeps_positions_beyond_the_phrase_link_base(tmp_path):
+    """Pair tables hold any Int32 position (a long sentence, an imported file): the Pharaoh
+    writer must not assume the occurrence table's phrase-sized packing."""
+    far = S.LINK_BASE + 7
+    frame = pair_table().head(1).with_columns(
+        pl.lit([0, far], dtype=pl.List(pl.Int32)).alias(S.ALIGN_SRC),
+        pl.lit([far, 2**31 - 1], dtype=pl.List(pl.Int32)).alias(S.ALIGN_TGT))
+    path = tmp_path / "pairs.txt"
+    write_pairs(frame, path, "ppdb")
+    assert path.read_text("utf-8").split(" ||| ")[4].strip() == f"0-{far} {far}-{2**31 - 1}"
+
+
 def test_jsonl_uses_the_chinese_ppdb_release_fields(tmp_path):
     path = tmp_path / "pairs.jsonl"
     write_pairs(pair_table(), path)

@@ -6,6 +6,7 @@ import math
 import polars as pl
 import pytest
 
+from cppdb import schema as S
 from cppdb.align.words.lexical import FLOOR
 from cppdb.features.lexical_weights import (
     LEX_FEATURES,
@@ -15,7 +16,7 @@ from cppdb.features.lexical_weights import (
     unit_weights,
 )
 
-B = 65536
+B = S.LINK_BASE
 #: p(en | zh)
 EN_GIVEN_ZH = [("大", "big", 0.5), ("狗", "dog", 0.8), ("犬", "dog", 0.2), ("看", "see", 0.6),
                ("看", "look", 0.3), ("的", "'s", 0.1)]

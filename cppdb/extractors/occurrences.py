@@ -3,9 +3,10 @@
 The input is the shared annotation table (``cppdb.schema``) plus the alignment table
 (``id``, ``link_zh``, ``link_en``); the output is the occurrence table (:data:`OCCURRENCE_SCHEMA`),
 one row per aligned phrase pair or pattern occurrence.  Token sequences are space-joined
-strings (``zh``, ``en``; ``zh_pos`` has one tag per token, ``""`` for a slot) — cheaper to
-build than nested lists, and split back in the pivot.  :func:`extract_range` reads its own
-row range from the two Parquet files, so worker processes receive only a few integers.
+strings (``zh``, ``en``; ``zh_pos`` has one tag per token, ``""`` for a slot) and word links
+packed ints (``schema.LINK_BASE``) — cheaper to build and to pivot than List columns
+(docs/benchmarks/links.md).  :func:`extract_range` reads its own row range from the two
+Parquet files, so worker processes receive only a few integers.
 """
 from __future__ import annotations
 
@@ -67,10 +68,16 @@ class ExtractionSettings:
 
 
 class _Rows:
-    """Column lists of the occurrence table (appending to lists is the fast path)."""
+    """Column lists of the occurrence table (appending to lists is the fast path).
+
+    The word links of all rows go into one flat list (row k: ``links[ends[k]:ends[k + 1]]``):
+    cutting it into the list column in polars costs a tenth of converting a list of lists."""
 
     def __init__(self) -> None:
-        self.cols: dict[str, list[Any]] = {name: [] for name in OCCURRENCE_SCHEMA}
+        self.cols: dict[str, list[Any]] = {name: [] for name in OCCURRENCE_SCHEMA
+                                           if name != S.ALIGN}
+        self.links: list[int] = []
+        self.link_ends: list[int] = [0]
 
     def add(self, sid: int, kind: str, outer: AlignedPhrase, lhs: str, en_label: str,
             zh_tokens: Sequence[str], zh_pos: Sequence[str], en_tokens: Sequence[str],
@@ -89,10 +96,19 @@ class _Rows:
         c["zh_end"].append(outer.zh.end)
         c["en_start"].append(outer.en.start)
         c["en_end"].append(outer.en.end)
-        c[S.ALIGN].append([i * S.LINK_BASE + j for i, j in links])
+        self.links.extend([i * S.LINK_BASE + j for i, j in links])
+        self.link_ends.append(len(self.links))
 
     def frame(self) -> pl.DataFrame:
-        return pl.DataFrame(self.cols, schema=OCCURRENCE_SCHEMA)
+        schema = {k: v for k, v in OCCURRENCE_SCHEMA.items() if k != S.ALIGN}
+        rows = pl.DataFrame(self.cols, schema=schema).with_row_index("_row")
+        lengths = np.diff(np.asarray(self.link_ends, dtype=np.int64))
+        links = (pl.DataFrame({"_row": np.repeat(np.arange(len(lengths), dtype=np.uint32), lengths),
+                               S.ALIGN: pl.Series(self.links, dtype=pl.Int32)})
+                 .group_by("_row", maintain_order=True).agg(S.ALIGN))
+        empty = pl.lit([], dtype=OCCURRENCE_SCHEMA[S.ALIGN])
+        return (rows.join(links, on="_row", how="left", maintain_order="left")
+                .with_columns(pl.col(S.ALIGN).fill_null(empty)).select(list(OCCURRENCE_SCHEMA)))
 
 
 def _add_phrase(rows: _Rows, sid: int, pair: AlignedPhrase, zh: AnnotatedSentence,

@@ -26,7 +26,6 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.defaults import toml_defaults
-from cppdb.schema import LINK_BASE
 from cppdb.text.function_words import ENGLISH_FUNCTION_WORDS, SLOT
 
 _BILINGUAL = toml_defaults("bilingual")
@@ -224,31 +223,30 @@ def _contributions(units: pl.DataFrame, max_per_pivot: int) -> pl.DataFrame:
 
 
 def link_code(zh: int, en: int) -> int:
-    """One word link as an int (zh·65536 + en): cheap to group, join and decode."""
-    return zh * LINK_BASE + en
+    """One word link as an int (zh·LINK_BASE + en): cheap to group, join and decode."""
+    return zh * S.LINK_BASE + en
 
 
 def compose_alignments(pairs: pl.DataFrame) -> pl.DataFrame:
-    """Add align_src/align_tgt: z1→e links composed with e→z2 links (int link codes)."""
+    """Add align_src/align_tgt: z1→e links composed with e→z2 links, sorted by (z1, z2)."""
     rows = pairs.with_row_index("_row")
 
     def exploded(col: str, side: str) -> pl.DataFrame:
         codes = rows.select("_row", pl.col(col).alias("c")).explode("c").drop_nulls("c")
-        return codes.select("_row", (pl.col("c") // LINK_BASE).alias(side),
-                            (pl.col("c") % LINK_BASE).alias("e"))
+        return codes.select("_row", S.link_zh(pl.col("c")).alias(side),
+                            S.link_en(pl.col("c")).alias("e"))
 
+    # the two position lists straight from rows sorted by (z1, z2): 1.3-1.9× faster than
+    # packing the composed links again and decoding them with list.eval (benchmarks/links.md)
     composed = (exploded(S.ALIGN1, "s").join(exploded(S.ALIGN2, "t"), on=["_row", "e"])
-                .select("_row", code=pl.col("s") * LINK_BASE + pl.col("t")).unique()
-                .group_by("_row").agg(pl.col("code").sort()))
-    empty = pl.lit([], dtype=pl.List(pl.Int64))
+                .select("_row", "s", "t").unique().sort("_row", "s", "t")
+                .group_by("_row", maintain_order=True)
+                .agg(pl.col("s").alias(S.ALIGN_SRC), pl.col("t").alias(S.ALIGN_TGT)))
+    empty = pl.lit([], dtype=pl.List(pl.Int32))
     return (rows.join(composed, on="_row", how="left")
-            .with_columns(pl.col("code").fill_null(empty))
-            .with_columns(
-                pl.col("code").list.eval(pl.element() // LINK_BASE).cast(pl.List(pl.Int32))
-                .alias(S.ALIGN_SRC),
-                pl.col("code").list.eval(pl.element() % LINK_BASE).cast(pl.List(pl.Int32))
-                .alias(S.ALIGN_TGT))
-            .sort("_row").drop("_row", "code", S.ALIGN1, S.ALIGN2))
+            .with_columns([pl.col(c).cast(pl.List(pl.Int32)).fill_null(empty)
+                           for c in (S.ALIGN_SRC, S.ALIGN_TGT)])
+            .sort("_row").drop("_row", S.ALIGN1, S.ALIGN2))
 
 
 def aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.DataFrame:

@@ -100,8 +100,8 @@ def unit_weights(occurrences: pl.LazyFrame, lex_en_given_zh: pl.DataFrame,
         .with_columns(pl.int_ranges(0, pl.col("word").list.len(), dtype=pl.Int64).alias("pos"))
         .explode("word", "pos") for side in (S.ZH, S.EN)])
     links = (units.select("u", pl.col(S.ALIGN).alias("code")).explode("code").drop_nulls("code")
-             .select("u", (pl.col("code") // S.LINK_BASE).cast(pl.Int64).alias("zh_pos"),
-                     (pl.col("code") % S.LINK_BASE).cast(pl.Int64).alias("en_pos")))
+             .select("u", S.link_zh(pl.col("code")).cast(pl.Int64).alias("zh_pos"),
+                     S.link_en(pl.col("code")).cast(pl.Int64).alias("en_pos")))
     en_given_zh = lex_en_given_zh.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
     zh_given_en = lex_zh_given_en.select(S.ZH, S.EN, pl.col("prob").cast(pl.Float64))
     lex_en = _side_weights(links, tokens, en_given_zh, S.EN, S.ZH)

@@ -28,7 +28,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import BadInputError, ConfigError
-from cppdb.io import atomic_path
+from cppdb.io import ROW_GROUP_ROWS, atomic_path
 
 Format = Literal["ppdb", "jsonl", "tsv", "parquet"]
 FORMATS: tuple[str, ...] = ("ppdb", "jsonl", "tsv", "parquet")
@@ -151,7 +151,7 @@ def write_pairs(frame: pl.DataFrame | pl.LazyFrame, path: str | Path,
     features = feature_columns(lf.collect_schema())
     with atomic_path(path) as tmp:
         if format == "parquet":
-            lf.sink_parquet(tmp)
+            lf.sink_parquet(tmp, row_group_size=ROW_GROUP_ROWS)
         elif format == "tsv":
             _tsv_frame(lf).sink_csv(tmp, separator="\t", quote_style="never")
         elif format == "ppdb":

@@ -48,14 +48,20 @@ def write_jsonl_atomic(path: str | Path, records: Iterable[dict[str, Any]]) -> i
     return count
 
 
+#: rows per Parquet row group of every file we write.  Fixed so that the same rows give the
+#: same bytes: a streamed sink otherwise cuts row groups where its morsels happen to end,
+#: which depends on thread timing (same content, different files).
+ROW_GROUP_ROWS = 1 << 18
+
+
 def write_parquet_atomic(path: str | Path, frame: pl.DataFrame | pl.LazyFrame,
                          metadata: dict[str, str] | None = None) -> int:
     """Write (or stream, for a LazyFrame) ``frame`` to ``path`` atomically; return its rows."""
     with atomic_path(path) as tmp:
         if isinstance(frame, pl.LazyFrame):
-            frame.sink_parquet(tmp, metadata=metadata)
+            frame.sink_parquet(tmp, metadata=metadata, row_group_size=ROW_GROUP_ROWS)
         else:
-            frame.write_parquet(tmp, metadata=metadata)
+            frame.write_parquet(tmp, metadata=metadata, row_group_size=ROW_GROUP_ROWS)
     return pl.scan_parquet(path).select(pl.len()).collect().item()
 
 

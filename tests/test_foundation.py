@@ -173,3 +173,30 @@ def test_error_messages_are_not_wrapped_at_the_terminal_width(tmp_path, monkeypa
     result = runner.invoke(app, ["config", "show", "--config", str(deep)])
     assert result.exit_code == 2
     assert f"config file {deep} does not exist" in result.output
+
+
+def test_streamed_parquet_has_fixed_row_groups_and_the_same_bytes_twice(tmp_path):
+    """A LazyFrame sunk from several part files is cut into row groups of ROW_GROUP_ROWS,
+    not where the streaming engine's morsels end, so the same rows give the same file."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    from cppdb.io import ROW_GROUP_ROWS, write_parquet_atomic
+
+    parts = []
+    for k in range(5):
+        part = tmp_path / f"part-{k}.parquet"
+        pl.DataFrame({"i": pl.int_range(k * 130_001, (k + 1) * 130_001, eager=True),
+                      "s": pl.int_range(0, 130_001, eager=True).cast(pl.String)}
+                     ).write_parquet(part, row_group_size=7_777)
+        parts.append(part)
+    digests = []
+    for name in ("a.parquet", "b.parquet"):
+        out = tmp_path / name
+        assert write_parquet_atomic(out, pl.scan_parquet(parts)) == 650_005
+        meta = pq.ParquetFile(out).metadata
+        sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+        assert sizes == [ROW_GROUP_ROWS, ROW_GROUP_ROWS, 650_005 - 2 * ROW_GROUP_ROWS]
+        digests.append(hashlib.sha256(out.read_bytes()).hexdigest())
+    assert digests[0] == digests[1]

@@ -29,7 +29,7 @@ from cppdb.annotate.staging import STAGED_INPUT
 from cppdb.config import Config, load_config
 from cppdb.engine import LocalPool
 from cppdb.errors import BadInputError
-from cppdb.io import write_parquet_atomic
+from cppdb.io import ROW_GROUP_ROWS, write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
 from cppdb.extractors.near_identity import near_identity_reason
@@ -334,7 +334,8 @@ def _pivot(st: Any, section: dict[str, Any]) -> None:
         frame = pl.scan_parquet(parts) if parts else empty_pair_table().lazy()
         frame = frame.with_columns(near_identity_reason())
         near = run.path(PIVOT_NEAR.format(kind=kind))
-        frame.filter(pl.col(S.REASON).is_not_null()).sink_parquet(near)
+        frame.filter(pl.col(S.REASON).is_not_null()).sink_parquet(
+            near, row_group_size=ROW_GROUP_ROWS)
         held.append(near)
         for reason, count in _reason_counts(near).items():
             st.count(f"near_identity_{kind}_{reason}", count)

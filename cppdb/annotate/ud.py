@@ -120,7 +120,7 @@ def parse_conllu(text: str) -> list[AnnotatedSentence]:
             flush()
         elif not line.startswith("#"):
             cols = line.split("\t")
-            if len(cols) == 10 and cols[0].isdigit():
+            if len(cols) == 10 and cols[0].isdecimal():
                 rows.append(cols)
     flush()
     return sentences

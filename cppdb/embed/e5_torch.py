@@ -39,7 +39,7 @@ def check_device(device: str) -> None:
     """Validate the spelling of a device setting (before any work starts)."""
     if device in ("auto", "cpu", "cuda"):
         return
-    if device.startswith("cuda:") and device[5:].isdigit():
+    if device.startswith("cuda:") and device[5:].isdecimal():
         return
     raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, not {device!r}",
                       hint='"auto" uses a GPU when torch sees one')

@@ -34,7 +34,7 @@ KINDS = ("auto", "page", "subtitle")
 
 def natural_key(name: str) -> list[Any]:
     """Sort ``page-2`` before ``page-10``."""
-    return [int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name)]
+    return [int(part) if part.isdecimal() else part.lower() for part in re.split(r"(\d+)", name)]
 
 
 @dataclass(frozen=True)

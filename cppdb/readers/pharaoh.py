@@ -14,7 +14,7 @@ HINT = "links are 0-based 'zh-en' pairs such as 0-0 1-2"
 def parse_link(item: str) -> Link | None:
     """``"3-5"`` → (3, 5); None when the item is not a link."""
     left, sep, right = item.partition("-")
-    if not sep or not left.isdigit() or not right.isdigit():
+    if not sep or not left.isdecimal() or not right.isdecimal():
         return None
     return int(left), int(right)
 

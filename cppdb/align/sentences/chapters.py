@@ -26,7 +26,7 @@ def chinese_numeral(text: str) -> int | None:
 
 def _to_int(token: str) -> int | None:
     token = token.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
-    return int(token) if token.isdigit() else chinese_numeral(token)
+    return int(token) if token.isdecimal() else chinese_numeral(token)
 
 
 def chapter_number(text: str, *, bare: bool = True) -> int | None:

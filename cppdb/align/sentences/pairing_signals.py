@@ -145,7 +145,7 @@ def _value(token: str | None) -> int | None:
     if not token:
         return None
     token = token.translate(str.maketrans("０１２３４５６７８９", "0123456789"))
-    return int(token) if token.isdigit() else numeral_value(token)
+    return int(token) if token.isdecimal() else numeral_value(token)
 
 
 def date_time_tokens(text: str) -> list[str]:

@@ -197,9 +197,9 @@ _CN_DIGITS = CANONICAL_DIGITS
 
 def _digits_to_chinese(word: str) -> str:
     """3月 → 三月, 12月 → 十二月: CC-CEDICT lists months and weekdays in Chinese numerals."""
-    if not any(c.isdigit() for c in word):
+    if not any(c.isdecimal() for c in word):
         return word
-    digits = "".join(c for c in word if c.isdigit())
+    digits = "".join(c for c in word if c.isdecimal())
     if len(digits) > 2 or not word.startswith(digits):
         return word
     value = int(digits)

@@ -69,6 +69,15 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 }
 
 
+# Settings that were renamed, by dotted key: the old name is an error that names the new one
+# (a config written for an older cppdb must not silently fall back to the default).
+RENAMED: dict[str, str] = {
+    "monolingual.pair_weight_number": "monolingual.pair_weight_chapter_number",
+    "monolingual.pair_weight_numbers": "monolingual.pair_weight_numbers_in_text",
+    "monolingual.pair_weight_times": "monolingual.pair_weight_cue_timing",
+}
+
+
 def _type_name(value: Any) -> str:
     return {bool: "a boolean (true/false)", int: "an integer", float: "a number",
             str: "a string", list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
@@ -132,6 +141,12 @@ def _parse_value(text: str) -> Any:
 def _merge(base: dict[str, Any], override: dict[str, Any], where: str) -> None:
     for key, value in override.items():
         if key not in base:
+            renamed = RENAMED.get(f"{where}{key}")
+            if renamed is not None:
+                raise ConfigError(f"setting '{where}{key}' was renamed '{renamed}'",
+                                  hint=f"write {renamed.rpartition('.')[2]} = "
+                                       f"{_toml_value(value)} "
+                                       f"instead (e.g. --set {renamed}={_toml_value(value)})")
             known = ", ".join(sorted(base)) or "(none)"
             raise ConfigError(
                 f"unknown setting '{where}{key}'",

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cppdb.cli import app
-from cppdb.config import load_config
+from cppdb.config import RENAMED, load_config
 from cppdb.errors import ConfigError, RunStateError
 from cppdb.io import write_parquet_atomic
 from cppdb.registry import CAPABILITIES, backend_class
@@ -35,6 +35,21 @@ def test_unknown_setting_is_an_error_listing_known_ones(tmp_path):
     bad.write_text("[nosuch]\nx = 1\n")
     with pytest.raises(ConfigError, match="nosuch"):
         load_config(bad)
+
+
+@pytest.mark.parametrize("old, new", sorted(RENAMED.items()))
+def test_a_renamed_setting_is_an_error_naming_its_new_name(tmp_path, old, new):
+    """An old key must not fall back to the default silently: it names the new key, in a
+    config file and in an override, and the new key is a setting that exists."""
+    section, key = old.split(".", 1)
+    load_config(None, [f"{new}=0.25"])
+    with pytest.raises(ConfigError, match=f"'{old}' was renamed '{new}'") as info:
+        load_config(None, [f"{old}=0.25"])
+    assert info.value.code == "E100" and f"--set {new}=0.25" in str(info.value)
+    path = tmp_path / "old.toml"
+    path.write_text(f"[{section}]\n{key} = 0.25\n")
+    with pytest.raises(ConfigError, match=f"renamed '{new}'"):
+        load_config(path)
 
 
 def test_config_file_then_overrides(tmp_path):

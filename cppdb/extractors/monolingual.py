@@ -47,6 +47,7 @@ from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mism
 from cppdb.align.sentences.documents import PairingWeights, pair_versions, read_pairs_file
 from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
 from cppdb.align.sentences.merged import split_merged_files
+from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
 from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
@@ -187,14 +188,13 @@ def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFil
 
 
 def pairing_weights(section: dict[str, Any]) -> PairingWeights:
-    """The document-pairing settings of the ``[monolingual]`` section."""
+    """The document-pairing settings of the ``[monolingual]`` section (the weight of signal
+    ``x`` is ``pair_weight_x``)."""
     return PairingWeights(
-        content=section["pair_weight_content"], number=section["pair_weight_number"],
-        numbers=section["pair_weight_numbers"], times=section["pair_weight_times"],
-        length=section["pair_weight_length"], names=section["pair_weight_names"],
-        dates=section["pair_weight_dates"], min_score=section["pair_min_score"],
-        min_margin=section["pair_min_margin"], min_relative=section["pair_min_relative"],
-        mode=section["pair_mode"], pivot=section["pair_pivot"])
+        **{name: section[f"pair_weight_{name}"] for name in SIGNAL_NAMES},
+        min_score=section["pair_min_score"], min_margin=section["pair_min_margin"],
+        min_relative=section["pair_min_relative"], mode=section["pair_mode"],
+        pivot=section["pair_pivot"])
 
 
 def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],

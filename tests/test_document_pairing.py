@@ -282,8 +282,10 @@ def test_extraction_cuts_a_book_in_one_file_at_its_headings(tmp_path: Path) -> N
     summary = extract_monolingual([a, b], tmp_path / "run", config)
     assert (summary.groups, summary.unpaired) == (2, 0)
     docs = pl.read_parquet(tmp_path / "run" / "documents.parquet").sort("group", "version")
-    assert [d.split("/")[-1] for d in docs["doc_id"]] == [
-        "chapter01.txt", "全书.txt#0", "chapter02.txt", "全书.txt#1"]
+    assert [(Path(p).name, k) for p, k in docs.select("path", "part").iter_rows()] == [
+        ("chapter01.txt", None), ("全书.txt", 0), ("chapter02.txt", None), ("全书.txt", 1)]
+    beads = pl.read_parquet(tmp_path / "run" / "beads.parquet")
+    assert sorted(set(beads["part_tgt"].to_list())) == [0, 1]   # typed, joined as such
     assert summary.beads > 40          # both parts were aligned with their chapters
 
 

@@ -12,7 +12,7 @@ from cppdb import schema as S
 from cppdb.config import load_config
 from cppdb.errors import BadInputError, RunStateError
 from cppdb.rank import filters, tiers, weak_labels
-from cppdb.rank.pairs import read_tsv_pairs, text_pairs
+from cppdb.rank.pairs import read_run_pairs, read_tsv_pairs, text_pairs
 from cppdb.rank.ranker import Ranker, RankerSettings, train_ranker
 
 NO_EMBEDDING = ["features.embedding=false"]
@@ -450,3 +450,12 @@ def test_features_in_chunks_equal_features_in_one_piece(tmp_path, labelled_pairs
         tables.append(pl.read_parquet(summary.ranking_dir / FEATURES))
     assert tables[0].height > 7 * 3
     assert tables[0].equals(tables[1])
+
+
+def test_a_pair_table_with_the_old_anchors_column_is_refused(tmp_path):
+    """Before issue 27 ``anchors`` held English pivots or document ids: such a table is not
+    read as if it had no pivots (its lexical-weight features would silently go null)."""
+    pl.DataFrame({S.SOURCE: ["大 狗"], S.TARGET: ["大 犬"], S.TYPE: ["phrase"],
+                  S.OLD_ANCHORS: [["big dog"]]}).write_parquet(tmp_path / S.PHRASE_PAIRS_FILE)
+    with pytest.raises(RunStateError, match=f"'{S.PIVOTS}'.*'{S.DOCUMENTS}'"):
+        read_run_pairs(tmp_path)

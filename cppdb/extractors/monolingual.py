@@ -48,7 +48,7 @@ from cppdb.align.sentences.documents import PairingWeights, pair_versions, read_
 from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
 from cppdb.align.sentences.merged import split_merged_files
 from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
-from cppdb.align.sentences.types import DocumentKey, VersionFile
+from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.embed.cache import CACHE_FILES
@@ -324,15 +324,15 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
         schema.TARGET_POS: [list(b.pos) for b in tgt_ann],
         schema.P_TGT_GIVEN_SRC: [None] * len(frame), schema.P_SRC_GIVEN_TGT: [None] * len(frame),
         schema.COUNT: [1] * len(frame), schema.N_PIVOTS: [0] * len(frame),
-        schema.ANCHORS: [[DocumentKey(*a).label, DocumentKey(*b).label] for a, b in zip(
-            frame.select(schema.SRC_DOC).iter_rows(), frame.select(schema.TGT_DOC).iter_rows())],
+        schema.PIVOTS: [[]] * len(frame),
         schema.ALIGN_SRC: [s for s, _ in links], schema.ALIGN_TGT: [t for _, t in links],
         schema.ORIGIN: ["subtitle" if sub else "ebook" for sub in is_subtitle],
         schema.SOURCE_NORM: source_norm, schema.TARGET_NORM: target_norm,
         "identical_after_norm": [a == b for a, b in zip(source_norm, target_norm)],
     }
     table = pl.DataFrame({schema.SOURCE: frame[schema.SOURCE], schema.TARGET: frame[schema.TARGET],
-                          **columns}, schema_overrides={**schema.PAIR_COLUMNS})
+                          schema.DOCUMENTS: frame.select(_documents()).to_series(), **columns},
+                         schema_overrides={**schema.PAIR_COLUMNS})
     extras = frame.select("source_original", "target_original", "group", *schema.SRC_DOC,
                           *schema.TGT_DOC, "src_pos", "tgt_pos", "cost", "anchor",
                           "confidence", *schema.CUE_COLUMNS, MEANING_MARGIN)
@@ -340,6 +340,12 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
     table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + normalised), extras],
                       how="horizontal")
     _write_kept_and_low(st, table, min_confidence, cues, meaning)
+
+
+def _documents() -> pl.Expr:
+    """The pair's two documents as the ``schema.DOCUMENTS`` list (source first)."""
+    return pl.concat_list([pl.struct([pl.col(c).alias(key) for c, key in zip(side, schema.DOC_KEY)])
+                           for side in (schema.SRC_DOC, schema.TGT_DOC)])
 
 
 def _meaning_column(st: StageHandle, config: Config, meaning: MeaningSettings,

@@ -39,6 +39,11 @@ def read_run_pairs(run_dir: str | Path) -> pl.DataFrame:
         if missing:
             raise BadInputError(f"{path} lacks column(s) {', '.join(missing)}",
                                 hint="pair tables follow cppdb.schema.PAIR_COLUMNS")
+        if S.OLD_ANCHORS in frame.columns:
+            raise RunStateError(
+                f"{path} was written by an older cppdb: its '{S.OLD_ANCHORS}' column is now "
+                f"'{S.PIVOTS}' (English pivots) and '{S.DOCUMENTS}' (the documents of a "
+                "monolingual pair)", hint="run the extraction again (with --fresh)")
         wanted = {**S.PAIR_COLUMNS, **EXTRA_COLUMNS}
         frames.append(frame.select(
             [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, dtype=t).alias(c)

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES, PairingSignals
+from cppdb.align.sentences.pairing_signals import (SIGNAL_NAMES, PairingSignals, file_tokens,
+                                                   signal_matrices, standardised)
 from cppdb.align.sentences.types import VersionFile
 from cppdb.errors import BadInputError, ConfigError
 
@@ -85,8 +86,6 @@ class PairingWeights:
     def combine(self, signals: PairingSignals[np.ndarray]) -> np.ndarray:
         """The weighted sum of the :func:`~pairing_signals.standardised` signals (a signal
         of weight 0 is not computed into it)."""
-        from cppdb.align.sentences.pairing_signals import standardised
-
         weights = self.signal_weights
         return sum(weight * standardised(matrix) for (_, matrix), (_, weight)
                    in zip(signals.items(), weights.items()) if weight)
@@ -182,8 +181,6 @@ def pair_scores(versions: Sequence[Sequence[VersionFile]], weights: PairingWeigh
     """(a, b, the weighted score matrix of version a × version b) for every compared pair of
     versions that both have files; None for one file in each (there is nothing for a
     relative score to be relative to)."""
-    from cppdb.align.sentences.pairing_signals import file_tokens, signal_matrices
-
     flat = [f for v in versions for f in v]
     tokens = file_tokens(flat)
     offsets = np.cumsum([0, *(len(v) for v in versions)])

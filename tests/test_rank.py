@@ -452,10 +452,17 @@ def test_features_in_chunks_equal_features_in_one_piece(tmp_path, labelled_pairs
     assert tables[0].equals(tables[1])
 
 
-def test_a_pair_table_with_the_old_anchors_column_is_refused(tmp_path):
-    """Before issue 27 ``anchors`` held English pivots or document ids: such a table is not
-    read as if it had no pivots (its lexical-weight features would silently go null)."""
-    pl.DataFrame({S.SOURCE: ["大 狗"], S.TARGET: ["大 犬"], S.TYPE: ["phrase"],
-                  S.OLD_ANCHORS: [["big dog"]]}).write_parquet(tmp_path / S.PHRASE_PAIRS_FILE)
-    with pytest.raises(RunStateError, match=f"'{S.PIVOTS}'.*'{S.DOCUMENTS}'"):
+def test_a_pair_table_with_the_old_anchors_column(tmp_path):
+    """Before issue 27 ``anchors`` held English pivots (phrase/pattern rows) or composed
+    document ids (sentence rows): the pivots are read as pivots, so the lexical-weight
+    features of an old bilingual run stay; document ids are refused, not parsed."""
+    old = pl.DataFrame({S.SOURCE: ["大 狗"], S.TARGET: ["大 犬"], S.TYPE: ["phrase"],
+                        S.OLD_ANCHORS: [["big dog"]]})
+    old.write_parquet(tmp_path / S.PHRASE_PAIRS_FILE)
+    read = read_run_pairs(tmp_path)
+    assert read[S.PIVOTS].to_list() == [["big dog"]] and read[S.DOCUMENTS].to_list() == [[]]
+    assert S.OLD_ANCHORS not in read.columns
+    old.with_columns(pl.lit("sentence").alias(S.TYPE), pl.lit(["0:a/f.txt", "1:b/f.txt"])
+                     .alias(S.OLD_ANCHORS)).write_parquet(tmp_path / S.SENTENCE_PAIRS_FILE)
+    with pytest.raises(RunStateError, match=f"typed '{S.DOCUMENTS}'"):
         read_run_pairs(tmp_path)

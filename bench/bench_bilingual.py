@@ -307,7 +307,7 @@ def bench_tatoeba(run_dir: Path, samples: int = 30, seed: int = 3) -> dict:
         # one direction per pair, then a seeded sample
         frame = frame.filter(pl.col("source") < pl.col("target"))
         sample = frame.sample(min(samples, frame.height), seed=seed, shuffle=True)
-        cols = ["lhs", "source", "target", "p_t_given_s", "p_s_given_t", "count", "anchors"]
+        cols = ["lhs", "source", "target", "p_t_given_s", "p_s_given_t", "count", "pivots"]
         out = run_dir / f"sample_{name}_pairs.jsonl"
         sample.select(cols).write_ndjson(out)
         print(f"sample of {name} pairs: {out}")

@@ -77,8 +77,10 @@ def _synthetic(n: int, documents: int = 100, seed: int = 0) -> pl.DataFrame:
     wrong = rng.random(per * documents) < 0.03       # 3 % paired with the next line's cue
     src_start = start + np.where(wrong, 2500, 0)
     return pl.DataFrame({
-        "doc_src": np.repeat([f"0:a/{d}.srt" for d in range(documents)], per),
-        "doc_tgt": np.repeat([f"1:b/{d}.srt" for d in range(documents)], per),
+        "version_src": 0, "path_src": np.repeat([f"a/{d}.srt" for d in range(documents)], per),
+        "part_src": None,
+        "version_tgt": 1, "path_tgt": np.repeat([f"b/{d}.srt" for d in range(documents)], per),
+        "part_tgt": None,
         "bead": np.tile(np.arange(per), documents),
         schema.SOURCE: np.where(wrong, "佢嚟咗", "救命！"), schema.TARGET: "救命呀！",
         schema.SRC_START: src_start, schema.SRC_END: src_start + 1500,

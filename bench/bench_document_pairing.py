@@ -38,8 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import record, shared_data  # noqa: E402
 from doc_collection import make_collection  # noqa: E402
 
+from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES  # noqa: E402
 
-SIGNALS = ("content", "names", "numbers", "dates", "times", "length", "number")
+
+SIGNALS = SIGNAL_NAMES        # the weight fields of PairingWeights, one per signal
 
 
 def load_versions(root: Path, split: bool) -> list[list]:

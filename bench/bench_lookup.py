@@ -76,7 +76,7 @@ def generate(run: Path, n_pairs: int, seed: int = 0) -> Path:
         pl.when(pattern).then(pl.lit("VP")).otherwise(pl.lit("NP")).alias("lhs"),
         (pl.col("i") % 7 + 1).alias("count"), (pl.col("i") % 3 + 1).alias("n_pivots"),
         (1 / (pl.col("i") % 9 + 1)).alias("p_t_given_s"),
-        pl.concat_list([pl.lit("pivot ") + pl.col("s_a").cast(pl.String)]).alias("anchors"),
+        pl.concat_list([pl.lit("pivot ") + pl.col("s_a").cast(pl.String)]).alias("pivots"),
         pl.lit("bilingual").alias("origin"), score,
         pl.col("i").alias("rank"),
         pl.when(score >= 4.2).then(pl.lit("S")).when(score >= 3.4).then(pl.lit("M"))

@@ -87,10 +87,15 @@ def speed(n_pairs: int, seed: int = 0) -> dict:
     vectors = rng.normal(size=(len(texts), 384)).astype(np.float32)
     row = {t: i for i, t in enumerate(texts)}
     doc_of = np.repeat(np.arange(2 * docs), per_doc)
-    units = pl.DataFrame({"doc_id": doc_of, "text": texts})
-    pairs = pl.DataFrame({"doc_src": np.repeat(np.arange(docs), per_doc),
-                          "doc_tgt": np.repeat(np.arange(docs, 2 * docs), per_doc),
-                          "source": texts[:docs * per_doc], "target": texts[docs * per_doc:]})
+    units = pl.DataFrame({schema.VERSION: doc_of // docs,
+                          schema.PATH: (doc_of % docs).astype(str),
+                          schema.PART: [None] * len(texts), "text": texts},
+                         schema_overrides=schema.DOC_KEY_SCHEMA)
+    src = np.repeat(np.arange(docs), per_doc)
+    pairs = pl.DataFrame({"version_src": 0, "path_src": src.astype(str), "part_src": None,
+                          "version_tgt": 1, "path_tgt": src.astype(str), "part_tgt": None,
+                          "source": texts[:docs * per_doc], "target": texts[docs * per_doc:]},
+                         schema_overrides=schema.PAIR_DOC_SCHEMA)
     with timer() as clock:
         margins = meaning_margins(pairs, units, lambda ts: vectors[[row[t] for t in ts]], 4)
     return {"pairs": pairs.height, "documents": docs, "seconds": clock["seconds"],

@@ -8,14 +8,15 @@ plus numeric feature/score columns); ``read_pairs(path, format)`` reads it back.
   field (PPDB 2.0's entailment label) is accepted on reading.
 * ``jsonl`` — one object per pair in the Chinese-PPDB release layout: ``type`` (``phrase``,
   ``template`` for patterns, ``sentence``), ``source``, ``target``, ``from`` (origin),
-  ``anchor`` (pivots), ``features`` (object), ``alignment`` (Pharaoh ``"i-j"`` strings),
-  ``entailment`` (Forward/ReverseEntailment when one side's words all occur in the other,
-  longer side; ``""`` = unknown); plus ``lhs`` (cppdb extension).
+  ``anchor`` (the English pivots), ``features`` (object), ``alignment`` (Pharaoh ``"i-j"``
+  strings), ``entailment`` (Forward/ReverseEntailment when one side's words all occur in the
+  other, longer side; ``""`` = unknown); plus the cppdb extensions ``lhs`` and ``documents``
+  (the documents a monolingual pair was aligned in: ``{"version", "path", "part"}`` objects).
 * ``tsv`` — every column; list columns as JSON arrays.
 * ``parquet`` — every column, unchanged.
 
-What does not survive a round trip: PPDB lines keep no anchors, origin or POS; JSONL keeps
-no POS.  Token lists are rebuilt by splitting ``source``/``target`` on spaces.
+What does not survive a round trip: PPDB lines keep no pivots, documents, origin or POS;
+JSONL keeps no POS.  Token lists are rebuilt by splitting ``source``/``target`` on spaces.
 """
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def _with_defaults(lf: pl.LazyFrame) -> pl.LazyFrame:
         raise BadInputError(f"pair table lacks column(s) {', '.join(missing)}",
                             hint="pass a table with the columns of cppdb.schema.PAIR_COLUMNS")
     defaults = {S.TYPE: pl.lit("phrase"), S.LHS: pl.lit("X"), S.ORIGIN: pl.lit(""),
-                S.ANCHORS: pl.lit([], dtype=pl.List(pl.String)),
+                S.PIVOTS: pl.lit([], dtype=S.PAIR_COLUMNS[S.PIVOTS]),
+                S.DOCUMENTS: pl.lit([], dtype=S.PAIR_COLUMNS[S.DOCUMENTS]),
                 S.ALIGN_SRC: pl.lit([], dtype=pl.List(pl.Int32)),
                 S.ALIGN_TGT: pl.lit([], dtype=pl.List(pl.Int32)), "entailment": _entailment()}
     return lf.with_columns([expr.alias(name) for name, expr in defaults.items()
@@ -126,8 +128,9 @@ def _jsonl_records(lf: pl.LazyFrame, features: list[str]) -> pl.LazyFrame:
     align = _pharaoh_expr().str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
     feats = pl.struct(features) if features else pl.lit(None, dtype=pl.Struct({}))
     return lf.select(kind.alias("type"), S.SOURCE, S.TARGET, pl.col(S.ORIGIN).alias("from"),
-                     pl.col(S.ANCHORS).alias("anchor"), feats.alias("features"),
-                     align.alias("alignment"), pl.col("entailment").fill_null(""), S.LHS)
+                     pl.col(S.PIVOTS).alias("anchor"), feats.alias("features"),
+                     align.alias("alignment"), pl.col("entailment").fill_null(""), S.LHS,
+                     S.DOCUMENTS)
 
 
 def _tsv_frame(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -258,7 +261,8 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
             kind = obj.get("type") or _pair_type(obj["source"], obj["target"])
             records.append({S.TYPE: _TYPE_FROM_RELEASE.get(kind, kind),
                             S.SOURCE: obj["source"], S.TARGET: obj["target"],
-                            S.ORIGIN: obj.get("from", ""), S.ANCHORS: obj.get("anchor") or [],
+                            S.ORIGIN: obj.get("from", ""), S.PIVOTS: obj.get("anchor") or [],
+                            S.DOCUMENTS: obj.get("documents") or [],
                             S.ALIGN_SRC: src, S.ALIGN_TGT: tgt, S.LHS: obj.get("lhs", "X"),
                             "entailment": obj.get("entailment", ""),
                             **{k: v for k, v in (obj.get("features") or {}).items()}})

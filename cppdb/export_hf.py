@@ -26,10 +26,16 @@ _HF_DTYPES = {pl.String: "string", pl.Float64: "float64", pl.Int64: "int64", pl.
               pl.Boolean: "bool"}
 
 
-def _feature_yaml(name: str, dtype: pl.DataType) -> list[str]:
+def _feature_yaml(name: str, dtype: pl.DataType, indent: str = "  ") -> list[str]:
+    """The ``datasets`` card entry of one column (a list of structs: its fields nested)."""
+    if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+        return [f"{indent}- name: {name}", f"{indent}  list:",
+                *[line for field in dtype.inner.fields
+                  for line in _feature_yaml(field.name, field.dtype, indent + "  ")]]
     if isinstance(dtype, pl.List):
-        return [f"  - name: {name}", "    list: " + _HF_DTYPES[dtype.inner.base_type()]]
-    return [f"  - name: {name}", "    dtype: " + _HF_DTYPES[dtype.base_type()]]
+        return [f"{indent}- name: {name}", f"{indent}  list: "
+                + _HF_DTYPES[dtype.inner.base_type()]]
+    return [f"{indent}- name: {name}", f"{indent}  dtype: " + _HF_DTYPES[dtype.base_type()]]
 
 
 def _config_yaml(name: str, paths: list[str], default: bool = False) -> list[str]:

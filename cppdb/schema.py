@@ -33,6 +33,29 @@ def annotation_schema() -> dict[str, pl.DataType]:
     return schema
 
 
+#: one document of the monolingual pipeline, the typed key of units, documents, beads and
+#: sentence pairs: a file of a version directory, or one chapter of a file cut into several.
+#: PART is null for a whole file, so joins on the key pass ``nulls_equal=True``.
+VERSION = "version"          # index of the version directory (0 = the first one given)
+PATH = "path"                # the file, as read
+PART = "part"                # k-th chapter of a file cut at headings or by content; null: all
+DOC_KEY = (VERSION, PATH, PART)
+DOC_KEY_SCHEMA: dict[str, pl.DataType] = {VERSION: pl.Int64, PATH: pl.String, PART: pl.Int64}
+
+
+def doc_key(side: str) -> tuple[str, str, str]:
+    """The key columns of one document of a pair: ``doc_key("src") == ("version_src",
+    "path_src", "part_src")``."""
+    return tuple(f"{column}_{side}" for column in DOC_KEY)  # type: ignore[return-value]
+
+
+SRC_DOC, TGT_DOC = doc_key("src"), doc_key("tgt")
+#: the two documents of a pair (beads, sentence pairs): version_src, path_src, part_src, ...
+PAIR_DOC_SCHEMA: dict[str, pl.DataType] = {
+    column: dtype for side in (SRC_DOC, TGT_DOC)
+    for column, dtype in zip(side, DOC_KEY_SCHEMA.values())}
+
+
 # -- pair tables (every granularity; produced by extractors, consumed by features/rank) ------
 SOURCE = "source"            # space-joined tokens (phrase/pattern) or raw sentence text
 TARGET = "target"
@@ -48,7 +71,14 @@ COUNT = "count"              # co-occurrence count through pivots (1 for sentenc
 N_PIVOTS = "n_pivots"
 SOURCE_NORM = "source_norm"   # monolingual: the text with names in their canonical spelling
 TARGET_NORM = "target_norm"
-ANCHORS = "anchors"          # list[str]: English pivots (bilingual) / doc ids (monolingual)
+PIVOTS = "pivots"            # list[str]: the pair's English pivots, best first (bilingual;
+                             #   [] for sentence pairs)
+DOCUMENTS = "documents"      # list[DOCUMENT]: the documents the pair was aligned in, source
+                             #   first (monolingual; [] for pivot pairs)
+DOCUMENT = pl.Struct(DOC_KEY_SCHEMA)
+#: the pair tables' column before issue 27, which held either of the two: a table that has
+#: it was written by an older cppdb (readers say so instead of guessing which it holds)
+OLD_ANCHORS = "anchors"
 ALIGN_SRC = "align_src"      # list[int32]: word alignment between source and target,
 ALIGN_TGT = "align_tgt"      #   parallel lists (Pharaoh pairs src-tgt)
 ORIGIN = "origin"            # "bilingual" | "ebook" | "subtitle" | ...
@@ -59,7 +89,8 @@ PAIR_COLUMNS: dict[str, pl.DataType] = {
     TYPE: pl.String, LHS: pl.String,
     SOURCE_POS: pl.List(pl.String), TARGET_POS: pl.List(pl.String),
     P_TGT_GIVEN_SRC: pl.Float64, P_SRC_GIVEN_TGT: pl.Float64,
-    COUNT: pl.Int64, N_PIVOTS: pl.Int64, ANCHORS: pl.List(pl.String),
+    COUNT: pl.Int64, N_PIVOTS: pl.Int64, PIVOTS: pl.List(pl.String),
+    DOCUMENTS: pl.List(DOCUMENT),
     ALIGN_SRC: pl.List(pl.Int32), ALIGN_TGT: pl.List(pl.Int32), ORIGIN: pl.String,
 }
 
@@ -157,7 +188,7 @@ BILINGUAL_PAIR_EXTRA: dict[str, pl.DataType] = {
     N_SENTENCES: pl.Int64, CROSS_SENTENCE: pl.Boolean, NESTED_ONLY: pl.Boolean}
 #: beads.parquet (monolingual): sentence-alignment beads per document pair
 BEAD_SCHEMA: dict[str, pl.DataType] = {
-    "group": pl.Int64, "doc_src": pl.String, "doc_tgt": pl.String, "bead": pl.Int64,
+    "group": pl.Int64, **PAIR_DOC_SCHEMA, "bead": pl.Int64,
     "src": pl.List(pl.Int32), "tgt": pl.List(pl.Int32), "kind": pl.String,
     "cost": pl.Float64, "anchor": pl.Boolean,
     "confidence": pl.Float64}        # of a 1-1 bead being a correct pair; null for others
@@ -171,15 +202,15 @@ CUE_COLUMNS: dict[str, pl.DataType] = {
     CUE_OFFSET: pl.Float64, CUE_GAP: pl.Float64, CUE_OVERLAP: pl.Float64}
 #: units.parquet (monolingual): one row per sentence/line of every version file
 UNIT_SCHEMA: dict[str, pl.DataType] = {
-    "doc_id": pl.String, "version": pl.Int64, "path": pl.String, "part": pl.Int64,
-    "kind": pl.String, "position": pl.Int64, "text": pl.String, "original": pl.String,
+    **DOC_KEY_SCHEMA, "kind": pl.String, "position": pl.Int64, "text": pl.String,
+    "original": pl.String,
     "start_ms": pl.Int64, "end_ms": pl.Int64}
 #: skipped.parquet (monolingual): files that could not be read, and why
 SKIPPED_SCHEMA: dict[str, pl.DataType] = {"path": pl.String, "reason": pl.String}
 #: documents.parquet (monolingual): each file's group (null: unpaired, with the reason)
 DOCUMENT_SCHEMA: dict[str, pl.DataType] = {
-    "group": pl.Int64, "version": pl.Int64, "doc_id": pl.String, "path": pl.String,
-    "score": pl.Float64, "method": pl.String, "reason": pl.String}
+    "group": pl.Int64, **DOC_KEY_SCHEMA, "score": pl.Float64, "method": pl.String,
+    "reason": pl.String}
 #: alignment_notes.parts/ (monolingual align, per chunk; collected into the manifest, deleted)
 ALIGNMENT_NOTE_SCHEMA: dict[str, pl.DataType] = {"note": pl.String}
 #: entities.parquet (monolingual): transliteration variant -> canonical name

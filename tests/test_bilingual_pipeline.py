@@ -69,7 +69,7 @@ def test_pairs_have_the_shared_columns_and_expected_paraphrases(result):
     assert ("院子", "花园") in pairs and ("花园", "院子") in pairs
     assert ("那位 老人", "那个 老头") in pairs
     row = phrases.filter(source="那位 老人", target="那个 老头").row(0, named=True)
-    assert row["anchors"] == ["The old man"] and row["lhs"] == "NP"
+    assert row["pivots"] == ["The old man"] and row["lhs"] == "NP"
     assert list(zip(row["align_src"], row["align_tgt"])) == [(0, 0), (1, 1)]
     assert all(s != t for s, t in pairs)
 

@@ -62,7 +62,7 @@ def test_pivot_probabilities_by_hand(tmp_path, partition_rows):
 def test_pivot_keeps_counts_anchors_and_composes_alignment(tmp_path):
     pairs = run_pivot(TINY, tmp_path)
     row = pairs.filter(source=Z1, target=Z2).row(0, named=True)
-    assert row["anchors"] == [E1] and row["n_pivots"] == 1 and row["count"] == 1
+    assert row["pivots"] == [E1] and row["n_pivots"] == 1 and row["count"] == 1
     assert (row["source_count"], row["target_count"]) == (3, 2)
     # 死于→died,in ; died→丧生(3), in→在(0) ; 车祸→car,accident→车祸(1)
     assert list(zip(row["align_src"], row["align_tgt"])) == [(0, 0), (0, 3), (1, 1)]
@@ -75,7 +75,7 @@ def test_probabilities_sum_over_pivots(tmp_path):
     row = pairs.filter(source="甲").row(0, named=True)
     # p(乙|甲) = p(乙|a)p(a|甲) + p(乙|b)p(b|甲) = 1/2·1/2 + 1/2·1/2
     assert row["p_t_given_s"] == pytest.approx(0.5) and row["n_pivots"] == 2
-    assert sorted(row["anchors"]) == ["a", "b"] and row["count"] == 2
+    assert sorted(row["pivots"]) == ["a", "b"] and row["count"] == 2
 
 
 def test_labels_must_agree_and_identity_is_dropped(tmp_path):

@@ -28,7 +28,8 @@ def _pairs(n: int = 21, *, shift_ms: float = 0.0, drift_ms: float = 0.0,
         s0, s1 = (odd or {}).get(k, (start, start + CUE_MS))
         t0 = start + shift_ms + k * drift_ms
         src, tgt = (texts or {}).get(k, ("佢嚟咗", "他来了"))
-        rows.append({"doc_src": "0:a/f.srt", "doc_tgt": "1:b/f.srt", "bead": k,
+        rows.append({"version_src": 0, "path_src": "a/f.srt", "part_src": None,
+                     "version_tgt": 1, "path_tgt": "b/f.srt", "part_tgt": None, "bead": k,
                      schema.SOURCE: src, schema.TARGET: tgt,
                      schema.SRC_START: s0, schema.SRC_END: s1,
                      schema.TGT_START: int(t0), schema.TGT_END: int(t0 + CUE_MS)})
@@ -97,11 +98,11 @@ def test_untimed_pairs_get_nulls_and_never_fire() -> None:
 
 
 def test_order_of_rows_is_kept_and_offsets_stay_within_a_document_pair() -> None:
-    late = _pairs(shift_ms=5000).with_columns(pl.lit("1:b/g.srt").alias("doc_tgt"))
+    late = _pairs(shift_ms=5000).with_columns(pl.lit("b/g.srt").alias("path_tgt"))
     both = pl.concat([_pairs(), late]).reverse()
     out = cue_agreement(both, 10)
     assert out["bead"].to_list() == both["bead"].to_list()
-    offsets = out.group_by("doc_tgt").agg(pl.col(schema.CUE_OFFSET).unique())
+    offsets = out.group_by("path_tgt").agg(pl.col(schema.CUE_OFFSET).unique())
     assert sorted(offsets[schema.CUE_OFFSET].to_list()) == [[-5000.0], [0.0]]
 
 

@@ -11,8 +11,9 @@ from bench.doc_collection import make_collection
 from cppdb.align.sentences.chapters import file_chapter, heading_starts
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, _join_groups,
                                              assign_with_no_partner, margins, pair_versions)
-from cppdb.align.sentences.pairing_signals import (cue_similarity, date_time_tokens,
-                                                   name_keys, relative)
+from cppdb.align.sentences.pairing_signals import (SIGNAL_NAMES, cue_similarity,
+                                                   date_time_tokens, file_tokens, name_keys,
+                                                   relative, signal_matrices)
 from cppdb.errors import ConfigError
 
 # ---------------------------------------------------------------- signals
@@ -90,6 +91,27 @@ def test_relative(matrix, prior, expected) -> None:
 
 
 # ---------------------------------------------------------------- assignment
+
+
+def test_chapter_number_and_numbers_in_text_are_different_signals() -> None:
+    """``chapter_number`` compares the numbers of the file names (+1 same, -1 different);
+    ``numbers_in_text`` the numbers the texts mention (1998 = 一九九八).  Here they disagree,
+    and each weight steers the pairing of its own signal only."""
+    left = [VersionFile(0, Path("a/chapter01.txt"), "他在1998年走了3公里。"),
+            VersionFile(0, Path("a/chapter02.txt"), "她说了42次。")]
+    right = [VersionFile(1, Path("b/chapter02.txt"), "他在一九九八年走了三公里。"),
+             VersionFile(1, Path("b/chapter01.txt"), "她说了四十二次。")]
+    tokens = file_tokens(left + right)
+    signals = signal_matrices(left, right, tokens[:2], tokens[2:])
+    assert signals.chapter_number.tolist() == [[-1.0, 1.0], [1.0, -1.0]]
+    assert signals.numbers_in_text.argmax(axis=1).tolist() == [0, 1]
+    assert not signals.cue_timing.any()                 # no cue times: no evidence
+    assert [name for name, _ in signals.items()] == list(SIGNAL_NAMES)
+    alone = {name: 0.0 for name in SIGNAL_NAMES}
+    by_chapter = PairingWeights(**{**alone, "chapter_number": 1.0}).combine(signals)
+    by_numbers = PairingWeights(**{**alone, "numbers_in_text": 1.0}).combine(signals)
+    assert by_chapter.argmax(axis=1).tolist() == [1, 0]
+    assert by_numbers.argmax(axis=1).tolist() == [0, 1]
 
 
 @pytest.mark.parametrize("scores, min_score, pairs", [
@@ -260,8 +282,10 @@ def test_extraction_cuts_a_book_in_one_file_at_its_headings(tmp_path: Path) -> N
     summary = extract_monolingual([a, b], tmp_path / "run", config)
     assert (summary.groups, summary.unpaired) == (2, 0)
     docs = pl.read_parquet(tmp_path / "run" / "documents.parquet").sort("group", "version")
-    assert [d.split("/")[-1] for d in docs["doc_id"]] == [
-        "chapter01.txt", "全书.txt#0", "chapter02.txt", "全书.txt#1"]
+    assert [(Path(p).name, k) for p, k in docs.select("path", "part").iter_rows()] == [
+        ("chapter01.txt", None), ("全书.txt", 0), ("chapter02.txt", None), ("全书.txt", 1)]
+    beads = pl.read_parquet(tmp_path / "run" / "beads.parquet")
+    assert sorted(set(beads["part_tgt"].to_list())) == [0, 1]   # typed, joined as such
     assert summary.beads > 40          # both parts were aligned with their chapters
 
 

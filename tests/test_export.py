@@ -17,17 +17,18 @@ def pair_table() -> pl.DataFrame:
         dict(source="死于 车祸", target="在 车祸 中 丧生", type="phrase", lhs="VP",
              source_pos=["VV", "NN"], target_pos=["P", "NN", "LC", "VV"],
              p_t_given_s=2 / 9, p_s_given_t=1 / 3, count=1, n_pivots=1,
-             anchors=["died in a car accident"], align_src=[0, 0, 1], align_tgt=[0, 3, 1],
+             pivots=["died in a car accident"], align_src=[0, 0, 1], align_tgt=[0, 3, 1],
              origin="bilingual", score=0.8125),
         dict(source="[NP1] 的 [NP2]", target="[NP2] 属于 [NP1]", type="pattern", lhs="NP",
              source_pos=["", "DEG", ""], target_pos=["", "VV", ""],
              p_t_given_s=0.5, p_s_given_t=None, count=3, n_pivots=2,
-             anchors=["[NP1] of [NP2]", "[NP2] 's [NP1]"], align_src=[0, 2], align_tgt=[2, 0],
+             pivots=["[NP1] of [NP2]", "[NP2] 's [NP1]"], align_src=[0, 2], align_tgt=[2, 0],
              origin="bilingual", score=-1.5e-7),
     ]
     frame = pl.DataFrame(rows).with_columns(
         pl.col("source").str.split(" ").alias(S.SOURCE_TOKENS),
-        pl.col("target").str.split(" ").alias(S.TARGET_TOKENS))
+        pl.col("target").str.split(" ").alias(S.TARGET_TOKENS),
+        pl.lit([], dtype=S.PAIR_COLUMNS[S.DOCUMENTS]).alias(S.DOCUMENTS))     # pivot pairs
     return frame.with_columns([pl.col(n).cast(d) for n, d in S.PAIR_COLUMNS.items()])
 
 
@@ -39,7 +40,7 @@ CORE = [S.SOURCE, S.TARGET, S.SOURCE_TOKENS, S.TARGET_TOKENS, S.TYPE, S.LHS,
 @pytest.mark.parametrize("fmt, columns", [
     ("parquet", list(pair_table().columns)),
     ("tsv", list(pair_table().columns)),
-    ("jsonl", CORE + [S.ANCHORS, S.ORIGIN]),
+    ("jsonl", CORE + [S.PIVOTS, S.DOCUMENTS, S.ORIGIN]),
     ("ppdb", CORE),
 ])
 def test_round_trip(tmp_path, fmt, columns):
@@ -48,6 +49,29 @@ def test_round_trip(tmp_path, fmt, columns):
     assert write_pairs(frame, path, fmt) == 2
     back = read_pairs(path, fmt)
     assert_frame_equal(back.select(columns), frame.select(columns))
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "tsv", "parquet"])
+def test_documents_of_a_sentence_pair_round_trip_typed(tmp_path, fmt):
+    """A monolingual pair's documents are (version, path, part) records in every format that
+    keeps them, a whole file's part null; its pivots stay empty (no composed id strings)."""
+    documents = [{"version": 0, "path": "a/第一章.txt", "part": None},
+                 {"version": 1, "path": "b/全书.txt", "part": 2}]
+    frame = pl.DataFrame([dict(source="他走了。", target="他离开了。", type="sentence", lhs="S",
+                               count=1, n_pivots=0, pivots=[], documents=documents,
+                               align_src=[0], align_tgt=[0], origin="ebook")]).with_columns(
+        pl.col("source").str.split(" ").alias(S.SOURCE_TOKENS),
+        pl.col("target").str.split(" ").alias(S.TARGET_TOKENS))
+    frame = frame.with_columns([pl.col(n).cast(d) for n, d in S.PAIR_COLUMNS.items()
+                                if n in frame.columns])
+    path = tmp_path / f"pairs.{fmt}"
+    write_pairs(frame, path, fmt)
+    back = read_pairs(path, fmt)
+    assert back.schema[S.DOCUMENTS] == S.PAIR_COLUMNS[S.DOCUMENTS]
+    assert back[S.DOCUMENTS].to_list() == [documents] and back[S.PIVOTS].to_list() == [[]]
+    if fmt == "jsonl":
+        record = json.loads(path.read_text("utf-8"))
+        assert record["anchor"] == [] and record["documents"] == documents
 
 
 def test_ppdb_line_layout(tmp_path):

@@ -27,7 +27,8 @@ def test_loads_with_datasets_parquet_builder(hf_dir, ranked_bilingual_run, tmp_p
                                    cache_dir=str(tmp_path / "cache"))
     ranked = _ranked(ranked_bilingual_run)
     assert loaded["train"].num_rows == ranked.height           # every pair exactly once
-    assert {"source", "target", "score", "tier", "anchors"} <= set(loaded["train"].column_names)
+    assert {"source", "target", "score", "tier", "pivots",
+            "documents"} <= set(loaded["train"].column_names)
 
 
 @pytest.mark.parametrize("config, tiers", [

@@ -81,10 +81,10 @@ def test_unit_probabilities_are_relative_frequencies():
 
 
 def _pairs(rows: list[tuple[str, str, str, list[str] | None]]) -> pl.DataFrame:
-    return pl.DataFrame([{"type": t, "lhs": "NP", "source": s, "target": g, "anchors": a}
+    return pl.DataFrame([{"type": t, "lhs": "NP", "source": s, "target": g, "pivots": a}
                          for t, s, g, a in rows],
                         schema={"type": pl.String, "lhs": pl.String, "source": pl.String,
-                                "target": pl.String, "anchors": pl.List(pl.String)})
+                                "target": pl.String, "pivots": pl.List(pl.String)})
 
 
 DOG_UNITS = [("大 狗", "big dog", "", [0, B + 1]), ("大 犬", "big dog", "", [0, B + 1])]

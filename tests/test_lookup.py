@@ -139,7 +139,7 @@ def test_cli_lookup_prints_json(ranked_bilingual_run):
                                       "--top", "2", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
-    assert len(rows) == 2 and rows[0]["source"] == "每 天 早上" and rows[0]["anchors"]
+    assert len(rows) == 2 and rows[0]["source"] == "每 天 早上" and rows[0]["pivots"]
     bad = CliRunner().invoke(app, ["lookup", "x", "--db", str(ranked_bilingual_run),
                                    "--tier", "Q"])
     assert bad.exit_code == 2 and "unknown tier" in bad.output
@@ -158,3 +158,12 @@ def test_readme_example_runs(ranked_bilingual_run, repo_root):
     assert "[NP1] 出生 于 [NP2]" in by_words["source"].to_list()
     assert sample.height == 20 and set(sample["tier"]) == {"S"}
     assert "f_jaccard_distance" in columns
+
+
+def test_documents_are_shown_by_their_labels() -> None:
+    from cppdb.commands.lookup import _cell
+
+    documents = [{"version": 0, "path": "/runs/in/a/第一章.txt", "part": None},
+                 {"version": 1, "path": "b/全书.txt", "part": 2}]
+    assert _cell(documents) == "0:a/第一章.txt, 1:b/全书.txt#2"
+    assert _cell(["big dog", "large dog"]) == "big dog, large dog"

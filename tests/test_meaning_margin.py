@@ -66,9 +66,17 @@ def test_meaning_margins_keep_row_order_across_document_pairs() -> None:
     vectors = {"a0": (1, .1, .1), "a1": (.1, 1, .1), "a2": (.1, .1, 1),
                "b0": (1, .2, 0), "b1": (0, 1, .2), "b2": (.2, 0, 1),
                "c0": (0, 0, 1), "d0": (1, 0, 0)}
-    units = pl.DataFrame({"doc_id": [0, 0, 0, 1, 1, 1, 2, 3],
+    # documents: a = v0 f.txt (whole), b = v1 f.txt, c and d = parts 0 and 1 of v1 g.txt
+    # (null parts join too: the key is typed, not a composed string)
+    units = pl.DataFrame({schema.VERSION: [0, 0, 0, 1, 1, 1, 1, 1],
+                          schema.PATH: ["v0/f.txt"] * 3 + ["v1/f.txt"] * 3 + ["v1/g.txt"] * 2,
+                          schema.PART: [None] * 6 + [0, 1],
                           "text": ["a0", "a1", "a2", "b0", "b1", "b2", "c0", "d0"]})
-    pairs = pl.DataFrame({"doc_src": [2, 0, 0], "doc_tgt": [3, 1, 1],
+    pairs = pl.DataFrame({"version_src": [1, 0, 0],
+                          "path_src": ["v1/g.txt", "v0/f.txt", "v0/f.txt"],
+                          "part_src": [0, None, None], "version_tgt": [1, 1, 1],
+                          "path_tgt": ["v1/g.txt", "v1/f.txt", "v1/f.txt"],
+                          "part_tgt": [1, None, None],
                           "source": ["c0", "a1", "a0"], "target": ["d0", "b1", "b2"]})
     seen: list[list[str]] = []
 
@@ -85,9 +93,10 @@ def test_meaning_margins_keep_row_order_across_document_pairs() -> None:
 
 
 def test_no_pairs_give_an_empty_column() -> None:
-    empty = pl.DataFrame(schema={"doc_src": pl.Int64, "doc_tgt": pl.Int64,
-                                 "source": pl.String, "target": pl.String})
-    units = pl.DataFrame({"doc_id": [0], "text": ["x"]})
+    empty = pl.DataFrame(schema={**schema.PAIR_DOC_SCHEMA, "source": pl.String,
+                                 "target": pl.String})
+    units = pl.DataFrame({schema.VERSION: [0], schema.PATH: ["f"], schema.PART: [None],
+                          "text": ["x"]})
     assert meaning_margins(empty, units, lambda texts: np.zeros((len(texts), 3)), 4).len() == 0
 
 

@@ -163,7 +163,10 @@ def test_extract_monolingual_end_to_end_and_resume(tmp_path: Path,
     row = pairs.filter(pl.col(schema.TARGET).str.contains("柯诺夫尼岑")).row(0, named=True)
     assert "柯诺夫尼岑" not in row["target_norm"] and "科诺夫尼岑" in row["target_norm"]
     first = pairs.row(0, named=True)
-    assert first["src_pos"] == 0 and first["tgt_pos"] == 0 and first["anchors"][0].startswith("0:")
+    assert first["src_pos"] == 0 and first["tgt_pos"] == 0 and first[schema.PIVOTS] == []
+    assert first[schema.DOCUMENTS] == [
+        {schema.VERSION: v, schema.PATH: first[f"path_{side}"], schema.PART: None}
+        for v, side in ((0, "src"), (1, "tgt"))]
     beads = pl.read_parquet(out / "beads.parquet")
     low = pl.read_parquet(out / "low_confidence_pairs.parquet")
     assert beads.filter(pl.col("kind") == "1-1").height == pairs.height + low.height

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 import pytest
 
+from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
 from cppdb.config import load_config
 from cppdb.defaults import all_sections, toml_defaults
 
@@ -51,6 +52,10 @@ PAIRS: tuple[Pair, ...] = (
          renames={"cue_check": "check", "cue_max_gap_ms": "max_gap_ms",
                   "cue_offset_window": "offset_window",
                   "cue_keep_char_jaccard": "keep_char_jaccard"}),
+    Pair("cppdb.align.sentences.documents", "PairingWeights", "monolingual",
+         renames={**{f"pair_weight_{name}": name for name in SIGNAL_NAMES},
+                  **{f"pair_{key}": key for key in ("min_score", "min_margin", "min_relative",
+                                                    "mode", "pivot")}}),
     Pair("cppdb.align.sentences.meaning", "MeaningSettings", "monolingual",
          renames={"min_meaning_margin": "min_margin", "meaning_margin_k": "k"}),
     Pair("cppdb.align.words.attention", "AttentionAligner", "align_words.attention"),

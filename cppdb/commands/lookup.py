@@ -24,10 +24,23 @@ def _show(frame, text: str, features: bool) -> None:
     for name in names:
         table.add_column(name, overflow="fold")
     for row in frame.select(names).iter_rows():
-        table.add_row(*["" if v is None else f"{v:.3f}" if isinstance(v, float)
-                        else ", ".join(map(str, v)) if isinstance(v, list) else str(v)
-                        for v in row])
+        table.add_row(*[_cell(v) for v in row])
     console().print(table)
+
+
+def _cell(value: object) -> str:
+    """One value as the table shows it (a document of ``schema.DOCUMENTS`` by its label)."""
+    from cppdb import schema
+    from cppdb.align.sentences.types import DocumentKey
+
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        return ", ".join(DocumentKey(*(v[k] for k in schema.DOC_KEY)).label
+                         if isinstance(v, dict) else str(v) for v in value)
+    return str(value)
 
 
 def register(app: typer.Typer) -> None:

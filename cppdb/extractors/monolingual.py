@@ -47,6 +47,7 @@ from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mism
 from cppdb.align.sentences.documents import PairingWeights, pair_versions, read_pairs_file
 from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
 from cppdb.align.sentences.merged import split_merged_files
+from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
 from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
@@ -77,11 +78,6 @@ class MonolingualSummary:
     sentence_pairs: int
 
 
-def _doc_id(version: int, path: Path, part: int | None = None) -> str:
-    """``0:dir/file.txt``, or ``0:dir/file.txt#2`` for the third chapter of a cut file."""
-    return f"{version}:{path.parent.name}/{path.name}" + ("" if part is None else f"#{part}")
-
-
 def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
                 config: Config, by_content: bool = True) -> None:
     rows: list[dict[str, Any]] = []
@@ -93,9 +89,8 @@ def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
         documents += docs
     parts, cut, cut_by_content = _file_parts(documents, len(dirs), section, by_content)
     for doc, part_no, a, b in parts:
-        doc_id = _doc_id(doc.file.version, doc.file.path, part_no)
-        rows += [{"doc_id": doc_id, "version": doc.file.version, "path": str(doc.file.path),
-                  "part": part_no, "kind": doc.kind,
+        rows += [{schema.VERSION: doc.file.version, schema.PATH: str(doc.file.path),
+                  schema.PART: part_no, "kind": doc.kind,
                   "position": k, "text": u.text, "original": u.original,
                   "start_ms": u.start_ms, "end_ms": u.end_ms}
                  for k, u in enumerate(doc.units[a:b])]
@@ -165,21 +160,19 @@ def _identical_versions(rows: list[dict[str, Any]], n_versions: int) -> list[tup
     """Pairs of versions whose unit texts are the same (a copy passed twice, by mistake)."""
     texts: list[list[str]] = [[] for _ in range(n_versions)]
     for row in rows:
-        texts[row["version"]].append(row["text"])
+        texts[row[schema.VERSION]].append(row["text"])
     return [(a, b) for a in range(n_versions) for b in range(a + 1, n_versions)
             if texts[a] and texts[a] == texts[b]]
 
 
 def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFile]]:
     versions: list[list[VersionFile]] = [[] for _ in range(n_versions)]
-    for (doc_id,), frame in units.sort("doc_id", "position").group_by(["doc_id"],
-                                                                      maintain_order=True):
-        version = int(frame["version"][0])
+    for (version, path, part), frame in units.sort(*schema.DOC_KEY, "position").group_by(
+            list(schema.DOC_KEY), maintain_order=True):
         starts = frame["start_ms"].drop_nulls()
         span = (int(starts.min()), int(frame["end_ms"].max())) if len(starts) else None
-        part = frame["part"][0] if "part" in frame.columns else None
-        versions[version].append(VersionFile(
-            version, Path(frame["path"][0]), "\n".join(frame["text"].to_list()), span,
+        versions[int(version)].append(VersionFile(
+            int(version), Path(path), "\n".join(frame["text"].to_list()), span,
             tuple(int(x) for x in starts.to_list()), None if part is None else int(part)))
     for files in versions:
         files.sort(key=lambda f: (f.name, -1 if f.part is None else f.part))
@@ -187,14 +180,13 @@ def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFil
 
 
 def pairing_weights(section: dict[str, Any]) -> PairingWeights:
-    """The document-pairing settings of the ``[monolingual]`` section."""
+    """The document-pairing settings of the ``[monolingual]`` section (the weight of signal
+    ``x`` is ``pair_weight_x``)."""
     return PairingWeights(
-        content=section["pair_weight_content"], number=section["pair_weight_number"],
-        numbers=section["pair_weight_numbers"], times=section["pair_weight_times"],
-        length=section["pair_weight_length"], names=section["pair_weight_names"],
-        dates=section["pair_weight_dates"], min_score=section["pair_min_score"],
-        min_margin=section["pair_min_margin"], min_relative=section["pair_min_relative"],
-        mode=section["pair_mode"], pivot=section["pair_pivot"])
+        **{name: section[f"pair_weight_{name}"] for name in SIGNAL_NAMES},
+        min_score=section["pair_min_score"], min_margin=section["pair_min_margin"],
+        min_relative=section["pair_min_relative"], mode=section["pair_mode"],
+        pivot=section["pair_pivot"])
 
 
 def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
@@ -205,14 +197,10 @@ def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
         groups, unpaired = read_pairs_file(pairs_file, versions)
     else:
         groups, unpaired = pair_versions(versions, pairing_weights(section))
-    rows = [{"group": g.group, "version": f.version,
-             "doc_id": _doc_id(f.version, f.path, f.part),
-             "path": str(f.path), "score": g.score, "method": g.method, "reason": None}
-            for g in groups for f in g.files]
-    rows += [{"group": None, "version": u.file.version,
-              "doc_id": _doc_id(u.file.version, u.file.path, u.file.part),
-              "path": str(u.file.path),
-              "score": None, "method": None, "reason": u.reason} for u in unpaired]
+    rows = [{"group": g.group, **dict(zip(schema.DOC_KEY, f.key)), "score": g.score,
+             "method": g.method, "reason": None} for g in groups for f in g.files]
+    rows += [{"group": None, **dict(zip(schema.DOC_KEY, u.file.key)), "score": None,
+              "method": None, "reason": u.reason} for u in unpaired]
     for u in unpaired:
         console().print(f"[yellow]unpaired[/yellow] {u.file.path}: {u.reason}")
     st.write_parquet(DOCUMENTS, pl.DataFrame(rows, schema=schema.DOCUMENT_SCHEMA))
@@ -223,7 +211,7 @@ def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
 def _entities_stage(st: StageHandle, n_versions: int, section: dict[str, Any]) -> None:
     run = st.run
     units = run.read(UNITS)
-    per_version = [units.filter(pl.col("version") == v)["text"].to_list()
+    per_version = [units.filter(pl.col(schema.VERSION) == v)["text"].to_list()
                    for v in range(n_versions)]
     aligned = _pairs_frame(run.read(BEADS), units)
     together = cooccurring_names(zip(aligned[schema.SOURCE].to_list(),
@@ -290,24 +278,25 @@ def word_links(source: list[str], target: list[str]) -> tuple[list[int], list[in
 
 
 def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
+    """The 1-1 beads with the text, times and origin of both lines (joined on the typed
+    document keys and the positions)."""
     one = beads.filter(pl.col("kind") == "1-1").with_columns(
         pl.col("src").list.first().alias("src_pos"), pl.col("tgt").list.first().alias("tgt_pos"))
-    left = units.select(pl.col("doc_id").alias("doc_src"), pl.col("position").alias("src_pos"),
-                        pl.col("text").alias(schema.SOURCE),
+    left = units.select(*[pl.col(k).alias(c) for k, c in zip(schema.DOC_KEY, schema.SRC_DOC)],
+                        pl.col("position").alias("src_pos"), pl.col("text").alias(schema.SOURCE),
                         pl.col("start_ms").alias(schema.SRC_START),
                         pl.col("end_ms").alias(schema.SRC_END),
                         pl.col("original").alias("source_original"),
-                        pl.col("kind").alias("source_kind"), pl.col("version").alias("version_src"))
-    right = units.select(pl.col("doc_id").alias("doc_tgt"), pl.col("position").alias("tgt_pos"),
-                         pl.col("text").alias(schema.TARGET),
+                        pl.col("kind").alias("source_kind"))
+    right = units.select(*[pl.col(k).alias(c) for k, c in zip(schema.DOC_KEY, schema.TGT_DOC)],
+                         pl.col("position").alias("tgt_pos"), pl.col("text").alias(schema.TARGET),
                          pl.col("start_ms").alias(schema.TGT_START),
                          pl.col("end_ms").alias(schema.TGT_END),
-                         pl.col("original").alias("target_original"),
-                         pl.col("version").alias("version_tgt"))
+                         pl.col("original").alias("target_original"))
     return (one.with_columns(pl.col("src_pos").cast(pl.Int64), pl.col("tgt_pos").cast(pl.Int64))
-            .join(left, on=["doc_src", "src_pos"], how="left")
-            .join(right, on=["doc_tgt", "tgt_pos"], how="left")
-            .sort("group", "doc_src", "doc_tgt", "bead"))
+            .join(left, on=[*schema.SRC_DOC, "src_pos"], how="left", nulls_equal=True)
+            .join(right, on=[*schema.TGT_DOC, "tgt_pos"], how="left", nulls_equal=True)
+            .sort("group", *schema.SRC_DOC, *schema.TGT_DOC, "bead"))
 
 
 def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
@@ -335,21 +324,28 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
         schema.TARGET_POS: [list(b.pos) for b in tgt_ann],
         schema.P_TGT_GIVEN_SRC: [None] * len(frame), schema.P_SRC_GIVEN_TGT: [None] * len(frame),
         schema.COUNT: [1] * len(frame), schema.N_PIVOTS: [0] * len(frame),
-        schema.ANCHORS: [[a, b] for a, b in zip(frame["doc_src"], frame["doc_tgt"])],
+        schema.PIVOTS: [[]] * len(frame),
         schema.ALIGN_SRC: [s for s, _ in links], schema.ALIGN_TGT: [t for _, t in links],
         schema.ORIGIN: ["subtitle" if sub else "ebook" for sub in is_subtitle],
         schema.SOURCE_NORM: source_norm, schema.TARGET_NORM: target_norm,
         "identical_after_norm": [a == b for a, b in zip(source_norm, target_norm)],
     }
     table = pl.DataFrame({schema.SOURCE: frame[schema.SOURCE], schema.TARGET: frame[schema.TARGET],
-                          **columns}, schema_overrides={**schema.PAIR_COLUMNS})
-    extras = frame.select("source_original", "target_original", "group", "doc_src", "doc_tgt",
-                          "version_src", "version_tgt", "src_pos", "tgt_pos", "cost", "anchor",
+                          schema.DOCUMENTS: frame.select(_documents()).to_series(), **columns},
+                         schema_overrides={**schema.PAIR_COLUMNS})
+    extras = frame.select("source_original", "target_original", "group", *schema.SRC_DOC,
+                          *schema.TGT_DOC, "src_pos", "tgt_pos", "cost", "anchor",
                           "confidence", *schema.CUE_COLUMNS, MEANING_MARGIN)
     normalised = [schema.SOURCE_NORM, schema.TARGET_NORM, "identical_after_norm"]
     table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + normalised), extras],
                       how="horizontal")
     _write_kept_and_low(st, table, min_confidence, cues, meaning)
+
+
+def _documents() -> pl.Expr:
+    """The pair's two documents as the ``schema.DOCUMENTS`` list (source first)."""
+    return pl.concat_list([pl.struct([pl.col(c).alias(key) for c, key in zip(side, schema.DOC_KEY)])
+                           for side in (schema.SRC_DOC, schema.TGT_DOC)])
 
 
 def _meaning_column(st: StageHandle, config: Config, meaning: MeaningSettings,
@@ -400,18 +396,18 @@ def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | 
     cues = CueSettings.from_config(section)
     meaning = MeaningSettings.from_config(section)
     n = len(dirs)
-    units = Artifact(UNITS, ("doc_id", "version", "position", "text"))
+    units = Artifact(UNITS, (*schema.DOC_KEY, "position", "text"))
     docs_reads: tuple[Artifact | External, ...] = (units,)
     if pairs_file is not None:
         docs_reads += (External("the --pairs file", (pairs_file,)),)
-    beads = Artifact(BEADS, ("group", "doc_src", "doc_tgt", "src", "tgt", "kind"))
+    beads = Artifact(BEADS, ("group", *schema.SRC_DOC, *schema.TGT_DOC, "src", "tgt", "kind"))
     return [
         Stage("read", (External("the version directories", tuple(dirs)),), (UNITS, SKIPPED),
               lambda st: _read_stage(st, dirs, section, config, pairs_file is None), doc="sentences/lines per file"),
         Stage("documents", docs_reads, (DOCUMENTS,),
               lambda st: _documents_stage(st, n, section, pairs_file),
               doc="which files are the same chapter"),
-        Stage("align", (units, Artifact(DOCUMENTS, ("group", "doc_id"))), (BEADS,),
+        Stage("align", (units, Artifact(DOCUMENTS, ("group", *schema.DOC_KEY))), (BEADS,),
               lambda st: _align_stage(st, config, section, confidence), chunked=True,
               scratch=(NOTE_PARTS, CACHE_FILES),
               doc="BAM + Vecalign per document pair"),

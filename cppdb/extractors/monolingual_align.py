@@ -26,6 +26,7 @@ import polars as pl
 from cppdb import schema
 from cppdb.align.sentences.align import AlignSettings, align_sentences
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
+from cppdb.align.sentences.types import DocumentKey
 from cppdb.io import write_parquet_atomic
 from cppdb.run import part_path
 
@@ -50,12 +51,13 @@ class AlignJob:
         return AlignSettings.from_config(self.align_section)
 
 
-def document_pairs(documents: pl.DataFrame) -> list[tuple[int, str, str]]:
+def document_pairs(documents: pl.DataFrame) -> list[tuple[int, DocumentKey, DocumentKey]]:
     """``(group, doc_a, doc_b)`` for every two files of a group, in group and version order."""
     pairs = []
-    paired = documents.filter(pl.col("group").is_not_null()).sort("group", "version")
+    paired = documents.filter(pl.col("group").is_not_null()).sort("group", schema.VERSION)
     for (group,), frame in paired.group_by(["group"], maintain_order=True):
-        for a, b in itertools.combinations(frame["doc_id"].to_list(), 2):
+        keys = [DocumentKey(*row) for row in frame.select(schema.DOC_KEY).iter_rows()]
+        for a, b in itertools.combinations(keys, 2):
             pairs.append((int(group), a, b))
     return pairs
 
@@ -89,13 +91,18 @@ def _confidence_model(path: str) -> ConfidenceModel:
     return load_confidence_model(path)
 
 
-def _texts(units: str, doc_ids: set[str]) -> dict[str, list[str]]:
-    """The unit texts of ``doc_ids``, in position order (only those rows are read)."""
-    frame = (pl.scan_parquet(units).select("doc_id", "position", "text")
-             .filter(pl.col("doc_id").is_in(sorted(doc_ids)))
-             .sort("doc_id", "position").collect())
-    return {doc: part["text"].to_list()
-            for (doc,), part in frame.group_by(["doc_id"], maintain_order=True)}
+def _texts(units: str, docs: set[DocumentKey]) -> dict[DocumentKey, list[str]]:
+    """The unit texts of ``docs``, in position order (only those rows are read)."""
+    wanted = pl.LazyFrame(sorted(docs, key=_order), schema=schema.DOC_KEY_SCHEMA, orient="row")
+    frame = (pl.scan_parquet(units).select(*schema.DOC_KEY, "position", "text")
+             .join(wanted, on=schema.DOC_KEY, how="semi", nulls_equal=True)
+             .sort(*schema.DOC_KEY, "position").collect())
+    return {DocumentKey(*key): part["text"].to_list()
+            for key, part in frame.group_by(list(schema.DOC_KEY), maintain_order=True)}
+
+
+def _order(key: DocumentKey) -> tuple[int, str, int]:
+    return key.version, key.path, -1 if key.part is None else key.part
 
 
 def align_chunk(job: AlignJob, start: int, stop: int) -> pl.DataFrame:
@@ -110,9 +117,10 @@ def align_chunk(job: AlignJob, start: int, stop: int) -> pl.DataFrame:
     notes: list[str] = []
     for group, doc_a, doc_b in pairs:
         result = align_sentences(texts[doc_a], texts[doc_b], settings, encoder)
-        notes += [f"{doc_a} / {doc_b}: {note}" for note in result.notes]
+        notes += [f"{doc_a.label} / {doc_b.label}: {note}" for note in result.notes]
         sure = confidence.confidences(result.beads, texts[doc_a], texts[doc_b])
-        rows += [{"group": group, "doc_src": doc_a, "doc_tgt": doc_b, "bead": k,
+        keys = dict(zip(schema.SRC_DOC + schema.TGT_DOC, doc_a + doc_b))
+        rows += [{"group": group, **keys, "bead": k,
                   "src": list(b.src), "tgt": list(b.tgt), "kind": b.kind,
                   "cost": b.cost, "anchor": b.anchor, "confidence": c}
                  for k, (b, c) in enumerate(zip(result.beads, sure))]

@@ -257,7 +257,7 @@ def aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.Da
         pl.col(S.FWD).sum().alias(S.P_TGT_GIVEN_SRC), pl.col(S.BWD).sum().alias(S.P_SRC_GIVEN_TGT),
         pl.col(S.JOINT).sum().cast(pl.Int64).alias(S.COUNT),
         pl.len().cast(pl.Int64).alias(S.N_PIVOTS),
-        pl.col(S.EN).head(max_anchors).alias(S.ANCHORS),
+        pl.col(S.EN).head(max_anchors).alias(S.PIVOTS),
         pl.col(S.ALIGN1).first(), pl.col(S.ALIGN2).first(),
         pl.col(S.SOURCE_COUNT).first().cast(pl.Int64),
         pl.col(S.TARGET_COUNT).first().cast(pl.Int64),
@@ -271,7 +271,8 @@ def aggregate_pairs(contrib: pl.DataFrame, kind: str, max_anchors: int) -> pl.Da
         pl.col(S.SOURCE).str.split(" ").alias(S.SOURCE_TOKENS),
         pl.col(S.TARGET).str.split(" ").alias(S.TARGET_TOKENS),
         pl.col(S.SOURCE_POS).str.split(" "), pl.col(S.TARGET_POS).str.split(" "),
-        pl.lit(kind).alias(S.TYPE), pl.lit("bilingual").alias(S.ORIGIN))
+        pl.lit(kind).alias(S.TYPE), pl.lit("bilingual").alias(S.ORIGIN),
+        pl.lit([], dtype=S.PAIR_COLUMNS[S.DOCUMENTS]).alias(S.DOCUMENTS))
 
 
 def pair_table_columns() -> list[str]:

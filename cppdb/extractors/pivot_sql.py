@@ -211,6 +211,8 @@ def _spark_schema(polars_schema: Any) -> Any:
     def convert(dtype: Any) -> Any:
         if isinstance(dtype, pl.List):
             return T.ArrayType(convert(dtype.inner))
+        if isinstance(dtype, pl.Struct):
+            return T.StructType([T.StructField(f.name, convert(f.dtype)) for f in dtype.fields])
         return {pl.String: T.StringType(), pl.Int64: T.LongType(), pl.Int32: T.IntegerType(),
                 pl.Float64: T.DoubleType(), pl.Boolean: T.BooleanType()}[dtype.base_type()]
 

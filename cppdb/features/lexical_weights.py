@@ -20,7 +20,7 @@ word).
 
 **Per pair** (s, t) the pivots are chained as PPDB chains probabilities:
 lex(t|s) through e is lex(e|s)·lex(t|e), and lex(s|t) through e is lex(e|t)·lex(s|e).  Two
-aggregates over the pair's listed pivots (``anchors``: the best ``max_anchors`` pivots by
+aggregates over the pair's listed pivots (``pivots``: the best ``max_anchors`` pivots by
 their share of p(t|s), which carry most of the mass):
 
 * ``f_lex_t_given_s`` / ``f_lex_s_given_t``: the mean of the chains weighted by each
@@ -129,7 +129,7 @@ def pair_weights(pairs: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
     rows = pairs.with_row_index("_row")
     pivots = (rows.filter(pl.col(S.TYPE).is_in(["phrase", "pattern"]))
               .select("_row", pl.col(S.TYPE).alias(S.KIND), S.LHS, S.SOURCE, S.TARGET,
-                      pl.col(S.ANCHORS).alias(S.EN))
+                      pl.col(S.PIVOTS).alias(S.EN))
               .explode(S.EN).drop_nulls(S.EN))
     src, tgt = _side_units(units, "s"), _side_units(units, "t")
     tgt_cols = [c for c in tgt.columns if c.startswith("t_")]
@@ -189,6 +189,6 @@ def add_run_weights(frame: pl.DataFrame, run_dir: str | Path) -> pl.DataFrame:
 def add_unit_weights(frame: pl.DataFrame, units: pl.DataFrame | None) -> pl.DataFrame:
     """``frame`` with :data:`LEX_FEATURES` from a :func:`run_units` table (read once, used
     for every chunk)."""
-    if units is None or S.ANCHORS not in frame.columns:
+    if units is None or S.PIVOTS not in frame.columns:
         return frame.with_columns(null_weights())
     return pair_weights(frame, units)

@@ -111,7 +111,7 @@ FEATURE_INPUTS: dict[str, tuple[str, ...]] = {
     "f_target_has_unaligned": (S.TARGET_TOKENS, S.ALIGN_TGT),
     "f_count": (S.COUNT,),
     "f_n_pivots": (S.N_PIVOTS,),
-    **{name: (S.TYPE, S.LHS, S.SOURCE, S.TARGET, S.ANCHORS) for name in LEX_FEATURES},
+    **{name: (S.TYPE, S.LHS, S.SOURCE, S.TARGET, S.PIVOTS) for name in LEX_FEATURES},
 }
 LM_FEATURES = ("f_lm_source", "f_lm_target", "f_lm_difference")
 EMBEDDING_FEATURES = ("f_cosine",)

@@ -21,7 +21,7 @@ from cppdb.lookup.source import PairSource, resolve_source
 TIER = "tier"
 #: what every answer shows; ``features=True`` adds every other numeric column and the links
 BASE_COLUMNS = (S.TYPE, S.SOURCE, S.TARGET, SCORE, TIER, "rank", S.LHS, S.COUNT, S.N_PIVOTS,
-                S.ANCHORS, S.ORIGIN)
+                S.PIVOTS, S.DOCUMENTS, S.ORIGIN)
 _INTERNAL = {"key", "shape", "fixed", ORDER}
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.align.sentences.types import DocumentKey
 from cppdb.report import svg
 
 RANKING = S.RANKING_DIR
@@ -102,7 +103,8 @@ def monolingual(run: Path) -> list[str]:
     parts = []
     for (group,), part in sorted(beads.group_by(["group"]), key=lambda g: g[0][0]):
         first = part.row(0, named=True)
-        name = f"{first['doc_src']} ↔ {first['doc_tgt']}"
+        name = (f"{DocumentKey(*(first[c] for c in S.SRC_DOC)).label} ↔ "
+                f"{DocumentKey(*(first[c] for c in S.TGT_DOC)).label}")
         points = [(r["src"][0], r["tgt"][0], 1 if r["anchor"] else 0)
                   for r in part.iter_rows(named=True) if r["src"] and r["tgt"]]
         parts.append(svg.scatter(f"Alignment of {name}: beads and BAM anchors", points,

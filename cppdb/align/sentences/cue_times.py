@@ -29,8 +29,8 @@ from typing import Any
 import polars as pl
 
 from cppdb.defaults import toml_defaults
-from cppdb.schema import (CUE_GAP, CUE_OFFSET, CUE_OVERLAP, SRC_END, SRC_START, TGT_END,
-                          TGT_START)
+from cppdb.schema import (CUE_GAP, CUE_OFFSET, CUE_OVERLAP, SRC_DOC, SRC_END, SRC_START,
+                          TGT_DOC, TGT_END, TGT_START)
 from cppdb.text.distance import jaccard
 
 _MONOLINGUAL = toml_defaults("monolingual")
@@ -54,7 +54,7 @@ class CueSettings:
 
 
 def cue_agreement(pairs: pl.DataFrame, window: int, *,
-                  order: tuple[str, ...] = ("doc_src", "doc_tgt", "bead")) -> pl.DataFrame:
+                  order: tuple[str, ...] = (*SRC_DOC, *TGT_DOC, "bead")) -> pl.DataFrame:
     """``pairs`` (with the cue times ``schema.SRC_START`` … ``TGT_END``, nullable) plus
     ``schema.CUE_COLUMNS``.
 

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cppdb.align.sentences.pairing_signals import (SIGNAL_NAMES, PairingSignals, file_tokens,
+                                                   signal_matrices, standardised)
 from cppdb.align.sentences.types import VersionFile
 from cppdb.errors import BadInputError, ConfigError
 
@@ -51,16 +53,16 @@ class Unpaired:
 
 @dataclass(frozen=True)
 class PairingWeights:
-    """Weights of the signals (``pairing_signals``), the score a pair must beat, and which
-    versions are compared."""
+    """Weights of the signals (one field per ``pairing_signals.PairingSignals`` field, same
+    name), the score a pair must beat, and which versions are compared."""
 
     content: float = 1.0
-    number: float = 0.5
-    numbers: float = 0.5
-    times: float = 1.0
-    length: float = 0.2
     names: float = 1.0
+    numbers_in_text: float = 0.5
     dates: float = 0.5
+    cue_timing: float = 1.0
+    length: float = 0.2
+    chapter_number: float = 0.5
     min_score: float = 1.0
     min_margin: float = 0.1
     min_relative: float = 0.3
@@ -77,14 +79,16 @@ class PairingWeights:
                               f"{n_versions} (0 to {n_versions - 1}, in the order given)",
                               hint="e.g. --set monolingual.pair_pivot=0")
 
-    def combine(self, signals: dict[str, np.ndarray]) -> np.ndarray:
-        weight = {"content": self.content, "number": self.number, "numbers": self.numbers,
-                  "cues": self.times, "length": self.length, "names": self.names,
-                  "dates": self.dates}
-        from cppdb.align.sentences.pairing_signals import standardised
+    @property
+    def signal_weights(self) -> PairingSignals[float]:
+        return PairingSignals(**{name: getattr(self, name) for name in SIGNAL_NAMES})
 
-        return sum(weight[name] * standardised(matrix) for name, matrix in signals.items()
-                   if weight[name])
+    def combine(self, signals: PairingSignals[np.ndarray]) -> np.ndarray:
+        """The weighted sum of the :func:`~pairing_signals.standardised` signals (a signal
+        of weight 0 is not computed into it)."""
+        weights = self.signal_weights
+        return sum(weight * standardised(matrix) for (_, matrix), (_, weight)
+                   in zip(signals.items(), weights.items()) if weight)
 
 
 def assign_with_no_partner(scores: np.ndarray, min_score: float) -> list[tuple[int, int]]:
@@ -177,8 +181,6 @@ def pair_scores(versions: Sequence[Sequence[VersionFile]], weights: PairingWeigh
     """(a, b, the weighted score matrix of version a × version b) for every compared pair of
     versions that both have files; None for one file in each (there is nothing for a
     relative score to be relative to)."""
-    from cppdb.align.sentences.pairing_signals import file_tokens, signal_matrices
-
     flat = [f for v in versions for f in v]
     tokens = file_tokens(flat)
     offsets = np.cumsum([0, *(len(v) for v in versions)])

@@ -29,6 +29,7 @@ import polars as pl
 
 from cppdb.defaults import toml_defaults
 from cppdb.embed.encoders import normalise_rows
+from cppdb.schema import DOC_KEY, SRC_DOC, TGT_DOC
 
 _MONOLINGUAL = toml_defaults("monolingual")
 
@@ -77,17 +78,19 @@ def ratio_margins(source: np.ndarray, target: np.ndarray, source_doc: np.ndarray
 
 def meaning_margins(pairs: pl.DataFrame, units: pl.DataFrame,
                     encode: Callable[[list[str]], np.ndarray], k: int) -> pl.Series:
-    """``MEANING_MARGIN`` for each row of ``pairs`` (``doc_src``, ``doc_tgt``, ``source``,
-    ``target``), in row order; ``units`` (``doc_id``, ``text``) holds every line of every
-    document.  ``encode`` embeds a list of strings (a cached sentence encoder)."""
+    """``MEANING_MARGIN`` for each row of ``pairs`` (the document keys ``SRC_DOC``,
+    ``TGT_DOC``, ``source``, ``target``), in row order; ``units`` (``DOC_KEY``, ``text``)
+    holds every line of every document.  ``encode`` embeds a list of strings (a cached
+    sentence encoder)."""
     margins = np.full(pairs.height, np.nan)
     if pairs.height == 0:
         return pl.Series(MEANING_MARGIN, margins, dtype=pl.Float64)
-    paired = pl.concat([pairs["doc_src"], pairs["doc_tgt"]]).unique()
-    lines = (units.filter(pl.col("doc_id").is_in(paired.implode()))    # unpaired files: no need
-             .group_by("doc_id").agg(pl.col("text")))
-    by_doc = dict(zip(lines["doc_id"].to_list(), lines["text"].to_list()))
-    indexed = pairs.select("doc_src", "doc_tgt", "source", "target").with_row_index("_row")
+    paired = pl.concat([pairs.select([pl.col(c).alias(key) for c, key in zip(side, DOC_KEY)])
+                        for side in (SRC_DOC, TGT_DOC)]).unique()
+    lines = (units.join(paired, on=DOC_KEY, how="semi", nulls_equal=True)  # unpaired: no need
+             .group_by(DOC_KEY).agg(pl.col("text")))
+    by_doc = {row[:-1]: row[-1] for row in lines.select(*DOC_KEY, "text").iter_rows()}
+    indexed = pairs.select(*SRC_DOC, *TGT_DOC, "source", "target").with_row_index("_row")
     # a pair's lines are lines of its documents, so these are all the strings needed
     texts = sorted({text for doc in by_doc.values() for text in doc})
     vectors = normalise_rows(encode(texts))
@@ -96,8 +99,9 @@ def meaning_margins(pairs: pl.DataFrame, units: pl.DataFrame,
     def embed(strings: list[str]) -> np.ndarray:
         return vectors[[row_of[s] for s in strings]]
 
-    for (doc_src, doc_tgt), group in indexed.group_by("doc_src", "doc_tgt", maintain_order=True):
+    n = len(DOC_KEY)
+    for keys, group in indexed.group_by(*SRC_DOC, *TGT_DOC, maintain_order=True):
         margins[group["_row"].to_numpy()] = ratio_margins(
             embed(group["source"].to_list()), embed(group["target"].to_list()),
-            embed(by_doc[doc_src]), embed(by_doc[doc_tgt]), k)
+            embed(by_doc[keys[:n]]), embed(by_doc[keys[n:]]), k)
     return pl.Series(MEANING_MARGIN, margins, dtype=pl.Float64)

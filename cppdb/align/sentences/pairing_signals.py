@@ -1,23 +1,9 @@
 """Evidence that two files of different versions hold the same chapter/episode.
 
-Each signal is a function ``(left files, right files, context) -> matrix`` of shape
-(len(left), len(right)); :func:`signal_matrices` computes them all and
+Each signal is a matrix of shape (len(left), len(right)); :func:`signal_matrices` computes
+them all as one :class:`PairingSignals` (a field per signal, each described there) and
 ``documents.pair_versions`` weighs them.  Similarity signals are in [0, 1]; the chapter
 number is +1 (same), -1 (different) or 0 (unknown on either side).
-
-* ``content``  cosine of TF-IDF vectors of toneless pinyin syllable bigrams of a sample;
-* ``names``    cosine of TF-IDF vectors of transliterated names, each mapped to its cluster
-               across versions (哈利 / 哈里 / 哈瑞 -> one token): names are what changes least
-               between translations and most between chapters;
-* ``numbers``  cosine of TF-IDF vectors of the numbers in the text (digits and Chinese
-               numerals read to values, so 1998 and 一九九八 are one token);
-* ``dates``    cosine of TF-IDF vectors of dates and clock times (3月5日 / 三月五日,
-               下午三点半 / 15:30 -> one token);
-* ``cues``     subtitles only: the product of the duration ratio and the cosine of the cue
-               start profiles (cues per 10 s, smoothed) — the same episode has its silences
-               at the same minutes in every version;
-* ``length``   min/max ratio of character counts;
-* ``number``   chapter/episode number of the file name or the title line.
 
 ``relative`` turns a signal matrix into "how much better than the usual": each cell minus
 the larger of its row and column medians (most cells are non-pairs, so the medians are the
@@ -29,7 +15,9 @@ dominated by whichever signal is loud but noisy on these files.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -43,6 +31,49 @@ NAME_THRESHOLD = 0.75      # pinyin-letter similarity that joins two names of di
 MAX_NAMES = 600            # most frequent name candidates per version kept for the clusters
 
 Matrix = np.ndarray
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclass(frozen=True)
+class PairingSignals(Generic[T]):
+    """One value per pairing signal: its (left × right) matrix, or a number per signal (its
+    prior in :func:`relative`, its weight in ``documents.PairingWeights``).  The field order
+    is the order in which the weighted signals are summed."""
+
+    content: T
+    """Cosine of TF-IDF vectors of toneless pinyin syllable bigrams of a sample of the text."""
+    names: T
+    """Cosine of TF-IDF vectors of transliterated names, each mapped to its cluster across
+    versions (哈利 / 哈里 / 哈瑞 -> one token): names are what changes least between
+    translations and most between chapters."""
+    numbers_in_text: T
+    """Cosine of TF-IDF vectors of the numbers mentioned in the text (digits and Chinese
+    numerals read to values, so 1998 and 一九九八 are one token, :func:`number_tokens`)."""
+    dates: T
+    """Cosine of TF-IDF vectors of dates and clock times (3月5日 / 三月五日, 下午三点半 /
+    15:30 -> one token, :func:`date_time_tokens`)."""
+    cue_timing: T
+    """Subtitles only: the duration ratio × the cosine of the cue start profiles (cues per
+    10 s, smoothed): the same episode has its silences at the same minutes in every version."""
+    length: T
+    """Min/max ratio of the character counts."""
+    chapter_number: T
+    """Agreement of the chapter/episode numbers of the file names or title lines: +1 same,
+    -1 different, 0 unknown on either side."""
+
+    def items(self) -> Iterator[tuple[str, T]]:
+        """(field name, value) in field order."""
+        return ((f.name, getattr(self, f.name)) for f in fields(self))
+
+    def zip_with(self, other: "PairingSignals[U]", fn: Callable[[T, U], object]
+                 ) -> "PairingSignals":
+        """``fn(mine, other's)`` field by field."""
+        return PairingSignals(**{name: fn(value, getattr(other, name))
+                                 for name, value in self.items()})
+
+
+SIGNAL_NAMES = tuple(f.name for f in fields(PairingSignals))
 
 
 def _tfidf_cosines(left_docs: Sequence[str], right_docs: Sequence[str]) -> Matrix:
@@ -214,7 +245,7 @@ def _length(a: VersionFile, b: VersionFile) -> float:
     return min(len(a.text), len(b.text)) / max(len(a.text), len(b.text), 1)
 
 
-def _number(a: VersionFile, b: VersionFile) -> float:
+def _chapter_number(a: VersionFile, b: VersionFile) -> float:
     na, nb = a.chapter, b.chapter
     if na is None or nb is None:
         return 0.0
@@ -244,33 +275,46 @@ def _baseline(matrix: Matrix, axis: int, prior: float) -> Matrix:
     return np.full_like(median, prior)
 
 
-#: similarity signals made relative, with the level of unrelated chapters of one book
-RELATIVE_PRIORS = {"content": 0.15, "names": 0.1, "numbers": 0.05, "dates": 0.0, "cues": 0.3,
-                   "length": 0.6, "number": 0.0}
+#: the level of two unrelated chapters of one book, per signal (see :func:`relative`)
+RELATIVE_PRIORS: PairingSignals[float] = PairingSignals(
+    content=0.15, names=0.1, numbers_in_text=0.05, dates=0.0, cue_timing=0.3, length=0.6,
+    chapter_number=0.0)
 
 
-TOKEN_SIGNALS = ("content", "names", "numbers", "dates")
+@dataclass(frozen=True)
+class FileTokens:
+    """The token documents of one file's TF-IDF signals (space-separated; computed once per
+    file)."""
+
+    content: str
+    names: str
+    numbers_in_text: str
+    dates: str
 
 
-def file_tokens(files: Sequence[VersionFile]) -> list[dict[str, str]]:
-    """Per file, the token documents of the TF-IDF signals (computed once per file)."""
+def file_tokens(files: Sequence[VersionFile]) -> list[FileTokens]:
+    """Per file, the token documents of the TF-IDF signals."""
     names = name_keys(files)
-    return [{"content": pinyin_bigrams(f.text), "names": names[k],
-             "numbers": " ".join(number_tokens(f.text)),
-             "dates": " ".join(date_time_tokens(f.text))} for k, f in enumerate(files)]
+    return [FileTokens(content=pinyin_bigrams(f.text), names=names[k],
+                       numbers_in_text=" ".join(number_tokens(f.text)),
+                       dates=" ".join(date_time_tokens(f.text))) for k, f in enumerate(files)]
 
 
 def signal_matrices(left: Sequence[VersionFile], right: Sequence[VersionFile],
-                    left_tokens: Sequence[dict[str, str]],
-                    right_tokens: Sequence[dict[str, str]]) -> dict[str, Matrix]:
+                    left_tokens: Sequence[FileTokens], right_tokens: Sequence[FileTokens]
+                    ) -> PairingSignals[Matrix]:
     """Every signal for (left × right), the similarity signals made :func:`relative`."""
-    out = {name: _tfidf_cosines([t[name] for t in left_tokens], [t[name] for t in right_tokens])
-           for name in TOKEN_SIGNALS}
-    out["cues"] = _pairwise(left, right, _cues)
-    out["length"] = _pairwise(left, right, _length)
-    out["number"] = _pairwise(left, right, _number)
+    def cosines(document: Callable[[FileTokens], str]) -> Matrix:
+        return _tfidf_cosines([document(t) for t in left_tokens],
+                              [document(t) for t in right_tokens])
+
+    raw: PairingSignals[Matrix] = PairingSignals(
+        content=cosines(lambda t: t.content), names=cosines(lambda t: t.names),
+        numbers_in_text=cosines(lambda t: t.numbers_in_text), dates=cosines(lambda t: t.dates),
+        cue_timing=_pairwise(left, right, _cues), length=_pairwise(left, right, _length),
+        chapter_number=_pairwise(left, right, _chapter_number))
     # a signal nobody has (cue times of book chapters) is no evidence either way
-    return {k: (relative(m, RELATIVE_PRIORS[k]) if m.any() else m) for k, m in out.items()}
+    return raw.zip_with(RELATIVE_PRIORS, lambda m, prior: relative(m, prior) if m.any() else m)
 
 
 def mutual_best_rate(matrix: Matrix) -> float:

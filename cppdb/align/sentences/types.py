@@ -4,8 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from cppdb.align.sentences.chapters import file_chapter
+
+
+class DocumentKey(NamedTuple):
+    """Which document of the monolingual pipeline a row belongs to: the typed key
+    ``schema.DOC_KEY`` of units, documents, beads and sentence pairs."""
+
+    version: int
+    path: str
+    part: int | None          # k-th chapter of a file cut into several; None: the whole file
+
+    @property
+    def label(self) -> str:
+        """For people (notes, reports), never a join key: ``0:dir/file.txt#2``."""
+        shown = "/".join(Path(self.path).parts[-2:])
+        return f"{self.version}:{shown}" + ("" if self.part is None else f"#{self.part}")
 
 
 @dataclass(frozen=True)
@@ -27,6 +43,10 @@ class VersionFile:
     @property
     def name(self) -> str:
         return self.path.name
+
+    @property
+    def key(self) -> DocumentKey:
+        return DocumentKey(self.version, str(self.path), self.part)
 
     @property
     def label(self) -> str:

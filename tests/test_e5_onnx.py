@@ -219,3 +219,16 @@ def test_runtime_is_part_of_the_fingerprint_device_is_not():
     base = load_config(overrides=[])
     onnx = load_config(overrides=['align_words.simalign-e5.runtime="onnx"'])
     assert fingerprint_of(base, inputs) != fingerprint_of(onnx, inputs)
+
+
+def test_a_failing_export_is_a_coded_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the exporter broke")
+
+    monkeypatch.setattr(torch.onnx, "export", broken)
+    with pytest.raises(BackendUnavailableError, match="the exporter broke") as info:
+        E5TokenEncoder(runtime="onnx").encode_tokens(["你好"], layers=(1,))
+    assert "onnxscript" in info.value.hint
+    assert not list((tmp_path / "cppdb" / e5_onnx.CACHE_FOLDER).glob("*")), "a file was left"

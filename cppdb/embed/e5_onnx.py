@@ -133,6 +133,10 @@ def export_graph(weights: E5Weights, path: Path, depth: int) -> None:
                 input_names=["words", "mask"],
                 output_names=[f"hidden_{k}" for k in range(depth + 1)],
                 dynamic_shapes={"words": {0: batch, 1: length}, "mask": {0: batch, 3: length}})
+    except Exception as exc:   # the exporter's own kinds (version clashes, tracing errors)
+        raise BackendUnavailableError(
+            f"exporting the e5 graph (layers 0..{depth}) failed: {exc}",
+            hint=f"{EXPORTER_HINT}; the versions here: {exporter_tag()}") from exc
     finally:
         exporter_log.setLevel(level)
     program.model.metadata_props[METADATA_KEY] = path.stem

@@ -17,8 +17,8 @@ thot + dictionary (+ simalign-e5) tuned with ``align-words tune``'s grid, same p
 as ``bench_align_words`` (statistical models trained on Tatoeba + the dev pairs).
 ``runtimes``: the first n/2 zh and n/2 en lines of PREFIX.zh / PREFIX.en (news), layer 7
 (what SimAlign uses) through every runtime and precision this CPU runs, ``repeats`` timed
-runs each after a warm-up that builds the runner (and, for onnx, exports or loads its graph);
-min token cosine to the numpy path.
+runs each (interleaved) after a warm-up that builds the runner (and, for onnx, exports or
+loads its graph); min token cosine to the numpy path.
 """
 from __future__ import annotations
 
@@ -130,35 +130,40 @@ RUNTIME_CASES = (("numpy", "fp32"), ("torch", "fp32"), ("torch", "bf16"), ("onnx
 
 
 def runtimes(news: Path, n: int, repeats: int) -> None:
+    """Repeats interleaved (numpy, torch fp32, torch bf16, onnx, numpy, ...) so that a shared
+    machine's changing load falls on every runtime alike."""
     from cppdb.embed.e5_tokens import E5TokenEncoder
 
     zh = news.with_suffix(".zh").read_text("utf-8").splitlines()[:n // 2]
     en = news.with_suffix(".en").read_text("utf-8").splitlines()[:n - n // 2]
     texts, layers = zh + en, (7,)
-    reference = None
+    encoders, setup = [], []
     for runtime, precision in RUNTIME_CASES:
-        encoder = E5TokenEncoder(runtime=runtime, precision=precision)
+        encoders.append(E5TokenEncoder(runtime=runtime, precision=precision))
         start = time.perf_counter()
-        encoder.encode_tokens(texts[:20], layers)          # builds the runner (export/load)
-        setup = time.perf_counter() - start
-        walls, cpus, loads = [], [], []
-        for _ in range(repeats):
+        encoders[-1].encode_tokens(texts[:20], layers)     # builds the runner (export/load)
+        setup.append(time.perf_counter() - start)
+    walls, cpus, loads = ([[] for _ in encoders] for _ in range(3))
+    hidden = []
+    for _ in range(repeats):
+        for k, encoder in enumerate(encoders):
             load_before = os.getloadavg()[0]
             cpu0, start = time.process_time(), time.perf_counter()
             states = encoder.encode_tokens(texts, layers)
-            walls.append(time.perf_counter() - start)
-            cpus.append(time.process_time() - cpu0)
-            loads.append((load_before + os.getloadavg()[0]) / 2)
-        hidden = np.concatenate([s.hidden[0] for s in states])
-        reference = hidden if reference is None else reference
-        cosine = (hidden * reference).sum(1) / np.linalg.norm(hidden, axis=1) \
-            / np.linalg.norm(reference, axis=1)
+            walls[k].append(round(time.perf_counter() - start, 2))
+            cpus[k].append(round(time.process_time() - cpu0, 2))
+            loads[k].append(round((load_before + os.getloadavg()[0]) / 2, 2))
+            if len(hidden) < len(encoders):
+                hidden.append(np.concatenate([s.hidden[0] for s in states]))
+    for k, encoder in enumerate(encoders):
+        cosine = (hidden[k] * hidden[0]).sum(1) / np.linalg.norm(hidden[k], axis=1) \
+            / np.linalg.norm(hidden[0], axis=1)
         record(AREA, {"benchmark": "runtimes", "data": str(news), "n": len(texts),
                       "layers": list(layers), "compute": encoder.placement(),
                       "batch_tokens": encoder._batch_budget(encoder.runner),
-                      "setup_s": round(setup, 2), "wall_s": [round(w, 2) for w in walls],
-                      "wall_s_min": round(min(walls), 2), "cpu_s": [round(c, 2) for c in cpus],
-                      "loadavg_1min": [round(x, 2) for x in loads],
+                      "setup_s": round(setup[k], 2), "wall_s": walls[k],
+                      "wall_s_min": min(walls[k]), "cpu_s": cpus[k],
+                      "loadavg_1min": loads[k],
                       "min_cosine_to_numpy": round(float(cosine.min()), 7)})
 
 

@@ -71,7 +71,7 @@ def test_onnx_matches_numpy_on_bundled_sentences(graph_cache, sentences):
 
 def test_a_cached_graph_is_reused_also_after_pickling(graph_cache, exports):
     encoder = E5TokenEncoder(runtime="onnx")
-    first = encoder.encode_tokens(["丹顶鹤飞到北京了。"], layers=(DEPTH,))   # cached or now
+    first = encoder.encode_tokens(["丹顶鹤飞到北京了。"], layers=(DEPTH,))  # cached or now
     before = len(exports)
     copy = pickle.loads(pickle.dumps(encoder))
     assert copy._runner is None and copy._weights is None

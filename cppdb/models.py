@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cppdb.errors import BackendUnavailableError, ModelFetchError
+from cppdb.io import user_cache_dir
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def _reachable(host: str, timeout: float = 4.0) -> bool:
 def default_target(source: ModelSource) -> Path:
     if source.kind == "stanza":
         return Path(os.environ.get("STANZA_RESOURCES_DIR", Path.home() / "stanza_resources"))
-    return Path.home() / ".cache" / "cppdb" / "models" / source.name
+    return user_cache_dir() / "models" / source.name
 
 
 def fetch_model(name: str, target: Path | None = None) -> Path:

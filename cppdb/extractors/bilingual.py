@@ -135,6 +135,11 @@ def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) ->
     run.record_backend("word_aligner", {"name": "+".join(result.aligners_used),
                                         "signature": "+".join(result.signatures)})
     st.count("rejected_by_aligner", len(result.rejected))
+    if result.degraded:
+        # a pair one aligner failed on keeps the other aligners' links: counted and named
+        st.count("aligned_without_a_failing_aligner", len(result.degraded))
+        st.note("aligner_failures", [{"pair": f.index, "reason": f.reason}
+                                     for f in result.degraded[:20]])
     if result.skipped_aligners:
         st.note("skipped_aligners", {a.name: a.reason for a in result.skipped_aligners})
     # translation probabilities for the ranking features (PPDB feature 12)

@@ -54,6 +54,8 @@ class WordAlignment:
     rejected: tuple[RejectedPair, ...] = ()
     skipped_aligners: tuple[SkippedAligner, ...] = ()
     signatures: tuple[str, ...] = ()
+    #: pairs aligned without one aligner's votes because it failed on them (they have links)
+    degraded: tuple[RejectedPair, ...] = ()
     matrices: dict[str, list[np.ndarray]] = field(default_factory=dict, compare=False,
                                                   repr=False)
 
@@ -152,11 +154,37 @@ def side_by_side(aligners: dict[str, WordAligner],
         return {name: future.result() for name, future in futures.items()}
 
 
+def _batch_matrices(aligner: WordAligner, batch: Sequence[TokenPair],
+                    lemmas: Sequence[Sequence[str]] | None, first: int,
+                    failed: list[RejectedPair]) -> list[np.ndarray]:
+    """``aligner.align`` of a batch; if it raises, pair by pair, so that one pair the aligner
+    cannot handle (a character no rule foresaw: ``int('²')``) costs that pair this aligner's
+    votes — an all-zero matrix, recorded in ``failed`` — and not the whole run."""
+    try:
+        return aligner.align(batch, en_lemmas=lemmas)
+    except CppdbError:
+        raise           # coded errors (settings, missing backends) are the run's, not a pair's
+    except Exception:   # noqa: BLE001 — isolated below, pair by pair
+        out: list[np.ndarray] = []
+        for k, pair in enumerate(batch):
+            try:
+                out.extend(aligner.align([pair], en_lemmas=None if lemmas is None
+                                         else [lemmas[k]]))
+            except Exception as exc:  # noqa: BLE001 — recorded, the pair keeps the others
+                failed.append(RejectedPair(first + k, f"{aligner.name} failed "
+                                                      f"({type(exc).__name__}: {exc})"))
+                out.append(np.zeros((len(pair[0]), len(pair[1])), dtype=np.float32))
+        return out
+
+
 def _chunk_matrices(aligners: dict[str, WordAligner], chunk: Sequence[TokenPair],
-                    lemmas: Sequence[Sequence[str]] | None, trained_start: int | None
-                    ) -> dict[str, list[np.ndarray]]:
+                    lemmas: Sequence[Sequence[str]] | None, trained_start: int | None,
+                    failed: list[RejectedPair] | None = None) -> dict[str, list[np.ndarray]]:
     """Every aligner's matrices for one chunk; trained aligners reuse the training alignments
-    of pairs ``trained_start …`` (``None``: the chunk was not in training, decode it)."""
+    of pairs ``trained_start …`` (``None``: the chunk was not in training, decode it).  Pairs
+    an aligner failed on (indices in ``chunk``) are appended to ``failed``."""
+    failures: list[RejectedPair] = [] if failed is None else failed
+
     def work(aligner: WordAligner) -> list[np.ndarray]:
         out: list[np.ndarray] = []
         for start in range(0, len(chunk), MATRIX_BATCH_PAIRS):
@@ -164,7 +192,7 @@ def _chunk_matrices(aligners: dict[str, WordAligner], chunk: Sequence[TokenPair]
             if trained_start is None or not aligner.needs_training:
                 batch_lemmas = None if lemmas is None else \
                     lemmas[start:start + MATRIX_BATCH_PAIRS]
-                out.extend(aligner.align(batch, en_lemmas=batch_lemmas))
+                out.extend(_batch_matrices(aligner, batch, batch_lemmas, start, failures))
             else:
                 out.extend(aligner.align_trained(  # type: ignore[attr-defined]
                     batch, trained_start + start))
@@ -185,13 +213,16 @@ def compute_matrices(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair
 
 def _stream_links(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
                   lemmas: Sequence[Sequence[str]] | None, offset: int, params: EnsembleParams,
-                  keep: dict[str, list[np.ndarray]] | None) -> list[list[tuple[int, int]]]:
+                  keep: dict[str, list[np.ndarray]] | None,
+                  failed: list[RejectedPair]) -> list[list[tuple[int, int]]]:
     """Matrices → ensemble → links chunk by chunk: memory stays bounded by the chunk."""
     links: list[list[tuple[int, int]]] = []
     for start in range(0, len(pairs), CHUNK_PAIRS):
         chunk = pairs[start:start + CHUNK_PAIRS]
         chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
-        mats = _chunk_matrices(aligners, chunk, chunk_lemmas, offset + start)
+        chunk_failed: list[RejectedPair] = []
+        mats = _chunk_matrices(aligners, chunk, chunk_lemmas, offset + start, chunk_failed)
+        failed.extend(RejectedPair(start + f.index, f.reason) for f in chunk_failed)
         links.extend(decode(combine(mats, params), params))
         if keep is not None:
             for name, chunk_mats in mats.items():
@@ -250,10 +281,11 @@ def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], co
     lemmas = [list(en_lemmas[k]) for k in kept] if en_lemmas is not None else None
     links: list[list[tuple[int, int]]] = [[] for _ in zh]
     matrices: dict[str, list[np.ndarray]] = {}
+    failed: list[RejectedPair] = []
     if pairs:
         offset = _train_all(aligners, pairs, train_pairs)
         pair_links = _stream_links(aligners, pairs, lemmas, offset, params,
-                                   matrices if keep_matrices else None)
+                                   matrices if keep_matrices else None, failed)
         for k, one in zip(kept, pair_links):
             links[k] = one
     lex_e_f, lex_f_e = (lexical_frames(aligners) if pairs else
@@ -262,7 +294,10 @@ def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], co
                          lex_zh_given_en=lex_f_e, params=params, rejected=tuple(rejected),
                          skipped_aligners=skipped,
                          signatures=tuple(a.signature() for a in aligners.values()),
-                         matrices=matrices)
+                         matrices=matrices,
+                         degraded=tuple(sorted((RejectedPair(kept[f.index], f.reason)
+                                                for f in failed),
+                                               key=lambda f: (f.index, f.reason))))
 
 
 # -- train once, align in chunks (bounded memory; the same model on every partition) ------------
@@ -312,11 +347,15 @@ def align_with(ensemble: TrainedEnsemble, zh: Sequence[Sequence[str]],
     check_pairs(pairs)
     lemmas = [list(en_lemmas[k]) for k in kept] if en_lemmas is not None else None
     links: list[list[tuple[int, int]]] = [[] for _ in zh]
+    failed: list[RejectedPair] = []
     for start in range(0, len(pairs), CHUNK_PAIRS):
         chunk = pairs[start:start + CHUNK_PAIRS]
         chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
-        mats = _chunk_matrices(ensemble.aligners, chunk, chunk_lemmas, None)
+        mats = _chunk_matrices(ensemble.aligners, chunk, chunk_lemmas, None, failed)
         for k, one in zip(kept[start:start + CHUNK_PAIRS],
                           decode(combine(mats, ensemble.params), ensemble.params)):
             links[k] = one
+    if failed:
+        console().print(f"[yellow]{len(failed)} pair(s) aligned without one aligner's votes"
+                        f"[/yellow] (first: {failed[0].reason})")
     return links, rejected

@@ -209,7 +209,12 @@ def _simalign_matrices(dev, layers, matchings):
 
 
 def aer(gold_dir: Path, tatoeba: Path | None,
-        systems: tuple[str, ...] = ("baseline", "itermax", "none")) -> None:
+        systems: tuple[str, ...] = ("baseline", "itermax", "none"),
+        held_out: bool = False, extra: Path | None = None) -> None:
+    """AER of simalign-e5 alone and of the ensembles.  ``held_out``: thot never sees the
+    gold sentences and decodes them with its fixed models — what ``extract-bilingual`` does
+    to the pairs outside its training sample (``align_words.max_train_pairs``); ``extra``:
+    more training pairs (a TSV ``en<TAB>zh``, tokenised as Tatoeba is)."""
     from cppdb.align.words.gold import read_gold, score_counts, sentence_counts
 
     dev = [(z.split(), e.split()) for z, e in zip(
@@ -236,11 +241,12 @@ def aer(gold_dir: Path, tatoeba: Path | None,
                   "compute": _placement()})
 
     best_layer = min(layers, key=lambda layer: _aer(sim[(layer, "itermax")], gold, everything))
-    _ensembles(dev, gold, tatoeba, sim, chosen, folds, best_layer, systems)
+    _ensembles(dev, gold, tatoeba, sim, chosen, folds, best_layer, systems, held_out, extra)
 
 
 def _ensembles(dev, gold, tatoeba: Path, sim, chosen, folds, best_layer: int,
-               systems: tuple[str, ...]) -> None:
+               systems: tuple[str, ...], held_out: bool = False,
+               extra_train: Path | None = None) -> None:
     """thot + dictionary (+ simalign-e5) tuned per fold (layer chosen on the training folds)."""
     from bench.bench_align_words import _combine
     from cppdb.align.words.dictionary import DictionaryAligner
@@ -248,10 +254,10 @@ def _ensembles(dev, gold, tatoeba: Path, sim, chosen, folds, best_layer: int,
     from cppdb.align.words.gold import score_counts, sentence_counts
     from cppdb.align.words.statistical import ThotAligner
 
-    train = _tatoeba_pairs(tatoeba)
+    train = _tatoeba_pairs(tatoeba) + (_tatoeba_pairs(extra_train) if extra_train else [])
     thot = ThotAligner(model="eflomal", eflomal_iterations=(3, 3, 6))
-    thot.train(train + dev)
-    base = {"thot": thot.align_trained(dev, len(train)),
+    thot.train(train if held_out else train + dev)
+    base = {"thot": thot.align(dev) if held_out else thot.align_trained(dev, len(train)),
             "dictionary": DictionaryAligner(matching="none").align(dev)}
     for matching, extra in ((None, ()), ("itermax", ("simalign-e5",)),
                             ("none", ("simalign-e5",))):
@@ -276,6 +282,9 @@ def _ensembles(dev, gold, tatoeba: Path, sim, chosen, folds, best_layer: int,
         record(AREA, {"benchmark": "aer-nist02",
                       "system": "ensemble:" + "+".join(("thot", "dictionary") + extra),
                       "simalign_matching": matching,
+                      "thot_training": ("held-out" if held_out else "with the gold pairs")
+                      + f", {len(train)} other pairs"
+                      + (f" (+ {extra_train.name})" if extra_train else ""),
                       "aer_5fold_cv": round(score.aer, 4),
                       "precision_cv": round(score.precision, 4),
                       "recall_cv": round(score.recall, 4),
@@ -328,6 +337,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runtimes: timed runs each")
     parser.add_argument("--precision", default="auto", help="auto|fp32|bf16|fp16")
     parser.add_argument("--device", default="auto", help="auto|cpu|cuda|cuda:N")
+    parser.add_argument("--thot-held-out", action="store_true",
+                        help="aer: thot trains without the gold pairs and decodes them with "
+                             "its fixed models (extract-bilingual beyond max_train_pairs)")
+    parser.add_argument("--thot-extra", type=Path, default=None,
+                        help="aer: more thot training pairs, a TSV en<TAB>zh (e.g. a real corpus)")
     args = parser.parse_args(argv)
     ENCODER_OPTIONS.update(runtime=args.runtime, precision=args.precision, device=args.device)
     if args.what in ("repro", "all"):
@@ -338,7 +352,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.gold_dir is None or args.tatoeba is None:
             print("aer: needs --gold-dir (wordalign-nist02) and --tatoeba; skipped")
             return
-        aer(args.gold_dir, args.tatoeba, tuple(args.systems.split(",")))
+        aer(args.gold_dir, args.tatoeba, tuple(args.systems.split(",")), args.thot_held_out,
+            args.thot_extra)
     if args.what == "gate":
         from bench.bench_align_gate import gate
 

@@ -184,3 +184,30 @@ def test_the_checks_fire_on_a_synthetic_package(layers):
                                     ["cppdb.rank.a", "cppdb.rank.b"]]
     with pytest.raises(AssertionError, match="in no layer"):
         layer_index("cppdb.nowhere", layers)
+
+
+# -- engines: chunks go where the run's engine puts them; no stage branches on its name ------
+ENGINE_NAMES = {"local", "spark"}
+
+
+def engine_branches(source: str) -> list[int]:
+    """Lines comparing something with an engine's name (``engine.name != "local"``)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(isinstance(s, ast.Constant) and s.value in ENGINE_NAMES for s in sides):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_an_engine_branch_is_found():                           # the must-fire case
+    assert engine_branches('if engine.name != "local":\n    pass\n') == [1]
+    assert engine_branches('run.run_parts(ALIGNMENT, n, chunk, part)\n') == []
+
+
+def test_no_module_outside_the_engine_branches_on_an_engine_name():
+    found = {module: lines for module, (source, _) in package_sources().items()
+             if not module.startswith("cppdb.engine")
+             and (lines := engine_branches(source))}
+    assert found == {}, f"engine-name branches outside cppdb/engine: {found}"

@@ -215,6 +215,34 @@ def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpu
     assert json.loads((out / "manifest.json").read_text("utf-8"))["status"] == "done"
 
 
+@pytest.mark.parametrize("cap, sampled", [(2, True),
+                                          (3, False),     # must not fire: not above the cap
+                                          (0, False)])    # 0: always the whole corpus
+def test_max_train_pairs_bounds_whole_corpus_training(tmp_path, corpus, cap, sampled):
+    """With ``train_sample = 0`` a corpus above ``align_words.max_train_pairs`` trains on a
+    seeded sample of that size and aligns in chunks — the very run ``train_sample = cap``
+    makes — and says why in the manifest; at or under the cap it trains on every pair."""
+    from cppdb.extractors.bilingual import extract_bilingual
+
+    def run(out: Path, **extra) -> Path:
+        config = load_config(overrides={**CONFIG, **extra})
+        return extract_bilingual(None, None, out, config, parallel_path=corpus[0]).run_dir
+
+    capped = run(tmp_path / "capped", **{"align_words.max_train_pairs": cap})
+    notes = json.loads((capped / "manifest.json").read_text("utf-8"))[
+        "stages"]["align"].get("notes", {})
+    if not sampled:
+        assert "train_sample" not in notes
+        return
+    assert notes["train_sample"]["rows"] == cap and notes["train_sample"]["of"] == 3
+    assert notes["train_sample"]["why"] == "max_train_pairs"
+    asked = run(tmp_path / "asked", **{"align_words.train_sample": cap})
+    assert json.loads((asked / "manifest.json").read_text("utf-8"))[
+        "stages"]["align"]["notes"]["train_sample"]["why"] == "train_sample"
+    for name, frame in _tables(asked).items():
+        assert _tables(capped)[name].equals(frame), name
+
+
 def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkeypatch, data_dir):
     import cppdb.rank.pipeline as pipeline
     from cppdb.rank.pairs import read_tsv_pairs, text_pairs

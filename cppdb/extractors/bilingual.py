@@ -34,7 +34,7 @@ from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
 from cppdb.extractors.near_identity import near_identity_reason
 from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
-from cppdb.progress import progress_bar
+from cppdb.progress import console, progress_bar
 from cppdb.run import part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
@@ -163,8 +163,23 @@ def _links_frame(ids: pl.Series, links: list[list[tuple[int, int]]],
     return pl.concat(parts) if parts else pl.DataFrame(schema=ALIGNMENT_SCHEMA)
 
 
-def _train_sample(config: Config) -> int:
-    return max(0, int(config.section("align_words")["train_sample"]))
+def _train_sample(config: Config, n_rows: int | None = None) -> int:
+    """Pairs the statistical aligner trains on before aligning in chunks (0: the whole
+    corpus, aligned by the training run itself).  ``train_sample`` when set; else, for a
+    corpus of more than ``max_train_pairs`` pairs, that many — the whole-corpus path holds
+    the tokenised corpus in three processes, so its memory grows with the corpus."""
+    section = config.section("align_words")
+    asked = max(0, int(section["train_sample"]))
+    if asked or n_rows is None:
+        return asked
+    cap = max(0, int(section["max_train_pairs"]))
+    return cap if cap and n_rows > cap else 0
+
+
+def _may_sample(config: Config) -> bool:
+    """Whether the align stage may take the chunked path (known before the corpus is read)."""
+    section = config.section("align_words")
+    return int(section["train_sample"]) > 0 or int(section["max_train_pairs"]) > 0
 
 
 def _sample_rows(n_rows: int, size: int, seed: int) -> list[int]:
@@ -174,7 +189,7 @@ def _sample_rows(n_rows: int, size: int, seed: int) -> list[int]:
     return sorted(np.random.default_rng(seed).choice(n_rows, size, replace=False).tolist())
 
 
-def _align_sampled(st: Any, config: Config, section: dict[str, Any]) -> None:
+def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int) -> None:
     """Train the aligners on a seeded sample, then align chunk by chunk with the fixed model:
     memory holds the sample, the model tables and one chunk, whatever the corpus size.  On
     an engine that runs chunks elsewhere the trained model is shared (a broadcast) and the
@@ -185,15 +200,22 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any]) -> None:
     zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
     scan = run.scan(ANNOTATIONS)
     n_rows = scan.select(pl.len()).collect().item()
-    rows = _sample_rows(n_rows, _train_sample(config), int(config.get("align_words.seed")))
+    rows = _sample_rows(n_rows, size, int(config.get("align_words.seed")))
     sample = (scan.select(zh, en).with_row_index("_row")
               .filter(pl.col("_row").is_in(rows)).collect())
     ensemble = train_ensemble(sample[zh].to_list(), sample[en].to_list(), config)
     del sample
     run.record_backend("word_aligner", {"name": "+".join(ensemble.aligners),
                                         "signature": "+".join(ensemble.signatures)})
+    asked = int(config.get("align_words.train_sample")) > 0
     st.note("train_sample", {"rows": len(rows), "usable": ensemble.trained_pairs,
-                             "of": n_rows, "seed": int(config.get("align_words.seed"))})
+                             "of": n_rows, "seed": int(config.get("align_words.seed")),
+                             "why": "train_sample" if asked else "max_train_pairs"})
+    if not asked:
+        console().print(f"align: {n_rows:,} pairs > align_words.max_train_pairs; the "
+                        f"statistical aligner trains on a seeded sample of {len(rows):,} "
+                        "and aligns every pair with that model (set max_train_pairs=0 to "
+                        "train on all)")
     if ensemble.skipped:
         st.note("skipped_aligners", {a.name: a.reason for a in ensemble.skipped})
     lex_e_f, lex_f_e = ensemble.lexical_frames()
@@ -236,8 +258,10 @@ def _usable_lemmas(part: pl.DataFrame, lemma: str) -> list[list[str]] | None:
 
 def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
     run = st.run
-    if alignment_path is None and _train_sample(config):
-        _align_sampled(st, config, config.section(SECTION))
+    size = 0 if alignment_path is not None else _train_sample(
+        config, run.scan(ANNOTATIONS).select(pl.len()).collect().item())
+    if size:
+        _align_sampled(st, config, config.section(SECTION), size)
         st.count("links", run.scan(ALIGNMENT).select(
             pl.col(LINK_ZH).list.len().sum()).collect().item() or 0)
         return
@@ -413,7 +437,7 @@ def bilingual_stages(config: Config, inputs: BilingualInputs) -> list[Stage]:
         Stage("align", align_reads, (ALIGNMENT,),
               lambda st: _align(st, config, inputs.alignment),
               optional=(LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN),
-              chunked=inputs.alignment is None and _train_sample(config) > 0,
+              chunked=inputs.alignment is None and _may_sample(config),
               doc="word alignment (statistical aligner or the given Pharaoh file)"),
         Stage("extract", (Artifact(ANNOTATIONS, _ANN_KEYS),
                           Artifact(ALIGNMENT, (S.ID, LINK_ZH, LINK_EN))), (OCCURRENCES,),

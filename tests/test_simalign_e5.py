@@ -65,9 +65,13 @@ def test_real_links_on_simple_pairs(aligner):
     assert {(0, 0), (1, 1), (2, 2), (3, 3)} <= links[2]
 
 
-def test_chunking_does_not_change_matrices(aligner):
-    chunked = E5SimAlignAligner(layer=7, matching="itermax", chunk_pairs=1).align(PAIRS)
-    whole = aligner.align(PAIRS)
+def test_chunking_does_not_change_matrices():
+    # fp32 on both sides: under bf16 a batch's padding moves values by ~1e-3, which is the
+    # runtime's numerics (test_e5_torch), not the chunking this test is about
+    def make(**extra):
+        return E5SimAlignAligner(layer=7, matching="itermax", precision="fp32", **extra)
+    chunked = make(chunk_pairs=1).align(PAIRS)
+    whole = make().align(PAIRS)
     assert len(whole) == len(chunked) == len(PAIRS)
     for a, b, (zh, en) in zip(whole, chunked, PAIRS, strict=True):
         assert a.shape == b.shape == (len(zh), len(en))

@@ -239,8 +239,9 @@ def test_max_train_pairs_bounds_whole_corpus_training(tmp_path, corpus, cap, sam
     asked = run(tmp_path / "asked", **{"align_words.train_sample": cap})
     assert json.loads((asked / "manifest.json").read_text("utf-8"))[
         "stages"]["align"]["notes"]["train_sample"]["why"] == "train_sample"
+    capped_tables = _tables(capped)
     for name, frame in _tables(asked).items():
-        assert _tables(capped)[name].equals(frame), name
+        assert capped_tables[name].equals(frame), name
 
 
 def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkeypatch, data_dir):

@@ -189,7 +189,8 @@ def _sample_rows(n_rows: int, size: int, seed: int) -> list[int]:
     return sorted(np.random.default_rng(seed).choice(n_rows, size, replace=False).tolist())
 
 
-def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int) -> None:
+def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
+                   n_rows: int) -> None:
     """Train the aligners on a seeded sample, then align chunk by chunk with the fixed model:
     memory holds the sample, the model tables and one chunk, whatever the corpus size.  On
     an engine that runs chunks elsewhere the trained model is shared (a broadcast) and the
@@ -199,7 +200,6 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int) 
     run = st.run
     zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
     scan = run.scan(ANNOTATIONS)
-    n_rows = scan.select(pl.len()).collect().item()
     rows = _sample_rows(n_rows, size, int(config.get("align_words.seed")))
     sample = (scan.select(zh, en).with_row_index("_row")
               .filter(pl.col("_row").is_in(rows)).collect())
@@ -258,10 +258,10 @@ def _usable_lemmas(part: pl.DataFrame, lemma: str) -> list[list[str]] | None:
 
 def _align(st: Any, config: Config, alignment_path: str | Path | None) -> None:
     run = st.run
-    size = 0 if alignment_path is not None else _train_sample(
-        config, run.scan(ANNOTATIONS).select(pl.len()).collect().item())
+    n_rows = run.scan(ANNOTATIONS).select(pl.len()).collect().item()
+    size = 0 if alignment_path is not None else _train_sample(config, n_rows)
     if size:
-        _align_sampled(st, config, config.section(SECTION), size)
+        _align_sampled(st, config, config.section(SECTION), size, n_rows)
         st.count("links", run.scan(ALIGNMENT).select(
             pl.col(LINK_ZH).list.len().sum()).collect().item() or 0)
         return

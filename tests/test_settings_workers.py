@@ -18,7 +18,7 @@ from cppdb.workers import resolve_workers
 PACKAGE = Path(__file__).resolve().parents[1] / "cppdb"
 CORES = 6
 #: sections with a ``workers`` setting; each is read through resolve_workers
-WORKER_SECTIONS = {"annotate", "bilingual", "compression", "ocr"}
+WORKER_SECTIONS = {"align_words", "annotate", "bilingual", "compression", "ocr"}
 
 
 @pytest.fixture

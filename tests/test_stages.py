@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from cppdb.cli import app
 from cppdb.config import load_config
+from cppdb.errors import ConfigError
 from cppdb.run import RunDir
 from cppdb.stages import Artifact, External, PlanError, Stage, plan_stages, run_stages
 
@@ -242,6 +243,33 @@ def test_max_train_pairs_bounds_whole_corpus_training(tmp_path, corpus, cap, sam
     capped_tables = _tables(capped)
     for name, frame in _tables(asked).items():
         assert capped_tables[name].equals(frame), name
+
+
+@pytest.mark.slow
+def test_align_workers_give_the_tables_of_one_process(tmp_path, corpus):
+    """``align_words.workers = 2``: the sampled align stage's chunk is split over two spawned
+    processes that load the saved ensemble; the tables equal those of one process, and the
+    saved ensemble is gone afterwards."""
+    from cppdb.extractors.bilingual import ALIGN_MODEL, extract_bilingual
+
+    def run(out: Path, workers: int) -> Path:
+        config = load_config(overrides={**CONFIG, "bilingual.chunk_size": 3,
+                                        "align_words.train_sample": 2,
+                                        "align_words.aligners": ["thot", "dictionary"],
+                                        "align_words.workers": workers})
+        return extract_bilingual(None, None, out, config, parallel_path=corpus[0]).run_dir
+
+    with pytest.raises(ConfigError, match="align_words.workers"):
+        run(tmp_path / "refused", -1)             # refused before any stage runs
+    assert not (tmp_path / "refused").exists()
+    pooled = run(tmp_path / "pooled", 2)
+    notes = json.loads((pooled / "manifest.json").read_text("utf-8"))["stages"]["align"]["notes"]
+    assert notes["workers"] == 2
+    assert not (pooled / ALIGN_MODEL).exists()
+    single = _tables(run(tmp_path / "single", 1))
+    assert single["alignment.parquet"]["link_zh"].list.len().sum() > 0
+    for name, frame in _tables(pooled).items():
+        assert single[name].equals(frame), name
 
 
 def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkeypatch, data_dir):

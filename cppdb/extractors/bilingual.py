@@ -14,11 +14,15 @@ zh, en, prob) for the translation-probability features.
 """
 from __future__ import annotations
 
+import importlib.util
+import pickle
 import shutil
+from collections.abc import Callable
 from contextlib import nullcontext
-from functools import partial
 from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -29,7 +33,7 @@ from cppdb.annotate.staging import STAGED_INPUT
 from cppdb.config import Config, load_config
 from cppdb.engine import LocalPool
 from cppdb.errors import BadInputError
-from cppdb.io import ROW_GROUP_ROWS, write_parquet_atomic
+from cppdb.io import ROW_GROUP_ROWS, atomic_path, write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
 from cppdb.extractors.near_identity import near_identity_reason
@@ -38,7 +42,7 @@ from cppdb.progress import console, progress_bar
 from cppdb.run import part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
-from cppdb.workers import resolve_workers
+from cppdb.workers import available_cores, resolve_workers
 
 SECTION = "bilingual"
 COMMAND = "extract-bilingual"
@@ -48,6 +52,7 @@ PIVOT_WRITES = (PHRASE_PAIRS, PATTERN_PAIRS, S.NEAR_IDENTITY_PAIRS)
 REJECTED = S.REJECTED_FILE
 LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
 _COUNT_PARTS = "consistency_counts.parts"
+ALIGN_MODEL = ".align-ensemble.pickle"     # the trained ensemble for align workers (removed after)
 PIVOT_WORK = ".pivot-{kind}.work"          # the pivot's work folder per kind (removed after)
 PIVOT_NEAR = ".pivot-{kind}.near.parquet"  # its near-identity pairs per kind (removed after)
 
@@ -223,15 +228,68 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
         st.write_parquet(LEX_EN_GIVEN_ZH, lex_e_f)
         st.write_parquet(LEX_ZH_GIVEN_EN, lex_f_e)
     chunk = max(1, int(section["chunk_size"]))
-    part = partial(align_part, str(run.path(ANNOTATIONS)), st.share(ensemble))
-    with progress_bar(n_rows, "align") as advance:
-        st.run_parts(ALIGNMENT, n_rows, chunk, part, shipped=lambda: nullcontext(part),
-                     progress=advance)
+    ann_path = str(run.path(ANNOTATIONS))
+    part = partial(align_part, ann_path, st.share(ensemble))
+    workers = resolve_workers(config.get("align_words.workers"), "align_words.workers")
+    model_file = run.path(ALIGN_MODEL)
+    st.note("workers", workers)
+    pools = LocalPool(workers)
+    try:
+        with progress_bar(n_rows, "align") as advance:
+            st.run_parts(ALIGNMENT, n_rows, chunk,
+                         _pooled(part, ann_path, pools, ensemble, model_file, workers),
+                         shipped=lambda: nullcontext(part), progress=advance)
+    finally:
+        pools.shutdown()
+        model_file.unlink(missing_ok=True)
     max_tokens = int(config.get("align_words.max_tokens"))
     lengths = [pl.col(c).list.len() for c in (zh, en)]
     st.count("rejected_by_aligner", scan.filter(
         pl.any_horizontal([(n == 0) | (n > max_tokens) for n in lengths])
     ).select(pl.len()).collect().item())
+
+
+def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: LocalPool,
+            ensemble: Any, model_file: Path, workers: int) -> Callable[[int, int], pl.DataFrame]:
+    """A chunk computed here: by ``part`` in this process, or — with ``align_words.workers``
+    > 1 — split over the local pool, whose workers load the trained ensemble once from
+    ``model_file`` (written on the first chunk computed here; never when all ran elsewhere)."""
+    if workers <= 1:
+        return part
+    threads = max(1, available_cores() // workers)
+
+    def compute(start: int, stop: int) -> pl.DataFrame:
+        pool = pools.get()
+        if not model_file.exists():
+            with atomic_path(model_file) as tmp:
+                tmp.write_bytes(pickle.dumps(ensemble, protocol=pickle.HIGHEST_PROTOCOL))
+        step = max(1, -(-(stop - start) // (workers * 2)))
+        futures = [pool.submit(align_saved_part, ann_path, str(model_file), threads,
+                               a, min(a + step, stop)) for a in range(start, stop, step)]
+        return pl.concat([f.result() for f in futures])
+
+    return compute
+
+
+@lru_cache(maxsize=1)
+def _saved_ensemble(model_file: str, threads: int) -> SimpleNamespace:
+    """The trained ensemble of a pool worker, loaded once; the worker's share of the cores
+    for the math libraries (torch's and BLAS's thread pools would each take them all)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(threads)
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+    with open(model_file, "rb") as handle:
+        return SimpleNamespace(value=pickle.load(handle))
+
+
+def align_saved_part(ann_path: str, model_file: str, threads: int, start: int, stop: int
+                     ) -> pl.DataFrame:
+    """:func:`align_part` in a pool worker, with the ensemble the stage saved for it."""
+    return align_part(ann_path, _saved_ensemble(model_file, threads), start, stop)
 
 
 def align_part(ann_path: str, ensemble: Any, start: int, stop: int) -> pl.DataFrame:
@@ -476,6 +534,7 @@ def _open(zh_path: str | Path | None, en_path: str | Path | None, config: Config
           ) -> tuple[Config, BilingualInputs, list[Stage]]:
     config = config or load_config()
     ExtractionSettings.from_config(config.section(SECTION))   # invalid settings fail first
+    resolve_workers(config.get("align_words.workers"), "align_words.workers")
     as_path = (lambda p: Path(p) if p is not None else None)
     inputs = BilingualInputs(as_path(zh_path), as_path(en_path), as_path(parallel_path),
                              as_path(alignment_path))

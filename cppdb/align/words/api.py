@@ -6,6 +6,8 @@ statistical ones on train + input pairs → one matrix per pair and aligner → 
 """
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -149,9 +151,27 @@ def side_by_side(aligners: dict[str, WordAligner],
     """
     if len(aligners) == 1:
         return {name: work(aligner) for name, aligner in aligners.items()}
-    with ThreadPoolExecutor(max_workers=len(aligners), thread_name_prefix="aligner") as pool:
-        futures = {name: pool.submit(work, aligner) for name, aligner in aligners.items()}
-        return {name: future.result() for name, future in futures.items()}
+    pool = _side_pool(len(aligners))
+    futures = {name: pool.submit(work, aligner) for name, aligner in aligners.items()}
+    return {name: future.result() for name, future in futures.items()}
+
+
+_SIDE_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_SIDE_POOLS_LOCK = threading.Lock()
+
+
+def _side_pool(size: int) -> ThreadPoolExecutor:
+    """One long-lived pool per width, not one per chunk: every new thread that calls torch
+    gets an OpenMP thread team of its own that outlives it, so a pool per chunk grew the
+    align stage by ~0.5 GB per 10k news pairs (docs/benchmarks/scale.md).  Keyed by process
+    too: a forked child (a Spark Python worker) has none of its parent's threads."""
+    key = (os.getpid(), size)
+    with _SIDE_POOLS_LOCK:
+        pool = _SIDE_POOLS.get(key)
+        if pool is None:
+            pool = _SIDE_POOLS[key] = ThreadPoolExecutor(max_workers=size,
+                                                         thread_name_prefix="aligner")
+        return pool
 
 
 def _batch_matrices(aligner: WordAligner, batch: Sequence[TokenPair],

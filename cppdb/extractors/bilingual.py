@@ -249,6 +249,13 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
     ).select(pl.len()).collect().item())
 
 
+def split_range(start: int, stop: int, parts: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` cut into at most ``parts`` consecutive ranges of near-equal size (a
+    chunk's tasks for a local pool)."""
+    step = max(1, -(-(stop - start) // parts))
+    return [(a, min(a + step, stop)) for a in range(start, stop, step)]
+
+
 def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: LocalPool,
             ensemble: Any, model_file: Path, workers: int) -> Callable[[int, int], pl.DataFrame]:
     """A chunk computed here: by ``part`` in this process, or — with ``align_words.workers``
@@ -263,9 +270,8 @@ def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: Loca
         if not model_file.exists():
             with atomic_path(model_file) as tmp:
                 tmp.write_bytes(pickle.dumps(ensemble, protocol=pickle.HIGHEST_PROTOCOL))
-        step = max(1, -(-(stop - start) // (workers * 2)))
-        futures = [pool.submit(align_saved_part, ann_path, str(model_file), threads,
-                               a, min(a + step, stop)) for a in range(start, stop, step)]
+        futures = [pool.submit(align_saved_part, ann_path, str(model_file), threads, a, b)
+                   for a, b in split_range(start, stop, workers * 2)]
         return pl.concat([f.result() for f in futures])
 
     return compute
@@ -362,8 +368,7 @@ def _extract(st: Any, section: dict[str, Any]) -> None:
     pools = LocalPool(workers if n_rows > int(section["min_rows_for_pool"]) else 1)
 
     def compute(start: int, stop: int) -> pl.DataFrame:
-        step = max(1, -(-(stop - start) // (workers * 4)))
-        ranges = [(a, min(a + step, stop)) for a in range(start, stop, step)]
+        ranges = split_range(start, stop, workers * 4)
         pool = pools.get()                 # started on the first chunk computed here
         if pool is None:
             results = [extract_range(ann_path, align_path, a, b, settings) for a, b in ranges]

@@ -13,7 +13,7 @@ first 256 pairs are aligned once before timing (model load, CUDA start-up, kerne
 ``--stage-workers W`` times the product's own align stage (``run_stage(run, config, "align")``
 on a run directory holding the annotations) with ``align_words.train_sample = --train-sample``
 and ``align_words.workers = W``: the trained ensemble saved once, chunks split over W local
-worker processes.  ``--processes P`` also times the layout an engine with P executors runs (``align_part`` of the
+worker processes.  ``--processes P[,P2…]`` also times the layout an engine with P executors runs (``align_part`` of the
 ``train_sample`` path): the ensemble trained once, pickled to P worker processes (thot's model
 travels as its files, e5 loads on the worker's device), and the pairs aligned in chunks there.
 """
@@ -64,8 +64,15 @@ def _gpu_peak_mb() -> float | None:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_start(blob: bytes) -> None:
+def _worker_start(blob: bytes, threads: int) -> None:
+    """The ensemble, and the worker's share of the cores (as the product's pool workers)."""
+    from threadpoolctl import threadpool_limits
+
     _WORKER["ensemble"] = pickle.loads(blob)
+    threadpool_limits(threads)
+    import torch
+
+    torch.set_num_threads(threads)
 
 
 def _worker_align(chunk: tuple[list, list, list]) -> int:
@@ -76,9 +83,10 @@ def _worker_align(chunk: tuple[list, list, list]) -> int:
     return sum(map(len, links))
 
 
-def in_processes(zh: list, en: list, lemmas: list, config: Any, processes: int,
-                 chunk: int) -> dict[str, Any]:
-    """Train once here, align in ``processes`` spawned workers, ``chunk`` pairs per task."""
+def in_processes(zh: list, en: list, lemmas: list, config: Any, processes: list[int],
+                 chunk: int) -> list[dict[str, Any]]:
+    """Train once here, then for each count P align in P spawned workers, ``chunk`` pairs
+    per task."""
     from cppdb.align.words.api import train_ensemble
 
     start = time.perf_counter()
@@ -87,16 +95,21 @@ def in_processes(zh: list, en: list, lemmas: list, config: Any, processes: int,
     tasks = [(zh[k:k + chunk], en[k:k + chunk], lemmas[k:k + chunk])
              for k in range(0, len(zh), chunk)]
     context = multiprocessing.get_context("spawn")     # CUDA cannot cross a fork
-    with ProcessPoolExecutor(processes, mp_context=context, initializer=_worker_start,
-                             initargs=(blob,)) as pool:
-        list(pool.map(_worker_align, [(zh[:64], en[:64], lemmas[:64])] * processes))
-        begin = time.perf_counter()
-        links = sum(pool.map(_worker_align, tasks))
-        aligned = time.perf_counter() - begin
-    return {"processes": processes, "chunk_pairs": chunk, "train_seconds": round(trained, 2),
-            "align_seconds": round(aligned, 2), "links": links,
-            "align_pairs_per_s": round(len(zh) / aligned, 1),
-            "stage_pairs_per_s": round(len(zh) / (trained + aligned), 1)}
+    rows = []
+    for count in processes:
+        threads = max(1, (os.cpu_count() or 1) // count)
+        with ProcessPoolExecutor(count, mp_context=context, initializer=_worker_start,
+                                 initargs=(blob, threads)) as pool:
+            list(pool.map(_worker_align, [(zh[:64], en[:64], lemmas[:64])] * count))
+            begin = time.perf_counter()
+            links = sum(pool.map(_worker_align, tasks))
+            aligned = time.perf_counter() - begin
+        rows.append({"processes": count, "threads_per_process": threads, "chunk_pairs": chunk,
+                     "train_seconds": round(trained, 2), "align_seconds": round(aligned, 2),
+                     "links": links, "align_pairs_per_s": round(len(zh) / aligned, 1),
+                     "stage_pairs_per_s": round(len(zh) / (trained + aligned), 1)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def in_stage(annotations: Path, n: int, device: str, workers: int, train_sample: int
@@ -127,26 +140,32 @@ def in_stage(annotations: Path, n: int, device: str, workers: int, train_sample:
             "stage_pairs_per_s": round(frame.height / seconds, 1)}
 
 
-def run(annotations: Path, n: int, device: str, alone: bool, processes: int = 0,
-        chunk: int = 1000) -> dict[str, Any]:
+def run(annotations: Path, n: int, device: str, alone: bool, processes: list[int] | None = None,
+        chunk: int = 1000, stage: bool = True, overrides: list[str] | None = None
+        ) -> dict[str, Any]:
     from cppdb.align.words.api import align_tokenized, build_aligners, compute_matrices
     from cppdb.config import load_config
 
     zh, en, lemmas = _load(annotations, n)
     words = sum(map(len, en)) / max(len(en), 1)
-    config = load_config(overrides={"align_words.simalign-e5.device": device})
+    config = load_config(overrides=[f"align_words.simalign-e5.device={device}",
+                                     *(overrides or [])])
     aligners, _ = build_aligners(config)
     placement = {name: (getattr(a, "placement", lambda: "")() or "cpu") for name, a in aligners.items()}
-    align_tokenized(zh[:256], en[:256], config, en_lemmas=lemmas[:256])      # warm-up
-    start = time.perf_counter()
-    result = align_tokenized(zh, en, config, en_lemmas=lemmas)
-    seconds = time.perf_counter() - start
     report: dict[str, Any] = {
         "pairs": len(zh), "en_words_per_sentence": round(words, 2), "device": device,
-        "placement": placement, **_device_facts(device),
-        "stage_seconds": round(seconds, 2), "stage_pairs_per_s": round(len(zh) / seconds, 1),
-        "links": sum(map(len, result.links)), "aligners": list(result.aligners_used)}
-    if alone:
+        "placement": placement, **_device_facts(device), "overrides": overrides or [],
+        "signatures": [a.signature() for a in aligners.values()]}
+    if stage:
+        align_tokenized(zh[:256], en[:256], config, en_lemmas=lemmas[:256])      # warm-up
+        start = time.perf_counter()
+        result = align_tokenized(zh, en, config, en_lemmas=lemmas)
+        seconds = time.perf_counter() - start
+        report.update({"stage_seconds": round(seconds, 2),
+                       "stage_pairs_per_s": round(len(zh) / seconds, 1),
+                       "links": sum(map(len, result.links)),
+                       "aligners": list(result.aligners_used)})
+    if alone and stage:
         pairs = list(zip(zh, en))
         report["alone"] = {}
         for name in result.aligners_used:
@@ -169,8 +188,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--device", default="auto", help="auto|cpu|cuda|cuda:N (simalign-e5)")
     parser.add_argument("--alone", action="store_true", help="also time each aligner alone")
-    parser.add_argument("--processes", type=int, default=0,
-                        help="also align in P worker processes (an engine's executors)")
+    parser.add_argument("--processes", default="",
+                        help="also align in P worker processes (an engine's executors); "
+                             "a comma list times several counts with one trained model")
+    parser.add_argument("--no-stage", action="store_true",
+                        help="skip the single-process stage timing (with --processes)")
+    parser.add_argument("--set", action="append", default=[], dest="overrides",
+                        help="a setting, key=value (repeatable)")
     parser.add_argument("--chunk", type=int, default=1000, help="pairs per worker task")
     parser.add_argument("--stage-workers", type=int, default=0,
                         help="only time the align stage itself with align_words.workers = W")
@@ -182,8 +206,9 @@ def main(argv: list[str] | None = None) -> None:
                              args.train_sample), **_device_facts(args.device),
                   "peak_rss_mb": round(peak_rss_mb(), 1)}
     else:
-        report = run(args.annotations, args.n, args.device, args.alone, args.processes,
-                     args.chunk)
+        counts = [int(p) for p in args.processes.split(",") if p.strip()]
+        report = run(args.annotations, args.n, args.device, args.alone, counts, args.chunk,
+                     stage=not args.no_stage, overrides=args.overrides)
     text = json.dumps(report, indent=1, ensure_ascii=False)
     print(text, flush=True)
     if args.out:

@@ -1,4 +1,4 @@
-"""End to end at scale: ``extract-bilingual`` + ``rank`` on a corpus, per engine.
+"""End to end at scale: ``extract-bilingual`` + ``rank`` + ``export`` on a corpus, per engine.
 
 The corpus comes from ``bench/make_corpus.py``: either SYNTHETIC Tatoeba-shaped pairs
 (``--tatoeba``, 6–8 English words) or real pairs sampled from a template such as the news
@@ -133,10 +133,14 @@ def main() -> None:
         row["extract_stages"] = _stages(args.out / "manifest.json")
     rank = (None if args.skip_rank else
             _timed_command(cppdb + ["rank", str(args.out), "--quiet", *engine, *sets]))
+    # the exported top 20 % of every type, as the README's last step writes it
+    exported = (None if args.skip_rank else
+                _timed_command(cppdb + ["export", str(args.out), "--top", "20%",
+                                        "--format", "ppdb", "--quiet", *sets]))
     record("scale", {
         **row, "engine": args.engine + (f" {args.spark_master}" if args.engine == "spark"
                                         else ""),
-        "overrides": args.overrides, "rank": rank,
+        "overrides": args.overrides, "rank": rank, "export": exported,
         "rank_stages": None if rank is None else _stages(args.out / "ranking" / "manifest.json"),
         "loadavg_start": [round(x, 2) for x in load_start],
         "loadavg_end": [round(x, 2) for x in os.getloadavg()]})

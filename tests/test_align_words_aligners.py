@@ -1,6 +1,7 @@
 """The offline aligners (thot, eflomal, dictionary) on small data, and `align_tokenized`."""
 from __future__ import annotations
 
+import pickle
 
 import numpy as np
 import polars as pl
@@ -69,6 +70,28 @@ def test_thot_must_be_trained_and_rejects_bad_settings():
         ThotAligner(model="giza")
     with pytest.raises(BadInputError, match="no en tokens"):
         ThotAligner().train([(["z1"], [])])
+
+
+@pytest.mark.parametrize("decode", [[0, 8, 2], [1, 0, 0], [1, 4, 4], [1, 4], [1, 4, -1]])
+def test_eflomal_decode_settings_are_checked(decode):
+    with pytest.raises(ConfigError, match="eflomal_decode must be"):
+        ThotAligner(eflomal_decode=decode)
+
+
+def test_eflomal_decode_sweeps_reach_the_models_and_travel_with_them():
+    """The sweeps used for pairs outside training are set on both trained models, on a
+    copy sent to another process too, and are part of the aligner's signature (they change
+    the links) — the training pairs keep their training links whatever the setting."""
+    pairs, gold = synthetic_corpus(200)
+    aligner = ThotAligner(eflomal_decode=(1, 5, 1))
+    aligner.train(pairs)
+    assert [m.get_decode_params() for m in aligner._models] == [(1, 5, 1)] * 2
+    copy = pickle.loads(pickle.dumps(aligner))
+    assert [m.get_decode_params() for m in copy._models] == [(1, 5, 1)] * 2
+    assert "decode:1,5,1" in aligner.signature()
+    assert ThotAligner().signature() != aligner.signature()
+    assert "decode" not in ThotAligner(model="hmm").signature()
+    assert score_alignment(_gdfa_links(copy, pairs[-40:]), gold[-40:]).aer < 0.1
 
 
 def test_thot_trains_in_worker_processes_with_the_same_result(monkeypatch):
@@ -168,6 +191,25 @@ def test_dictionary_links_glosses_lemmas_numbers_and_pieces():
     assert aligner.similarity(pairs, en_lemmas=lemmas)[0][2, 2] == 1.0
     with pytest.raises(ConfigError, match="one lemma per English token"):
         aligner.similarity(pairs, en_lemmas=[["x"]] * 3)
+
+
+def test_dictionary_word_caches_do_not_change_the_similarities():
+    """Per-word results are kept across chunks; a warm aligner, a fresh one and a copy
+    sent to another process (caches dropped) give the same matrices."""
+    pairs = [("我 喜欢 猫 。".split(), "I like cats .".split()),
+             ("3月 22日 WTO 开会".split(), "WTO met on March 22nd".split()),
+             ("红猫 跑 , 猫 跑".split(), "the red cat runs , the cat runs".split())]
+    warm = DictionaryAligner(matching="none")
+    first = warm.similarity(pairs)
+    assert "猫" in warm._zh_cache and ("cats", "") in warm._en_cache
+    again = warm.similarity(pairs[::-1])[::-1]
+    fresh = DictionaryAligner(matching="none").similarity(pairs)
+    copy = pickle.loads(pickle.dumps(warm))
+    assert copy._zh_cache == {} and copy._en_cache == {}
+    for a, b, c, d in zip(first, again, fresh, copy.similarity(pairs), strict=True):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(a, d)
 
 
 def test_dictionary_matching_keeps_one_to_one_links():

@@ -57,6 +57,25 @@ def test_offsets_point_into_the_original_text(encoder, text, expected):
     assert all(0 <= a <= b <= len(text) for a, b in zip(tokens.starts, tokens.ends, strict=True))
 
 
+def test_viterbi_bounded_by_first_character_finds_the_same_pieces(encoder):
+    """Viterbi tries only piece lengths that exist for the first character; with every
+    length up to the longest piece allowed it finds the same segmentation."""
+    from cppdb.embed.e5_tokenizer import UnigramTokenizer
+
+    bounded = UnigramTokenizer(encoder.weights.vocabulary)
+    unbounded = UnigramTokenizer(encoder.weights.vocabulary)
+    longest = max(unbounded._longest.values())
+    unbounded._longest = {ch: longest for ch in unbounded._longest}
+    assert sum(bounded._longest.values()) < sum(unbounded._longest.values())
+    texts = TEXTS + ["中华人民共和国国务院总理温家宝今天在北京会见了来访的美国国务卿。",
+                     "internationalization of the Beijing–Shanghai high-speed railway",
+                     "二〇〇八年８月８日，ＮＢＡ球星在北京奥运会上"]
+    for text in texts:
+        a, b = bounded.tokenize(text), unbounded.tokenize(text)
+        assert a.ids.tolist() == b.ids.tolist(), text
+        assert a.starts.tolist() == b.starts.tolist() and a.ends.tolist() == b.ends.tolist()
+
+
 def test_layers_shapes_and_specials(encoder):
     states = encoder.encode_tokens(["北京", "Hello world"], layers=(0, 8, -1))
     assert len(states) == 2

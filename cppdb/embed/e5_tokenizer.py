@@ -43,7 +43,12 @@ class UnigramTokenizer:
                      if i != vocabulary.unk and piece}
         self._scores = [float(s) for s in vocabulary.scores]
         self._unk_score = float(np.min(vocabulary.scores)) - 10.0
-        self._max_len = max(len(p) for p in vocabulary.pieces)
+        # the longest piece starting with each character: a CJK character starts pieces of
+        # 1.4 characters on average, so Viterbi tries those, not all 16 lengths
+        self._longest: dict[str, int] = {}
+        for piece in self._ids:
+            if len(piece) > self._longest.get(piece[0], 0):
+                self._longest[piece[0]] = len(piece)
         self._norm = vocabulary.normalise
         self._cache: dict[str, tuple[list[int], list[int]]] = {}
 
@@ -57,12 +62,12 @@ class UnigramTokenizer:
         best[0] = 0.0
         back_id = [0] * (n + 1)
         back_from = [0] * (n + 1)
-        ids, scores, unk = self._ids, self._scores, self.vocabulary.unk
+        ids, scores, unk, longest = self._ids, self._scores, self.vocabulary.unk, self._longest
         for i in range(n):
             base = best[i]
             if base <= -1e29:
                 continue
-            for end in range(i + 1, min(n, i + self._max_len) + 1):
+            for end in range(i + 1, min(n, i + longest.get(word[i], 0)) + 1):
                 idx = ids.get(word[i:end])
                 if idx is not None and base + scores[idx] > best[end]:
                     best[end] = base + scores[idx]
@@ -111,12 +116,16 @@ class UnigramTokenizer:
             first = word_start
             for idx, end in zip(piece_ids, piece_ends):
                 last = word_start + end
-                covered = [origin[c] for c in range(first, last)
-                           if normalised[c] != META and origin[c] >= 0]
                 ids.append(idx)
-                if covered:
-                    starts.append(covered[0])
-                    ends.append(covered[-1] + 1)
+                head = first               # first and last character of the original text
+                while head < last and (normalised[head] == META or origin[head] < 0):
+                    head += 1
+                if head < last:
+                    tail = last - 1
+                    while normalised[tail] == META or origin[tail] < 0:
+                        tail -= 1
+                    starts.append(origin[head])
+                    ends.append(origin[tail] + 1)
                 else:
                     anchor = origin[first] if origin[first] >= 0 else 0
                     starts.append(anchor)

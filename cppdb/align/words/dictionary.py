@@ -78,13 +78,19 @@ class DictionaryAligner(WordAligner):
         self.component_score_known = component_score_known
         self.tie_break = tie_break
         self._cedict: Cedict | None = None
+        # per-word results, kept across chunks: a corpus repeats its vocabulary
+        self._zh_cache: dict[str, dict[str, float]] = {}
+        self._en_cache: dict[tuple[str, str], tuple[str, str]] = {}
 
     def signature(self) -> str:
         return f"{self.name}[{self.version()}|matching:{self.matching}]"
 
     def __getstate__(self) -> dict[str, Any]:
         # the parsed dictionary (~150 MB pickled) is rebuilt from the package on the other side
-        return {**self.__dict__, "_cedict": None}
+        return {**self.__dict__, "_cedict": None, "_zh_cache": {}, "_en_cache": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({"_zh_cache": {}, "_en_cache": {}, **state})
 
     @property
     def cedict(self) -> Cedict:
@@ -140,8 +146,12 @@ class DictionaryAligner(WordAligner):
         cedict = self.cedict
         lemmatise = make_lemmatiser(lambda w: w in cedict.gloss_vocab)
         lemmas_in = lemma_flat if lemma_flat is not None else [""] * len(en_flat)
-        keys: dict[tuple[str, str], tuple[str, str]] = {}
+        keys = self._en_cache
+        if len(keys) > _CACHE_LIMIT:
+            keys.clear()
         for item in set(zip(en_flat, lemmas_in)):
+            if item in keys:
+                continue
             token, given = item
             special = punct_key(token) or number_key(token)
             if special is not None:
@@ -154,6 +164,14 @@ class DictionaryAligner(WordAligner):
 
     def _zh_entries(self, word: str) -> dict[str, float]:
         """en keys the zh word matches, with their similarity."""
+        found = self._zh_cache.get(word)
+        if found is None:
+            if len(self._zh_cache) > _CACHE_LIMIT:
+                self._zh_cache.clear()
+            found = self._zh_cache[word] = self._find_zh_entries(word)
+        return found
+
+    def _find_zh_entries(self, word: str) -> dict[str, float]:
         cedict = self.cedict
         found: dict[str, float] = {}
         for key in (punct_key(word), number_key(word), latin_key(word)):
@@ -193,6 +211,8 @@ class DictionaryAligner(WordAligner):
 
 
 _CN_DIGITS = CANONICAL_DIGITS
+#: per-word results kept by one aligner before the caches start again (bounded memory)
+_CACHE_LIMIT = 200_000
 
 
 def _digits_to_chinese(word: str) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -71,11 +73,29 @@ class LexicalTable:
         out[found] = self.probs[pos_clipped[found]]
         return out
 
+    # the word → id maps are built once per table, not per lookup: a table trained on 100k
+    # pairs has ~10^5 words, and the aligner looks ids up for every chunk
+    @cached_property
+    def _source_index(self) -> dict[str, int]:
+        return {w: k for k, w in enumerate(self.source_vocab)}
+
+    @cached_property
+    def _target_index(self) -> dict[str, int]:
+        return {w: k for k, w in enumerate(self.target_vocab)}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the maps are rebuilt where needed rather than pickled with the table
+        return {k: v for k, v in self.__dict__.items() if k not in ("_source_index",
+                                                                    "_target_index")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     def source_ids(self, tokens: Sequence[str]) -> np.ndarray:
-        return _ids(tokens, {w: k for k, w in enumerate(self.source_vocab)})
+        return _ids(tokens, self._source_index)
 
     def target_ids(self, tokens: Sequence[str]) -> np.ndarray:
-        return _ids(tokens, {w: k for k, w in enumerate(self.target_vocab)})
+        return _ids(tokens, self._target_index)
 
     def to_frame(self, source_col: str, target_col: str, min_prob: float = 0.0) -> pl.DataFrame:
         """The table as rows (source, target, prob), pruned below ``min_prob``."""

@@ -150,7 +150,8 @@ class ThotAligner(_TwoDirectionAligner):
                  hmm_iterations: int = _THOT["hmm_iterations"],
                  ibm4_iterations: int = _THOT["ibm4_iterations"],
                  fast_align_iterations: int = _THOT["fast_align_iterations"],
-                 eflomal_iterations: Sequence[int] = _THOT["eflomal_iterations"], seed: int = 1,
+                 eflomal_iterations: Sequence[int] = _THOT["eflomal_iterations"],
+                 eflomal_decode: Sequence[int] = _THOT["eflomal_decode"], seed: int = 1,
                  deterministic: bool = _THOT["deterministic"],
                  null_prob: float = _THOT["null_prob"], threads: int = _THOT["threads"],
                  **common: Any) -> None:
@@ -165,6 +166,12 @@ class ThotAligner(_TwoDirectionAligner):
             raise ConfigError("eflomal_iterations must be three counts [ibm1, hmm, fertility]",
                               hint="[0, 0, 0] lets the model scale them to the corpus size")
         self.eflomal_iterations = tuple(int(n) for n in eflomal_iterations)
+        decode = tuple(int(n) for n in eflomal_decode)
+        if len(decode) != 3 or decode[0] < 1 or decode[1] < 1 or not 0 <= decode[2] < decode[1]:
+            raise ConfigError(f"eflomal_decode must be [samplers, sweeps, burn_in] with "
+                              f"samplers ≥ 1, sweeps ≥ 1 and 0 ≤ burn_in < sweeps, not "
+                              f"{list(eflomal_decode)}", hint="the default is [1, 8, 2]")
+        self.eflomal_decode = decode
         self.seed = seed
         self.deterministic = deterministic
         self.null_prob = null_prob
@@ -175,7 +182,16 @@ class ThotAligner(_TwoDirectionAligner):
         self._training: tuple[list[_Compact], list[_Compact]] | None = None
 
     def signature(self) -> str:
-        return f"{self.name}[{self.version()}|model:{self.model}|seed:{self.seed}]"
+        decode = ("|decode:" + ",".join(map(str, self.eflomal_decode))
+                  if self.model == "eflomal" else "")
+        return f"{self.name}[{self.version()}|model:{self.model}|seed:{self.seed}{decode}]"
+
+    def _set_decoding(self, model: Any) -> Any:
+        """Sampling sweeps for pairs decoded after training (eflomal's only; the training
+        pairs keep their training links)."""
+        if self.model == "eflomal":
+            model.set_decode_params(*self.eflomal_decode)
+        return model
 
     def _chain(self) -> list[tuple[Any, int | None]]:
         """The model cascade, each model initialised from the previous one (GIZA++ style)."""
@@ -230,7 +246,7 @@ class ThotAligner(_TwoDirectionAligner):
                 forward = pool.submit(self._train_direction, zh, en)
                 backward = pool.submit(self._train_direction, en, zh)
                 models = (forward.result(), backward.result())
-        self._models = models
+        self._models = tuple(self._set_decoding(m) for m in models)
         self._n_trained = len(norm)
         self.lex_en_given_zh = _thot_table(models[0])
         self.lex_zh_given_en = _thot_table(models[1])
@@ -315,7 +331,7 @@ class ThotAligner(_TwoDirectionAligner):
                                          "the driver")
         if self.model == "eflomal":
             model.seed, model.deterministic = self.seed, self.deterministic
-        return model
+        return self._set_decoding(model)
 
     def _trained_models(self) -> tuple[Any, Any]:
         if self._models is None:

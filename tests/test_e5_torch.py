@@ -93,6 +93,25 @@ def test_torch_fp32_matches_numpy_on_a_batch():
     assert ((x * y).sum(1) / np.linalg.norm(x, axis=1) / np.linalg.norm(y, axis=1)).min() < 0.9
 
 
+def test_bf16_on_cpu_casts_the_linear_weights_once_with_the_same_states():
+    """On CPU the linear weights are stored in bf16 (autocast would cast the fp32 ones on
+    every call): the states are bit for bit those of the fp32-stored weights under autocast."""
+    texts = ["他死于一场车祸。", "He died in a car accident.", "丹顶鹤飞到北京了，2024年。"]
+    stored = E5TokenEncoder(runtime="torch", device="cpu", precision="bf16")
+    per_call = E5TokenEncoder(runtime="torch", device="cpu", precision="bf16")
+    per_call.encode_tokens(texts[:1], layers=(1,))
+    runner = per_call._runner
+    assert runner._layers[0]["qkv"].dtype == torch.bfloat16
+    assert runner._layers[0]["aln_w"].dtype == torch.float32
+    to_fp32 = lambda a, transpose: torch.from_numpy(np.ascontiguousarray(a.T if transpose else a))
+    runner._layers = [e5_torch.layer_tensors(layer, to_fp32) for layer in runner.weights.layers]
+    assert runner._layers[0]["qkv"].dtype == torch.float32
+    for a, b in zip(stored.encode_tokens(texts, layers=(7, 12)),
+                    per_call.encode_tokens(texts, layers=(7, 12)), strict=True):
+        np.testing.assert_array_equal(a.layer(7), b.layer(7))
+        np.testing.assert_array_equal(a.layer(12), b.layer(12))
+
+
 def test_auto_runtime_names_the_compute():
     """Here: torch bf16 on a CPU with native bf16, else onnxruntime fp32 (every branch of
     ``auto`` is tested with monkeypatched CPU features in tests/test_e5_onnx.py)."""

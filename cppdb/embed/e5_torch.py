@@ -100,6 +100,7 @@ def resolve_precision(precision: str, device: str) -> str:
 LAYER_TENSORS = ("qkv", "qkv_b", "ao", "ao_b", "aln_w", "aln_b", "fi", "fi_b", "fo", "fo_b",
                  "oln_w", "oln_b")
 _TRANSPOSED = frozenset({"qkv", "ao", "fi", "fo"})
+LINEAR_TENSORS = ("qkv", "qkv_b", "ao", "ao_b", "fi", "fi_b", "fo", "fo_b")
 
 
 def layer_tensors(layer: Any, tensor: Callable[[np.ndarray, bool], Any]) -> dict[str, Any]:
@@ -192,6 +193,13 @@ class TorchE5Runner:
             return torch.from_numpy(data).to(self.device, store)
 
         self._layers = [layer_tensors(layer, tensor) for layer in weights.layers]
+        if self.device == "cpu" and self.precision != "fp32":
+            # autocast casts an fp32 weight to the compute dtype on every call (it keeps the
+            # casts only of tensors that require grad): cast the linear layers once — the same
+            # bits; layer norms and embeddings stay fp32, as autocast runs those in fp32
+            for layer in self._layers:
+                for name in LINEAR_TENSORS:
+                    layer[name] = layer[name].to(self._autocast_dtype)
         self._position = tensor(weights.position)
         self._token_type = tensor(weights.token_type)
         self._emb_ln = (tensor(weights.emb_ln_w), tensor(weights.emb_ln_b))

@@ -66,13 +66,10 @@ _WORKER: dict[str, Any] = {}
 
 def _worker_start(blob: bytes, threads: int) -> None:
     """The ensemble, and the worker's share of the cores (as the product's pool workers)."""
-    from threadpoolctl import threadpool_limits
+    from cppdb.workers import limit_threads
 
     _WORKER["ensemble"] = pickle.loads(blob)
-    threadpool_limits(threads)
-    import torch
-
-    torch.set_num_threads(threads)
+    limit_threads(threads)
 
 
 def _worker_align(chunk: tuple[list, list, list]) -> int:

@@ -37,6 +37,21 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
+def limit_threads(threads: int) -> None:
+    """A worker's share of the cores for every math library loaded now (torch, OpenMP, BLAS):
+    call it after the models are loaded, or a runtime they bring keeps all cores — 16 workers
+    of 16 threads each on 16 cores align at half the rate of one-thread workers."""
+    import importlib.util
+
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(threads)
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
 def resolve_workers(setting: int, key: str, *, all_cores_cap: int = 0) -> int:
     """The worker processes the ``workers`` setting ``key`` (e.g. ``"annotate.workers"``)
     asks for: ``setting`` if > 0 (1 = in this process), all cores if 0 — at most

@@ -14,7 +14,6 @@ zh, en, prob) for the translation-probability features.
 """
 from __future__ import annotations
 
-import importlib.util
 import pickle
 import shutil
 from collections.abc import Callable
@@ -42,7 +41,7 @@ from cppdb.progress import console, progress_bar
 from cppdb.run import part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
-from cppdb.workers import available_cores, resolve_workers
+from cppdb.workers import available_cores, limit_threads, resolve_workers
 
 SECTION = "bilingual"
 COMMAND = "extract-bilingual"
@@ -281,18 +280,11 @@ def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: Loca
 def _saved_ensemble(model_file: str, threads: int) -> SimpleNamespace:
     """The trained ensemble of a pool worker, loaded once; the worker's share of the cores
     for the math libraries (torch's and BLAS's thread pools would each take them all)."""
-    from threadpoolctl import threadpool_limits
-
     with open(model_file, "rb") as handle:
         ensemble = pickle.load(handle)
-    # after the load, so that the OpenMP runtime thot brings is limited too: one unlimited
-    # worker per core runs 16 × 16 threads (10 one-thread GPU workers align 2,131 pairs/s on
-    # an H100 host, 12 unlimited ones 1,120)
-    threadpool_limits(threads)
-    if importlib.util.find_spec("torch") is not None:
-        import torch
-
-        torch.set_num_threads(threads)
+    # after the load, so that the OpenMP runtime thot brings is limited too (10 one-thread
+    # GPU workers align 2,131 pairs/s on an H100 host, 12 unlimited ones 1,120)
+    limit_threads(threads)
     return SimpleNamespace(value=ensemble)
 
 

@@ -88,9 +88,6 @@ class LexicalTable:
         return {k: v for k, v in self.__dict__.items() if k not in ("_source_index",
                                                                     "_target_index")}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-
     def source_ids(self, tokens: Sequence[str]) -> np.ndarray:
         return _ids(tokens, self._source_index)
 

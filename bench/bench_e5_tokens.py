@@ -199,7 +199,7 @@ def _simalign_matrices(dev, layers, matchings):
     from cppdb.align.words.simalign_backend import similarity_to_matrix
     from cppdb.align.words.simalign_e5 import E5SimAlignAligner
 
-    aligner = E5SimAlignAligner(prefix="query", **ENCODER_OPTIONS)
+    aligner = E5SimAlignAligner(**ENCODER_OPTIONS)
     start = time.perf_counter()
     zh, en = aligner.word_vectors(dev, tuple(layers))
     seconds = time.perf_counter() - start
@@ -336,6 +336,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="e5-tokens runtime: auto|torch|onnx|numpy")
     parser.add_argument("--repeats", type=int, default=3, help="runtimes: timed runs each")
     parser.add_argument("--precision", default="auto", help="auto|fp32|bf16|fp16")
+    parser.add_argument("--prefix", default=None,
+                        help='simalign-e5 input prefix: "" | query | passage (default: the '
+                             "align_words.simalign-e5 setting)")
     parser.add_argument("--device", default="auto", help="auto|cpu|cuda|cuda:N")
     parser.add_argument("--thot-held-out", action="store_true",
                         help="aer: thot trains without the gold pairs and decodes them with "
@@ -344,6 +347,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="aer: more thot training pairs, a TSV en<TAB>zh (e.g. a real corpus)")
     args = parser.parse_args(argv)
     ENCODER_OPTIONS.update(runtime=args.runtime, precision=args.precision, device=args.device)
+    if args.prefix is not None:
+        ENCODER_OPTIONS["prefix"] = args.prefix
     if args.what in ("repro", "all"):
         repro(args.tatoeba, args.n)
     if args.what in ("speed", "all"):

@@ -310,7 +310,9 @@ def test_streaming_in_chunks_gives_the_same_links(sample, monkeypatch):
     import cppdb.align.words.api as api
 
     zh, en, train, _ = sample
-    config = load_config()
+    # fp32: in bf16 the encoder's batches (cut by the chunks) move the last bits of a few
+    # similarities, which can move a link; what is tested here is the streaming itself
+    config = load_config(overrides={"align_words.simalign-e5.precision": "fp32"})
     whole = align_tokenized(zh, en, config, train=train)
     monkeypatch.setattr(api, "CHUNK_PAIRS", 7)
     chunked = align_tokenized(zh, en, config, train=train, keep_matrices=True)

@@ -133,8 +133,10 @@ def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) ->
     usable_lemmas = (len(lemmas) == len(en_tokens)
                      and all(len(a) == len(b) for a, b in zip(lemmas, en_tokens)))
     # why no POS lists: no aligner reads them, and at 1M pairs they cost about 1 GB
+    workers = resolve_workers(config.get("align_words.workers"), "align_words.workers")
+    st.note("workers", workers)
     result = align_tokenized(zh_tokens, en_tokens, config,
-                             en_lemmas=lemmas if usable_lemmas else None)
+                             en_lemmas=lemmas if usable_lemmas else None, workers=workers)
     del zh_tokens, en_tokens, lemmas
     run.record_backend("word_aligner", {"name": "+".join(result.aligners_used),
                                         "signature": "+".join(result.signatures)})

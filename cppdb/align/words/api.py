@@ -6,10 +6,7 @@ statistical ones on train + input pairs → one matrix per pair and aligner → 
 """
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,9 +14,10 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema
-from cppdb.align.words.base import (CHUNK_PAIRS, MATRIX_BATCH_PAIRS, TokenPair, WordAligner,
-                                    check_pairs)
+from cppdb.align.words.base import CHUNK_PAIRS, TokenPair, WordAligner, check_pairs
 from cppdb.align.words.ensemble import EnsembleParams, combine, decode, load_params
+from cppdb.align.words.matrices import RejectedPair, chunk_matrices
+from cppdb.align.words.pool import FixedAlignerPool
 from cppdb.config import Config
 from cppdb.errors import BadInputError, ConfigError, CppdbError
 from cppdb.progress import console
@@ -28,14 +26,6 @@ from cppdb.registry import CAPABILITIES, create_backend
 SECTION = "align_words"
 LEX_SCHEMA = schema.LEX_SCHEMA
 _STATISTICAL = ("thot", "eflomal")
-
-
-@dataclass(frozen=True)
-class RejectedPair:
-    """An input pair that was not aligned (its links are empty) and why."""
-
-    index: int
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -140,87 +130,6 @@ def _train_all(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
     return len(train_pairs)
 
 
-def side_by_side(aligners: dict[str, WordAligner],
-                 work: Callable[[WordAligner], list[np.ndarray]]) -> dict[str, list[np.ndarray]]:
-    """``work`` of every aligner, run in threads side by side.
-
-    The encoder aligner spends its time in torch/BLAS calls that release the GIL; the
-    dictionary's Python runs meanwhile instead of after it (3% of the align stage at news
-    length on 2 cores; thot's calls hold the GIL, so overlapping its training gains nothing).
-    Each aligner's matrices are its own, so the result does not depend on the scheduling.
-    """
-    if len(aligners) == 1:
-        return {name: work(aligner) for name, aligner in aligners.items()}
-    pool = _side_pool(len(aligners))
-    futures = {name: pool.submit(work, aligner) for name, aligner in aligners.items()}
-    return {name: future.result() for name, future in futures.items()}
-
-
-_SIDE_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
-_SIDE_POOLS_LOCK = threading.Lock()
-
-
-def _side_pool(size: int) -> ThreadPoolExecutor:
-    """One long-lived pool per width, not one per chunk: every new thread that calls torch
-    gets an OpenMP thread team of its own that outlives it, so a pool per chunk grew the
-    align stage by ~0.5 GB per 10k news pairs (docs/benchmarks/scale.md).  Keyed by process
-    too: a forked child (a Spark Python worker) has none of its parent's threads."""
-    key = (os.getpid(), size)
-    with _SIDE_POOLS_LOCK:
-        pool = _SIDE_POOLS.get(key)
-        if pool is None:
-            pool = _SIDE_POOLS[key] = ThreadPoolExecutor(max_workers=size,
-                                                         thread_name_prefix="aligner")
-        return pool
-
-
-def _batch_matrices(aligner: WordAligner, batch: Sequence[TokenPair],
-                    lemmas: Sequence[Sequence[str]] | None, first: int,
-                    failed: list[RejectedPair]) -> list[np.ndarray]:
-    """``aligner.align`` of a batch; if it raises, pair by pair, so that one pair the aligner
-    cannot handle (a character no rule foresaw: ``int('²')``) costs that pair this aligner's
-    votes — an all-zero matrix, recorded in ``failed`` — and not the whole run."""
-    try:
-        return aligner.align(batch, en_lemmas=lemmas)
-    except CppdbError:
-        raise           # coded errors (settings, missing backends) are the run's, not a pair's
-    except Exception:   # noqa: BLE001 — isolated below, pair by pair
-        out: list[np.ndarray] = []
-        for k, pair in enumerate(batch):
-            try:
-                out.extend(aligner.align([pair], en_lemmas=None if lemmas is None
-                                         else [lemmas[k]]))
-            except Exception as exc:  # noqa: BLE001 — recorded, the pair keeps the others
-                failed.append(RejectedPair(first + k, f"{aligner.name} failed "
-                                                      f"({type(exc).__name__}: {exc})"))
-                out.append(np.zeros((len(pair[0]), len(pair[1])), dtype=np.float32))
-        return out
-
-
-def _chunk_matrices(aligners: dict[str, WordAligner], chunk: Sequence[TokenPair],
-                    lemmas: Sequence[Sequence[str]] | None, trained_start: int | None,
-                    failed: list[RejectedPair] | None = None) -> dict[str, list[np.ndarray]]:
-    """Every aligner's matrices for one chunk; trained aligners reuse the training alignments
-    of pairs ``trained_start …`` (``None``: the chunk was not in training, decode it).  Pairs
-    an aligner failed on (indices in ``chunk``) are appended to ``failed``."""
-    failures: list[RejectedPair] = [] if failed is None else failed
-
-    def work(aligner: WordAligner) -> list[np.ndarray]:
-        out: list[np.ndarray] = []
-        for start in range(0, len(chunk), MATRIX_BATCH_PAIRS):
-            batch = chunk[start:start + MATRIX_BATCH_PAIRS]
-            if trained_start is None or not aligner.needs_training:
-                batch_lemmas = None if lemmas is None else \
-                    lemmas[start:start + MATRIX_BATCH_PAIRS]
-                out.extend(_batch_matrices(aligner, batch, batch_lemmas, start, failures))
-            else:
-                out.extend(aligner.align_trained(  # type: ignore[attr-defined]
-                    batch, trained_start + start))
-        return out
-
-    return side_by_side(aligners, work)
-
-
 def compute_matrices(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
                      train_pairs: Sequence[TokenPair] = (),
                      en_lemmas: Sequence[Sequence[str]] | None = None
@@ -228,26 +137,54 @@ def compute_matrices(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair
     """All matrices of all pairs from every aligner (statistical ones trained first) — for
     tuning on dev sets; ``align_tokenized`` streams chunks instead."""
     offset = _train_all(aligners, pairs, train_pairs)
-    return _chunk_matrices(aligners, pairs, en_lemmas, offset)
+    return chunk_matrices(aligners, pairs, en_lemmas, offset)
 
 
 def _stream_links(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
                   lemmas: Sequence[Sequence[str]] | None, offset: int, params: EnsembleParams,
                   keep: dict[str, list[np.ndarray]] | None,
-                  failed: list[RejectedPair]) -> list[list[tuple[int, int]]]:
-    """Matrices → ensemble → links chunk by chunk: memory stays bounded by the chunk."""
+                  failed: list[RejectedPair], pool: FixedAlignerPool | None = None
+                  ) -> list[list[tuple[int, int]]]:
+    """Matrices → ensemble → links chunk by chunk: memory stays bounded by the chunk.  With
+    ``pool``, its aligners' matrices come from its workers, one chunk ahead of the decoding
+    here; the trained aligners' matrices are computed here."""
+    here = {name: a for name, a in aligners.items() if pool is None or name not in pool.names}
+    starts = list(range(0, len(pairs), CHUNK_PAIRS))
+
+    def send(start: int) -> Any:
+        if pool is None:
+            return None
+        return pool.submit(pairs[start:start + CHUNK_PAIRS],
+                           None if lemmas is None else lemmas[start:start + CHUNK_PAIRS])
+
     links: list[list[tuple[int, int]]] = []
-    for start in range(0, len(pairs), CHUNK_PAIRS):
+    ahead = send(starts[0]) if starts else None
+    for number, start in enumerate(starts):
+        sent, ahead = ahead, send(starts[number + 1]) if number + 1 < len(starts) else None
         chunk = pairs[start:start + CHUNK_PAIRS]
         chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
         chunk_failed: list[RejectedPair] = []
-        mats = _chunk_matrices(aligners, chunk, chunk_lemmas, offset + start, chunk_failed)
+        mats = chunk_matrices(here, chunk, chunk_lemmas, offset + start, chunk_failed)
+        if pool is not None:
+            pooled, pooled_failed = pool.collect(sent)
+            chunk_failed += [RejectedPair(first + f.index, f.reason) for first, f in pooled_failed]
+            mats = {name: mats[name] if name in mats else pooled[name] for name in aligners}
         failed.extend(RejectedPair(start + f.index, f.reason) for f in chunk_failed)
         links.extend(decode(combine(mats, params), params))
         if keep is not None:
             for name, chunk_mats in mats.items():
                 keep.setdefault(name, []).extend(chunk_mats)
     return links
+
+
+def _fixed_pool(aligners: dict[str, WordAligner], workers: int) -> FixedAlignerPool | None:
+    """Worker processes for the aligners that need no training, when ``workers`` > 1 and
+    both kinds are present (with no statistical aligner every pair is aligned alike in
+    chunks elsewhere: ``train_ensemble`` / ``align_with``)."""
+    fixed = {name: a for name, a in aligners.items() if not a.needs_training}
+    if workers <= 1 or not fixed or len(fixed) == len(aligners):
+        return None
+    return FixedAlignerPool(fixed, workers)
 
 
 def lexical_frames(aligners: dict[str, WordAligner]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -277,13 +214,15 @@ def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], co
                     zh_pos: Sequence[Sequence[str]] | None = None,
                     en_pos: Sequence[Sequence[str]] | None = None,
                     en_lemmas: Sequence[Sequence[str]] | None = None,
-                    keep_matrices: bool = False) -> WordAlignment:
+                    keep_matrices: bool = False, workers: int = 1) -> WordAlignment:
     """Align tokenised zh–en pairs with the configured ensemble.
 
     ``train`` adds parallel text used only to train the statistical models.  POS tags are
     accepted for interface stability (checked for length; current aligners do not use them);
     ``en_lemmas`` (e.g. spaCy lemmas) improve dictionary matching.  Empty and overlong pairs
-    get no links and are listed in ``rejected``.
+    get no links and are listed in ``rejected``.  ``workers`` > 1: the aligners that need no
+    training run in that many processes (:mod:`cppdb.align.words.pool`) while the statistical
+    one trains and then reuses its training alignments here.
     """
     section = config.section(SECTION)
     for name, extra in (("zh_pos", zh_pos), ("en_pos", en_pos), ("en_lemmas", en_lemmas)):
@@ -303,9 +242,14 @@ def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], co
     matrices: dict[str, list[np.ndarray]] = {}
     failed: list[RejectedPair] = []
     if pairs:
-        offset = _train_all(aligners, pairs, train_pairs)
-        pair_links = _stream_links(aligners, pairs, lemmas, offset, params,
-                                   matrices if keep_matrices else None, failed)
+        pool = _fixed_pool(aligners, workers)
+        try:
+            offset = _train_all(aligners, pairs, train_pairs)
+            pair_links = _stream_links(aligners, pairs, lemmas, offset, params,
+                                       matrices if keep_matrices else None, failed, pool)
+        finally:
+            if pool is not None:
+                pool.shutdown()
         for k, one in zip(kept, pair_links):
             links[k] = one
     lex_e_f, lex_f_e = (lexical_frames(aligners) if pairs else
@@ -371,7 +315,7 @@ def align_with(ensemble: TrainedEnsemble, zh: Sequence[Sequence[str]],
     for start in range(0, len(pairs), CHUNK_PAIRS):
         chunk = pairs[start:start + CHUNK_PAIRS]
         chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
-        mats = _chunk_matrices(ensemble.aligners, chunk, chunk_lemmas, None, failed)
+        mats = chunk_matrices(ensemble.aligners, chunk, chunk_lemmas, None, failed)
         for k, one in zip(kept[start:start + CHUNK_PAIRS],
                           decode(combine(mats, ensemble.params), ensemble.params)):
             links[k] = one

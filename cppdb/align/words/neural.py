@@ -10,7 +10,7 @@ import numpy as np
 from cppdb.errors import ModelNotFoundError
 
 
-#: the align stage runs its aligners in threads (``api.side_by_side``); transformers' loading
+#: the align stage runs its aligners in threads (``matrices.side_by_side``); transformers' loading
 #: patches module-level state (empty-weight initialisation on the meta device), so two
 #: models loading at once can see each other's meta tensors — load one at a time
 MODEL_LOAD_LOCK = threading.Lock()

@@ -13,6 +13,7 @@ from cppdb.align.words.inputs import TokenizedPairs, load_pairs
 from cppdb.config import Config
 from cppdb.errors import BadInputError
 from cppdb.io import write_jsonl_atomic, write_text_atomic
+from cppdb.workers import resolve_workers
 
 
 def _train(config: Config, train: Path | None) -> tuple[list, list] | None:
@@ -40,8 +41,10 @@ def align_files(config: Config, *, out: Path | None, parallel: Path | None = Non
     """Align a file; write Pharaoh lines (one per input line) and report gold scores."""
     pairs = load_pairs(config, parallel=parallel, zh=zh, en=en)
     gold_pairs = _gold_for_lines(gold, gold_one_based, pairs) if gold else None
+    workers = resolve_workers(config.get("align_words.workers"), "align_words.workers")
     result = align_tokenized(list(pairs.zh), list(pairs.en), config,
-                             train=_train(config, train), en_lemmas=pairs.en_lemmas)
+                             train=_train(config, train), en_lemmas=pairs.en_lemmas,
+                             workers=workers)
     lines = [""] * pairs.n_lines
     for line_id, links in zip(pairs.line_ids, result.links):
         lines[line_id] = format_links(links)

@@ -52,6 +52,18 @@ def limit_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
+def threads_per_worker(workers: int) -> int:
+    """A pool worker's share of the cores for its math libraries (at least one)."""
+    return max(1, available_cores() // workers)
+
+
+def split_range(start: int, stop: int, parts: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` cut into at most ``parts`` consecutive ranges of near-equal size (a
+    chunk's tasks for a local pool)."""
+    step = max(1, -(-(stop - start) // parts))
+    return [(a, min(a + step, stop)) for a in range(start, stop, step)]
+
+
 def resolve_workers(setting: int, key: str, *, all_cores_cap: int = 0) -> int:
     """The worker processes the ``workers`` setting ``key`` (e.g. ``"annotate.workers"``)
     asks for: ``setting`` if > 0 (1 = in this process), all cores if 0 — at most

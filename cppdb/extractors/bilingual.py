@@ -41,7 +41,7 @@ from cppdb.progress import console, progress_bar
 from cppdb.run import part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
-from cppdb.workers import available_cores, limit_threads, resolve_workers
+from cppdb.workers import limit_threads, resolve_workers, split_range, threads_per_worker
 
 SECTION = "bilingual"
 COMMAND = "extract-bilingual"
@@ -122,7 +122,7 @@ def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
 
 
 def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) -> pl.DataFrame:
-    from cppdb.align.words.api import align_tokenized
+    from cppdb.align.words.api import align_tokenized, configured_workers
 
     def col(lang: str, name: str) -> list[list[str]]:
         column = S.ann(lang, name)
@@ -133,7 +133,7 @@ def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) ->
     usable_lemmas = (len(lemmas) == len(en_tokens)
                      and all(len(a) == len(b) for a, b in zip(lemmas, en_tokens)))
     # why no POS lists: no aligner reads them, and at 1M pairs they cost about 1 GB
-    workers = resolve_workers(config.get("align_words.workers"), "align_words.workers")
+    workers = configured_workers(config)
     st.note("workers", workers)
     result = align_tokenized(zh_tokens, en_tokens, config,
                              en_lemmas=lemmas if usable_lemmas else None, workers=workers)
@@ -201,7 +201,7 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
     memory holds the sample, the model tables and one chunk, whatever the corpus size.  On
     an engine that runs chunks elsewhere the trained model is shared (a broadcast) and the
     chunks are its tasks."""
-    from cppdb.align.words.api import train_ensemble
+    from cppdb.align.words.api import configured_workers, train_ensemble
 
     run = st.run
     zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
@@ -231,7 +231,7 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
     chunk = max(1, int(section["chunk_size"]))
     ann_path = str(run.path(ANNOTATIONS))
     part = partial(align_part, ann_path, st.share(ensemble))
-    workers = resolve_workers(config.get("align_words.workers"), "align_words.workers")
+    workers = configured_workers(config)
     model_file = run.path(ALIGN_MODEL)
     st.note("workers", workers)
     pools = LocalPool(workers)
@@ -250,13 +250,6 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
     ).select(pl.len()).collect().item())
 
 
-def split_range(start: int, stop: int, parts: int) -> list[tuple[int, int]]:
-    """``[start, stop)`` cut into at most ``parts`` consecutive ranges of near-equal size (a
-    chunk's tasks for a local pool)."""
-    step = max(1, -(-(stop - start) // parts))
-    return [(a, min(a + step, stop)) for a in range(start, stop, step)]
-
-
 def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: LocalPool,
             ensemble: Any, model_file: Path, workers: int) -> Callable[[int, int], pl.DataFrame]:
     """A chunk computed here: by ``part`` in this process, or — with ``align_words.workers``
@@ -264,7 +257,7 @@ def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: Loca
     ``model_file`` (written on the first chunk computed here; never when all ran elsewhere)."""
     if workers <= 1:
         return part
-    threads = max(1, available_cores() // workers)
+    threads = threads_per_worker(workers)
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         pool = pools.get()

@@ -22,6 +22,7 @@ from cppdb.config import Config
 from cppdb.errors import BadInputError, ConfigError, CppdbError
 from cppdb.progress import console
 from cppdb.registry import CAPABILITIES, create_backend
+from cppdb.workers import resolve_workers
 
 SECTION = "align_words"
 LEX_SCHEMA = schema.LEX_SCHEMA
@@ -175,6 +176,11 @@ def _stream_links(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
             for name, chunk_mats in mats.items():
                 keep.setdefault(name, []).extend(chunk_mats)
     return links
+
+
+def configured_workers(config: Config) -> int:
+    """The processes ``align_words.workers`` asks for (0 = all cores)."""
+    return resolve_workers(config.get(f"{SECTION}.workers"), f"{SECTION}.workers")
 
 
 def _fixed_pool(aligners: dict[str, WordAligner], workers: int) -> FixedAlignerPool | None:

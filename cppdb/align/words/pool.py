@@ -20,7 +20,7 @@ import numpy as np
 
 from cppdb.align.words.base import TokenPair, WordAligner
 from cppdb.align.words.matrices import RejectedPair, chunk_matrices
-from cppdb.workers import available_cores, limit_threads, pool_initializer
+from cppdb.workers import limit_threads, pool_initializer, split_range, threads_per_worker
 
 #: a worker's aligners, set once by the pool initializer
 _ALIGNERS: dict[str, WordAligner] = {}
@@ -49,7 +49,7 @@ class FixedAlignerPool:
     def __init__(self, aligners: dict[str, WordAligner], workers: int) -> None:
         self.names = tuple(aligners)
         self.workers = workers
-        threads = max(1, available_cores() // workers)
+        threads = threads_per_worker(workers)
         blob = pickle.dumps(aligners, protocol=pickle.HIGHEST_PROTOCOL)
         self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
                                          **pool_initializer(_start_worker, (blob, threads)))
@@ -60,11 +60,9 @@ class FixedAlignerPool:
     def submit(self, pairs: Sequence[TokenPair], lemmas: Sequence[Sequence[str]] | None
                ) -> list[tuple[int, Future]]:
         """Slices of ``pairs`` (two per worker) sent off; collect them with :meth:`collect`."""
-        step = max(1, -(-len(pairs) // (2 * self.workers)))
-        return [(start, self._pool.submit(
-            _slice_matrices, pairs[start:start + step],
-            None if lemmas is None else lemmas[start:start + step]))
-            for start in range(0, len(pairs), step)]
+        return [(start, self._pool.submit(_slice_matrices, pairs[start:stop],
+                                          None if lemmas is None else lemmas[start:stop]))
+                for start, stop in split_range(0, len(pairs), 2 * self.workers)]
 
     def collect(self, sent: list[tuple[int, Future]]
                 ) -> tuple[dict[str, list[np.ndarray]], list[tuple[int, RejectedPair]]]:

@@ -6,14 +6,13 @@ from typing import Any
 
 from cppdb.version import __version__
 from cppdb.align.words.api import (align_tokenized, build_aligners, compute_matrices,
-                                   ensemble_params, screen_pairs)
+                                   configured_workers, ensemble_params, screen_pairs)
 from cppdb.align.words.ensemble import EnsembleParams, decode, save_params, tune
 from cppdb.align.words.gold import check_gold_fits, format_links, read_gold, score_alignment
 from cppdb.align.words.inputs import TokenizedPairs, load_pairs
 from cppdb.config import Config
 from cppdb.errors import BadInputError
 from cppdb.io import write_jsonl_atomic, write_text_atomic
-from cppdb.workers import resolve_workers
 
 
 def _train(config: Config, train: Path | None) -> tuple[list, list] | None:
@@ -41,10 +40,9 @@ def align_files(config: Config, *, out: Path | None, parallel: Path | None = Non
     """Align a file; write Pharaoh lines (one per input line) and report gold scores."""
     pairs = load_pairs(config, parallel=parallel, zh=zh, en=en)
     gold_pairs = _gold_for_lines(gold, gold_one_based, pairs) if gold else None
-    workers = resolve_workers(config.get("align_words.workers"), "align_words.workers")
     result = align_tokenized(list(pairs.zh), list(pairs.en), config,
                              train=_train(config, train), en_lemmas=pairs.en_lemmas,
-                             workers=workers)
+                             workers=configured_workers(config))
     lines = [""] * pairs.n_lines
     for line_id, links in zip(pairs.line_ids, result.links):
         lines[line_id] = format_links(links)

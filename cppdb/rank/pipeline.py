@@ -25,6 +25,7 @@ from cppdb import schema as S
 from cppdb.config import Config, load_config
 from cppdb.errors import ConfigError
 from cppdb.features.lexical_weights import LEX_FEATURES, run_inputs, run_units
+from cppdb.features.pivot_context import PIVOT_CONTEXT, context_inputs, pivot_context
 from cppdb.features.models import (
     FeatureModels,
     build_feature_table,
@@ -99,10 +100,13 @@ def _models(config: Config, cache_dir: Path | None) -> FeatureModels:
 def _filter_stage(st: StageHandle, run_dir: Path, config: Config) -> None:
     settings = filters.settings_from_config(config.section("rank"))
     kept, rejected = filters.filter_pairs(read_run_pairs(run_dir), settings)
-    st.write_parquet(CANDIDATES, kept)
     st.write_parquet(REJECTED, rejected)
     for reason in filters.REASONS:
         st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
+    del rejected         # most of a big run's pairs: not held while the context is computed
+    # computed here, once over every kept pair (its idf and bags are the run's), so that the
+    # feature chunks, wherever the engine runs them, only read it
+    st.write_parquet(CANDIDATES, pivot_context(kept, run_dir))
 
 
 class _LazyModels:
@@ -316,9 +320,12 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stag
     train_reads: tuple[Artifact | External, ...] = (Artifact(FEATURES, (S.SOURCE, S.TARGET)),)
     if labels is not None:
         train_reads += (External("the labels file", (labels,)),)
+    contexts = External("the run's occurrences and annotations", context_inputs(run_dir),
+                        optional=True, effect=f"{PIVOT_CONTEXT} is null (not a bilingual run)")
     return [
-        Stage("filter", (tables,), (CANDIDATES, REJECTED),
-              lambda st: _filter_stage(st, run_dir, config), doc="drop unusable pairs"),
+        Stage("filter", (tables, contexts), (CANDIDATES, REJECTED),
+              lambda st: _filter_stage(st, run_dir, config),
+              doc="drop unusable pairs; the pivot-context evidence of the rest"),
         Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)), lexical),
               (FEATURES,),
               lambda st: _features_stage(st, run_dir, models, config), chunked=True,

@@ -37,6 +37,7 @@ from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError
 from cppdb.features.lexical_weights import add_run_weights
 from cppdb.features.models import build_feature_table, load_feature_models
+from cppdb.features.pivot_context import pivot_context
 from cppdb.features.table import FEATURE_DESCRIPTIONS, LM_FEATURES
 from cppdb.rank import judged
 from cppdb.rank.pairs import read_run_pairs
@@ -87,7 +88,7 @@ def judged_features(runs: Path | list[Path], labels: Path, config: Config,
         if matched.height == 0:
             continue
         remaining = remaining.join(matched.select("_judgement"), on="_judgement", how="anti")
-        frame = build_feature_table(matched.drop("_judgement"), models,
+        frame = build_feature_table(pivot_context(matched.drop("_judgement"), run_dir), models,
                                     threads=section["threads"])
         frames.append(add_run_weights(frame, run_dir))
     counts["matched"] = sum(f.height for f in frames)

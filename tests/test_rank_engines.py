@@ -99,7 +99,7 @@ def spawned(extracted, local, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def on_spark(extracted, tmp_path_factory, spark) -> Path:
-    """From an empty embedding cache: Spark's workers encode every string themselves."""
+    """From an empty embedding cache (the stage fills it before Spark's workers start)."""
     from cppdb.rank.pipeline import rank_run
 
     run = _copy(extracted, tmp_path_factory.mktemp("spark"))
@@ -152,7 +152,14 @@ def test_the_spark_ranking_records_its_engine(on_spark):
     manifest = json.loads((on_spark / "manifest.json").read_text("utf-8"))
     assert manifest["backends"]["engine"] == {**manifest["backends"]["engine"],
                                              "name": "spark", "master": "local[2]"}
-    assert manifest["stages"]["features"]["notes"]["embedding_cache_added_by_workers"] > 0
+    # the stage encodes every distinct string before the chunks go out (a vector must not
+    # depend on the chunk that met it first): Spark's workers only read the run's cache
+    assert manifest["stages"]["features"]["notes"]["embedding_cache_added_by_workers"] == 0
+    cached = pl.read_parquet(next(on_spark.parent.glob("embeddings-*.parquet")))
+    candidates = pl.read_parquet(on_spark / "candidates.parquet")
+    strings = set(candidates["source"].str.replace_all(r"\s+", "")) | set(
+        candidates["target"].str.replace_all(r"\s+", ""))
+    assert strings <= set(cached["text"])
 
 
 def test_a_failed_ranking_resumes_from_its_parts_on_another_engine(extracted, tmp_path,

@@ -81,6 +81,11 @@ class _DescribedCache:
         self.cache.save()
         return vectors
 
+    def prepare(self, texts: list[str]) -> None:
+        """Encode the strings not cached yet, in one call, and save (no matrix returned)."""
+        self.cache.rows(list(texts))
+        self.cache.save()
+
     def describe(self) -> dict[str, Any]:
         return self.info
 

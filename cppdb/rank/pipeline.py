@@ -138,14 +138,16 @@ def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config:
             run.record_backend(role, info)
     candidates = run.scan(CANDIDATES)
     n_rows = candidates.select(pl.len()).collect().item()
-    if loaded.language_model is not None and n_rows:
-        loaded.language_model.fit(model_texts(candidates))
-    if loaded.encoder is not None and n_rows:
+    texts = model_texts(candidates) if n_rows else []
+    if loaded.language_model is not None and texts:
+        loaded.language_model.fit(texts)
+    if loaded.encoder is not None and texts:
         # every distinct string encoded here, once, in one call, and saved to the run's cache
         # where remote chunks read it: a bf16/fp16 vector moves in its last bits with the
         # batch it is computed in, so chunks encoding what they meet first would make the
         # engines and chunk sizes disagree
-        loaded.encoder.prepare(model_texts(candidates))
+        loaded.encoder.prepare(texts)
+    del texts
     units = run_units(run_dir)
 
     def compute(start: int, stop: int) -> pl.DataFrame:

@@ -50,6 +50,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "monolingual.meaning_margin_k": (1, None),
     "rank.containment_penalty": (0.0, None),
     "rank.diversity_penalty": (0.0, None),
+    "rank.pattern_diversity_penalty": (0.0, None),
     "rank.diversity_target": (0.0, 1.0),
     "rank.min_pivot_product": (0.0, 1.0),
     "evaluate.max_embedded_pairs": (1, None),

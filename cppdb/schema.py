@@ -255,11 +255,13 @@ TIERS_SCHEMA: dict[str, pl.DataType] = {
     "type": pl.String, "tier": pl.String, "share": pl.Float64, "pairs": pl.Int64,
     "score_cutoff": pl.Float64}
 #: the automatic metrics of `cppdb evaluate` (Table 3/4), each with a bootstrap interval
-EVALUATION_METRICS = ("edit_distance", "normalised_edit_distance", "containment", "cosine",
+EVALUATION_METRICS = ("edit_distance", "normalised_edit_distance", "template_edit_distance",
+                      "template_normalised_edit_distance", "containment", "cosine",
                       "cosine_second")
 EVALUATION_TABLE_SCHEMA: dict[str, pl.DataType] = {
     "type": pl.String, "top": pl.String, "pairs": pl.Int64,
     "edit_distance": pl.Float64, "normalised_edit_distance": pl.Float64,
+    "template_edit_distance": pl.Float64, "template_normalised_edit_distance": pl.Float64,
     "containment": pl.Float64,
     "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64,
     **{f"{m}_{end}": pl.Float64 for m in EVALUATION_METRICS for end in ("low", "high")}}

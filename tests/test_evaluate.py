@@ -197,8 +197,16 @@ def test_tiny_run_by_hand(tmp_path):
     assert pattern["normalised_edit_distance"].to_list() == pytest.approx(
         [1 / 7, (1 / 7 + 1 / 5) / 2, (1 / 7 + 1 / 5) / 2])
     assert pattern["containment"].to_list() == pytest.approx([0.0, 0.5, 0.5])
+    # over the template words the slots drop out: 出生于 / 生于 (1/3), 出生了 / 出生 (1/3)
+    assert pattern["template_edit_distance"].to_list() == pytest.approx([1.0, 1.0, 1.0])
+    assert pattern["template_normalised_edit_distance"].to_list() == pytest.approx(
+        [1 / 3, 1 / 3, 1 / 3])
+    # a phrase has no slots: both definitions agree
+    assert phrase["template_normalised_edit_distance"].to_list() == pytest.approx(
+        phrase["normalised_edit_distance"].to_list())
     for field in ("run:f00dfeed", "tops:0.2/0.6/1", "ci:bootstrap-percentile-95",
                   "ed:levenshtein-nfkc-chars-nospace", "ed-len:ed/max-len",
+                  "template-ed:ed-of-template-words-noslots",
                   "containment:substring-either-way-nospace", "cosine-cap:1000/type/top",
                   "seed:13", "config:", "version:"):
         assert field in signed
@@ -242,6 +250,10 @@ def test_cli_prints_the_diversity_table_at_80_columns(tmp_path, monkeypatch):
     assert "…" not in result.output                  # rich fits a table by cutting cells
     row = next(line for line in lines if "phrase" in line and "100%" in line)
     assert "1.20±" in row and "0.407±" in row and "40.0%±" in row
+    # the patterns again over their template words, in a table of their own: 1/3 at each top
+    words = lines.index(next(line for line in lines if "template words" in line))
+    pattern_rows = [line for line in lines[words + 1:] if line.startswith("pattern ")]
+    assert len(pattern_rows) == 3 and all("0.333±" in line for line in pattern_rows)
     assert any(line.startswith("signature: ") and "run:f00dfeed" in line for line in lines)
     result = CliRunner().invoke(app, ["evaluate", str(tmp_path / "run"), "--json",
                                       "--set", "evaluate.embedding=false"])

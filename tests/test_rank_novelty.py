@@ -69,8 +69,9 @@ def test_penalties_take_rating_points_by_the_evaluation_definition():
     assert out[0] == pytest.approx(4.0 - 0.5 - 1.5 * 0.5)
     assert out[1] == pytest.approx(4.0 - 1.5 * 0.5)
     assert out[2] == pytest.approx(4.0 - 1.5 * (1 - 2 / 3))
-    # slots are one symbol each (§1 出生于 §2 vs §1 生于 §2): 1 edit over 7 characters
-    assert out[3] == pytest.approx(4.0 - 1.5 * (1 - 1 / 7))
+    # a pattern is compared on its template words (出生于 / 生于: 1 edit over 3), not on
+    # the slots both sides share by construction
+    assert out[3] == pytest.approx(4.0 - 1.5 * (1 - 1 / 3))
     _, ned = edit_distances(["男孩", "去世"], ["这个 男孩", "逝世"])
     assert list(ned) == pytest.approx([0.5, 0.5])
 
@@ -85,8 +86,26 @@ def test_a_pair_in_other_words_keeps_its_score_and_zero_means_off():
     assert target_low[SCORE].to_list() == pytest.approx([3.5, 3.9])
 
 
+def test_patterns_take_their_own_diversity_penalty_on_their_template_words():
+    frame = pl.DataFrame({S.SOURCE: ["[NN1] 薪水", "[NN1] 薪水", "[NP1] 和 [NP2]", "去世"],
+                          S.TARGET: ["[NN1] 工资", "[NN1] 薪金", "[NP2] 和 [NP1]", "逝世"],
+                          S.TYPE: ["pattern", "pattern", "pattern", "phrase"],
+                          SCORE: [4.0, 4.0, 4.0, 4.0]})
+    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0, 1.25)[SCORE].to_list()
+    assert out[0] == pytest.approx(4.0)                   # other words, the slot shared: none
+    assert out[1] == pytest.approx(4.0 - 1.25 * 0.5)       # 薪 shared: half the words
+    assert out[2] == pytest.approx(4.0 - 1.25)             # the same words, slots swapped
+    assert out[3] == pytest.approx(4.0 - 1.5 * 0.5)        # phrases keep diversity_penalty
+    # without a pattern penalty of their own, patterns take diversity_penalty
+    same = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)[SCORE].to_list()
+    assert same[1] == pytest.approx(4.0 - 1.5 * 0.5)
+    assert novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0).equals(frame)
+    with pytest.raises(ConfigError):
+        load_config(overrides=["rank.pattern_diversity_penalty=-1"])
+
+
 def test_default_ranking_settings_are_the_documented_ones():
     section = load_config().section("rank")
-    assert novelty.settings_from_config(section) == (0.5, 1.5, 1.0)
+    assert novelty.settings_from_config(section) == (0.5, 1.5, 1.0, 1.25)
     assert filters.settings_from_config(section).min_pivot_product == 0.005
     assert "weak_evidence" in section["filters"]

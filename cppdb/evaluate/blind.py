@@ -152,16 +152,21 @@ def _sample_diversity(rated: pl.DataFrame) -> dict[str, float | None]:
 
 
 #: the whole tier's automatic metrics (cppdb evaluate) shown next to each judged cell
-TIER_METRICS = ("edit_distance", "normalised_edit_distance", "containment", "cosine")
+TIER_METRICS = ("edit_distance", "normalised_edit_distance", "template_normalised_edit_distance",
+                "containment", "cosine")
 
 
 def with_tier_metrics(table: pl.DataFrame, automatic: pl.DataFrame) -> pl.DataFrame:
     """``table`` (:func:`shares`) with the run's evaluation table (type × top,
     :func:`cppdb.evaluate.tables.evaluation_table`) joined to each cell's tier:
-    ``tier_<metric>``, ``tier_<metric>_low`` / ``_high``; null where the tier is missing."""
+    ``tier_<metric>``, ``tier_<metric>_low`` / ``_high``; null where the tier or the metric
+    is missing."""
     columns = [f"{m}{end}" for m in TIER_METRICS for end in ("", "_low", "_high")]
+    # a table saved before a metric existed (an older automatic.json) leaves its cells null
     tiers = automatic.select("type", pl.col("top").alias("_top"),
-                             *[pl.col(c).alias(f"tier_{c}") for c in columns])
+                             *[(pl.col(c) if c in automatic.columns
+                                else pl.lit(None, dtype=pl.Float64)).alias(f"tier_{c}")
+                               for c in columns])
     cell_top = pl.col("cell").replace_strict({c: f"{round(share * 100)}%" for c, share in CELLS},
                                              default=None)
     return (table.with_columns(cell_top.alias("_top"))
@@ -193,7 +198,7 @@ def format_shares(table: pl.DataFrame) -> str:
     head = ("| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) "
             "| sample ED÷len | sample contained | acceptable & not contained |")
     if tiers:
-        head += " tier ED | tier ED÷len | tier contained | tier cosine |"
+        head += " tier ED | tier ED÷len | tier ED÷len (words) | tier contained | tier cosine |"
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in table.iter_rows(named=True):
         line = (f"| {r['type']} | {r['cell']} | {r['rated']} | {_pct(r['share_acceptable'])} "
@@ -204,6 +209,7 @@ def format_shares(table: pl.DataFrame) -> str:
         if tiers:
             line += (f" {_tier_cell(r, 'edit_distance')} "
                      f"| {_tier_cell(r, 'normalised_edit_distance')} "
+                     f"| {_tier_cell(r, 'template_normalised_edit_distance')} "
                      f"| {_tier_cell(r, 'containment', percent=True)} "
                      f"| {_tier_cell(r, 'cosine')} |")
         lines.append(line)

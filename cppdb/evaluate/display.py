@@ -8,6 +8,7 @@ import polars as pl
 
 #: what the columns and the ± mean, printed under the table
 LEGEND = ("ED = character edit distance (spaces removed); ED÷len = ED / longer side;\n"
+          "template words = the same without a pattern's slots (both sides share them);\n"
           "contained = one side is a substring of the other; cosine over k sampled\n"
           "pairs; ± = the wider side of the 95 % interval (seeded percentile bootstrap;\n"
           "1.96·SE for a cell over evaluate.bootstrap_max_items pairs: see ci: below)")
@@ -26,8 +27,9 @@ def interval_text(row: dict, metric: str, percent: bool = False) -> str:
 
 def evaluation_rich_table(frame: pl.DataFrame, title: str) -> Any:
     """A rich renderable of an evaluation table (:func:`cppdb.evaluate.tables.evaluation_table`):
-    the diversity and first-cosine table, and under it, when a second model was set, a small
-    table of its cosines (stacked rather than widened, so 80 columns still suffice)."""
+    the diversity and first-cosine table; under it, when there are patterns, their ED and
+    ED÷len over the template words, and when a second model was set, a small table of its
+    cosines (stacked rather than widened, so 80 columns still suffice)."""
     from rich.console import Group
 
     main = _table(title, ("type", "top", "n", "ED", "ED÷len", "contained", "cosine", "k"))
@@ -37,14 +39,24 @@ def evaluation_rich_table(frame: pl.DataFrame, title: str) -> Any:
                      interval_text(row, "normalised_edit_distance"),
                      interval_text(row, "containment", percent=True),
                      interval_text(row, "cosine"), str(row["embedded"] or "-"))
-    if not frame["cosine_second"].is_not_null().any():
-        return main
-    second = _table("cosine with the second model (evaluate.second_model_path)",
-                    ("type", "top", "k", "cosine 2"))
-    for row in frame.iter_rows(named=True):
-        second.add_row(row["type"], row["top"], str(row["embedded"] or "-"),
-                       interval_text(row, "cosine_second"))
-    return Group(main, second)
+    parts = [main]
+    patterns = frame.filter(pl.col("type") == "pattern")
+    if patterns.height:
+        words = _table("patterns over their template words",
+                       ("type", "top", "n", "ED", "ED÷len"))
+        for row in patterns.iter_rows(named=True):
+            words.add_row(row["type"], row["top"], str(row["pairs"]),
+                          interval_text(row, "template_edit_distance"),
+                          interval_text(row, "template_normalised_edit_distance"))
+        parts.append(words)
+    if frame["cosine_second"].is_not_null().any():
+        second = _table("cosine with the second model (evaluate.second_model_path)",
+                        ("type", "top", "k", "cosine 2"))
+        for row in frame.iter_rows(named=True):
+            second.add_row(row["type"], row["top"], str(row["embedded"] or "-"),
+                           interval_text(row, "cosine_second"))
+        parts.append(second)
+    return main if len(parts) == 1 else Group(*parts)
 
 
 def _table(title: str, columns: tuple[str, ...]) -> Any:

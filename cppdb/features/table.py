@@ -133,6 +133,19 @@ def char_text(column: str | pl.Expr) -> pl.Expr:
             .str.replace_all(r"\s+", ""))
 
 
+def template_text(column: str | pl.Expr) -> pl.Expr:
+    """The template words (模板词) of a pattern: its :func:`char_text` without the slots.
+
+    The two sides of a pattern pair carry the same slots by construction, so the slots say
+    nothing about how differently the pair is worded; the paper's pattern diversity (Table 4:
+    ED 3.34 at ED÷len 0.775, about 4.3 characters a side) is only consistent with counting
+    the template words.  A phrase has no slots: its template text is its character text."""
+    text = pl.col(column) if isinstance(column, str) else column
+    return (text.str.normalize("NFKC")
+            .str.replace_all(_SLOT_IN_TEXT, "")
+            .str.replace_all(r"\s+", ""))
+
+
 def contained(source: str | pl.Expr = S.SOURCE, target: str | pl.Expr = S.TARGET) -> pl.Expr:
     """True where one side's :func:`char_text` contains the other's (男孩 / 这个男孩): a pair
     that gives the user the same words back (``f_source_in_target`` | ``f_target_in_source``;

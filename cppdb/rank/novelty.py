@@ -9,40 +9,63 @@ lost and a user who wants them sets both to 0:
 ``containment_penalty``
     off pairs where one side's character text contains the other's;
 ``diversity_penalty`` × max(0, ``diversity_target`` − ED÷len)
-    off pairs in proportion to how many of their characters they share, with ED÷len the
-    character edit distance over the longer side — the diversity column of ``cppdb
-    evaluate`` (:func:`cppdb.evaluate.tables.edit_distances`), so what the ranking pays
-    for is what the evaluation reports.
+    off pairs in proportion to how much of their wording they share, with ED÷len the
+    character edit distance over the longer side of the *template words*
+    (:func:`cppdb.features.table.template_text`) — the ``words`` diversity column of ``cppdb
+    evaluate`` (:func:`cppdb.evaluate.tables.edit_distances`), so what the ranking pays for
+    is what the evaluation reports.  For phrases and sentences that is their character text;
+    for patterns it leaves out the slots, which both sides share by construction (counted as
+    text they would make every pattern look like an echo, most of all a short one);
+    patterns take ``pattern_diversity_penalty`` instead of ``diversity_penalty``.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import char_text, contained
+from cppdb.features.table import contained, template_text
 from cppdb.rank.tiers import SCORE
 from cppdb.text.distance import edit_distances
 
 
+class NoveltySettings(NamedTuple):
+    containment_penalty: float
+    diversity_penalty: float
+    diversity_target: float
+    pattern_diversity_penalty: float
+
+
 def normalised_edit_distance(frame: pl.DataFrame) -> pl.Series:
-    """ED÷len of each row's source and target character text."""
-    chars = frame.select(char_text(S.SOURCE).alias("s"), char_text(S.TARGET).alias("t"))
+    """ED÷len of each row's source and target template words."""
+    chars = frame.select(template_text(S.SOURCE).alias("s"), template_text(S.TARGET).alias("t"))
     _, ned = edit_distances(chars["s"].to_list(), chars["t"].to_list())
     return pl.Series("ned", ned, dtype=pl.Float64)
 
 
 def penalise_sameness(scored: pl.DataFrame, containment_penalty: float,
-                      diversity_penalty: float, diversity_target: float) -> pl.DataFrame:
-    """``scored`` with both penalties taken off its ``score`` column."""
+                      diversity_penalty: float, diversity_target: float,
+                      pattern_diversity_penalty: float | None = None) -> pl.DataFrame:
+    """``scored`` with both penalties taken off its ``score`` column (patterns, told by the
+    ``type`` column, take ``pattern_diversity_penalty``; None = ``diversity_penalty``)."""
+    if pattern_diversity_penalty is None:
+        pattern_diversity_penalty = diversity_penalty
     penalty = pl.lit(0.0)
     if containment_penalty:
         penalty = penalty + containment_penalty * contained().cast(pl.Float64)
-    if diversity_penalty and scored.height:
-        shortfall = (diversity_target - normalised_edit_distance(scored)).clip(0.0, None)
-        penalty = penalty + diversity_penalty * pl.lit(shortfall)
+    if (diversity_penalty or pattern_diversity_penalty) and scored.height:
+        shortfall = pl.lit((diversity_target - normalised_edit_distance(scored)).clip(0.0, None))
+        weight = pl.lit(diversity_penalty)
+        if S.TYPE in scored.columns:
+            weight = (pl.when(pl.col(S.TYPE) == "pattern").then(pattern_diversity_penalty)
+                      .otherwise(diversity_penalty))
+        penalty = penalty + weight * shortfall
     return scored.with_columns((pl.col(SCORE) - penalty).alias(SCORE))
 
 
-def settings_from_config(section: dict) -> tuple[float, float, float]:
-    return (float(section["containment_penalty"]), float(section["diversity_penalty"]),
-            float(section["diversity_target"]))
+def settings_from_config(section: dict) -> NoveltySettings:
+    return NoveltySettings(float(section["containment_penalty"]),
+                           float(section["diversity_penalty"]),
+                           float(section["diversity_target"]),
+                           float(section["pattern_diversity_penalty"]))

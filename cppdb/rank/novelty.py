@@ -11,9 +11,9 @@ lost and a user who wants them sets both to 0:
 ``diversity_penalty`` × max(0, ``diversity_target`` − ED÷len)
     off pairs in proportion to how much of their wording they share, with ED÷len the
     character edit distance over the longer side of the *template words*
-    (:func:`cppdb.features.table.template_text`) — the ``words`` diversity column of ``cppdb
-    evaluate`` (:func:`cppdb.evaluate.tables.edit_distances`), so what the ranking pays for
-    is what the evaluation reports.  For phrases and sentences that is their character text;
+    (:func:`cppdb.features.table.template_text`) — ``cppdb evaluate``'s
+    ``template_normalised_edit_distance`` (:func:`cppdb.evaluate.tables.edit_distances`), so
+    what the ranking pays for is what the evaluation reports.  For phrases and sentences that is their character text;
     for patterns it leaves out the slots, which both sides share by construction (counted as
     text they would make every pattern look like an echo, most of all a short one);
     patterns take ``pattern_diversity_penalty`` instead of ``diversity_penalty``.

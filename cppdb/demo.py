@@ -40,10 +40,10 @@ def _table(title: str, frame: pl.DataFrame) -> None:
 
 
 def _evaluation(title: str, frame: pl.DataFrame) -> None:
-    from cppdb.evaluate.display import LEGEND, evaluation_rich_table
+    from cppdb.evaluate.display import evaluation_rich_table, legend
 
     console.print(evaluation_rich_table(frame, title))
-    console.print(LEGEND, markup=False, highlight=False)
+    console.print(legend(frame), markup=False, highlight=False)
 
 
 def _step(title: str) -> float:

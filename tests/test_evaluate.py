@@ -254,6 +254,7 @@ def test_cli_prints_the_diversity_table_at_80_columns(tmp_path, monkeypatch):
     words = lines.index(next(line for line in lines if "template words" in line))
     pattern_rows = [line for line in lines[words + 1:] if line.startswith("pattern ")]
     assert len(pattern_rows) == 3 and all("0.333±" in line for line in pattern_rows)
+    assert any(line.startswith("template words = ") for line in lines)   # the legend says so
     assert any(line.startswith("signature: ") and "run:f00dfeed" in line for line in lines)
     result = CliRunner().invoke(app, ["evaluate", str(tmp_path / "run"), "--json",
                                       "--set", "evaluate.embedding=false"])
@@ -288,6 +289,7 @@ def test_cli_evaluates_a_pair_file_at_80_columns(tmp_path, monkeypatch):
     assert max(len(line) for line in lines if not line.startswith("signature: ")) <= 80
     row = next(line for line in lines if "100%" in line)
     assert "1.60±" in row and "20.0%±" in row          # mean ED 1.6; one pair in five contained
+    assert "template words" not in result.output       # no patterns: no template-word table
     assert any(line.startswith("signature: ") and "ci:bootstrap-percentile-95" in line
                and "containment:substring-either-way" in line for line in lines)
 

@@ -30,11 +30,11 @@ def _print_evaluation(frame, title: str, signed: str) -> None:
     the width follows the terminal, or $COLUMNS, 80 by default)."""
     from rich.console import Console
 
-    from cppdb.evaluate.display import LEGEND, evaluation_rich_table
+    from cppdb.evaluate.display import evaluation_rich_table, legend
 
     out = Console(highlight=False)
     out.print(evaluation_rich_table(frame, title))
-    out.print(f"{LEGEND}\nsignature: {signed}", markup=False, soft_wrap=True)
+    out.print(f"{legend(frame)}\nsignature: {signed}", markup=False, soft_wrap=True)
 
 
 def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, quiet: bool,

@@ -6,12 +6,20 @@ from typing import Any
 
 import polars as pl
 
-#: what the columns and the ± mean, printed under the table
+#: what the columns and the ± mean, printed under the table (:func:`legend`)
+TEMPLATE_LEGEND = "template words = the same without a pattern's slots (both sides share them);\n"
 LEGEND = ("ED = character edit distance (spaces removed); ED÷len = ED / longer side;\n"
-          "template words = the same without a pattern's slots (both sides share them);\n"
           "contained = one side is a substring of the other; cosine over k sampled\n"
           "pairs; ± = the wider side of the 95 % interval (seeded percentile bootstrap;\n"
           "1.96·SE for a cell over evaluate.bootstrap_max_items pairs: see ci: below)")
+
+
+def legend(frame: pl.DataFrame) -> str:
+    """:data:`LEGEND`, with the template-word line when the table has patterns."""
+    if frame.filter(pl.col("type") == "pattern").is_empty():
+        return LEGEND
+    first, rest = LEGEND.split("\n", 1)
+    return f"{first}\n{TEMPLATE_LEGEND}{rest}"
 
 
 def interval_text(row: dict, metric: str, percent: bool = False) -> str:

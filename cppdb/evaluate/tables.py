@@ -47,7 +47,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import char_text, contained, template_text
+from cppdb.features.table import char_text, contained, has_slot, template_text
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 from cppdb.stats import RESAMPLES, bootstrap_mean, normal_mean
 
@@ -114,9 +114,16 @@ def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 
     ``bootstrap_max`` pairs, which gets mean ± 1.96·SE (:func:`interval`)."""
     sources, targets = ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list()
     ed, ned = edit_distances(sources, targets)
-    ted, tned = edit_distances(sources, targets, template=True)
+    ted, tned = ed.copy(), ned.copy()
+    # a pair without slots has its character text as template text: computed once
+    slotted = np.flatnonzero(ranked.select(has_slot(S.SOURCE) | has_slot(S.TARGET))
+                             .to_series().to_numpy())
+    if slotted.size:
+        ted[slotted], tned[slotted] = edit_distances([sources[i] for i in slotted],
+                                                     [targets[i] for i in slotted], template=True)
     frame = ranked.select(S.TYPE, RANK, S.SOURCE, S.TARGET).with_columns(
-        pl.Series("ed", ed), pl.Series("ned", ned), pl.Series("ted", ted), pl.Series("tned", tned),
+        pl.Series("ed", ed), pl.Series("ned", ned),
+        pl.Series("ted", ted), pl.Series("tned", tned),
         pl.Series("cont", containment(sources, targets)),
         pl.lit(None, dtype=pl.Float64).alias("cos"),
         pl.lit(None, dtype=pl.Float64).alias("cos2"), pl.int_range(pl.len()).alias("_row"),

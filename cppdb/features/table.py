@@ -127,10 +127,20 @@ LEXICAL_FEATURES = tuple(name for name in FEATURE_DESCRIPTIONS
 
 def char_text(column: str | pl.Expr) -> pl.Expr:
     """Whitespace-free, NFKC-normalised text with slots collapsed to ``§<index>``."""
+    return _compact_text(column, slot="§$1")
+
+
+def _compact_text(column: str | pl.Expr, *, slot: str) -> pl.Expr:
     text = pl.col(column) if isinstance(column, str) else column
     return (text.str.normalize("NFKC")
-            .str.replace_all(_SLOT_IN_TEXT, "§$1")
+            .str.replace_all(_SLOT_IN_TEXT, slot)
             .str.replace_all(r"\s+", ""))
+
+
+def has_slot(column: str | pl.Expr) -> pl.Expr:
+    """True where the text holds a slot ([NP1]): where template and character text differ."""
+    text = pl.col(column) if isinstance(column, str) else column
+    return text.str.contains(_SLOT_IN_TEXT)
 
 
 def template_text(column: str | pl.Expr) -> pl.Expr:
@@ -140,10 +150,7 @@ def template_text(column: str | pl.Expr) -> pl.Expr:
     nothing about how differently the pair is worded; the paper's pattern diversity (Table 4:
     ED 3.34 at ED÷len 0.775, about 4.3 characters a side) is only consistent with counting
     the template words.  A phrase has no slots: its template text is its character text."""
-    text = pl.col(column) if isinstance(column, str) else column
-    return (text.str.normalize("NFKC")
-            .str.replace_all(_SLOT_IN_TEXT, "")
-            .str.replace_all(r"\s+", ""))
+    return _compact_text(column, slot="")
 
 
 def contained(source: str | pl.Expr = S.SOURCE, target: str | pl.Expr = S.TARGET) -> pl.Expr:

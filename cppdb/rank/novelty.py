@@ -25,9 +25,8 @@ from typing import NamedTuple
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import contained, template_text
+from cppdb.features.table import contained
 from cppdb.rank.tiers import SCORE
-from cppdb.text.distance import edit_distances
 
 
 class NoveltySettings(NamedTuple):
@@ -38,9 +37,11 @@ class NoveltySettings(NamedTuple):
 
 
 def normalised_edit_distance(frame: pl.DataFrame) -> pl.Series:
-    """ED÷len of each row's source and target template words."""
-    chars = frame.select(template_text(S.SOURCE).alias("s"), template_text(S.TARGET).alias("t"))
-    _, ned = edit_distances(chars["s"].to_list(), chars["t"].to_list())
+    """ED÷len of each row's source and target template words (the evaluation's function)."""
+    from cppdb.evaluate.tables import edit_distances
+
+    _, ned = edit_distances(frame[S.SOURCE].to_list(), frame[S.TARGET].to_list(),
+                            template=True)
     return pl.Series("ned", ned, dtype=pl.Float64)
 
 

@@ -47,7 +47,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import char_text, contained, has_slot, template_text
+from cppdb.features.table import contained, has_slot, pair_edit_distances
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 from cppdb.stats import RESAMPLES, bootstrap_mean, normal_mean
 
@@ -67,12 +67,7 @@ def edit_distances(sources: list[str], targets: list[str], *, template: bool = F
                    ) -> tuple[np.ndarray, np.ndarray]:
     """(edit distance, normalised edit distance) of each pair, as defined above: over the
     character text, or with ``template`` over the template words."""
-    from cppdb.text.distance import edit_distances as char_edit_distances
-
-    text = template_text if template else char_text
-    frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
-    chars = frame.select(text("s").alias("s"), text("t").alias("t"))
-    return char_edit_distances(chars["s"].to_list(), chars["t"].to_list())
+    return pair_edit_distances(sources, targets, template=template)
 
 
 def containment(sources: list[str], targets: list[str]) -> np.ndarray:

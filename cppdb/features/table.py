@@ -153,6 +153,19 @@ def template_text(column: str | pl.Expr) -> pl.Expr:
     return _compact_text(column, slot="")
 
 
+def pair_edit_distances(sources: list[str], targets: list[str], *, template: bool = False
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """(edit distance, ED÷len) of each pair over its :func:`char_text`, or with ``template``
+    over its :func:`template_text` — the one definition the evaluation and the ranking's
+    diversity penalty share."""
+    from cppdb.text.distance import edit_distances
+
+    text = template_text if template else char_text
+    frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
+    chars = frame.select(text("s").alias("s"), text("t").alias("t"))
+    return edit_distances(chars["s"].to_list(), chars["t"].to_list())
+
+
 def contained(source: str | pl.Expr = S.SOURCE, target: str | pl.Expr = S.TARGET) -> pl.Expr:
     """True where one side's :func:`char_text` contains the other's (男孩 / 这个男孩): a pair
     that gives the user the same words back (``f_source_in_target`` | ``f_target_in_source``;

@@ -12,7 +12,7 @@ lost and a user who wants them sets both to 0:
     off pairs in proportion to how much of their wording they share, with ED÷len the
     character edit distance over the longer side of the *template words*
     (:func:`cppdb.features.table.template_text`) — ``cppdb evaluate``'s
-    ``template_normalised_edit_distance`` (:func:`cppdb.evaluate.tables.edit_distances`), so
+    ``template_normalised_edit_distance`` (:func:`cppdb.features.table.pair_edit_distances`), so
     what the ranking pays for is what the evaluation reports.  For phrases and sentences
     that is their character text; for patterns it leaves out the slots, which both sides
     share by construction (counted as text they would make every pattern look like an echo,
@@ -25,7 +25,7 @@ from typing import NamedTuple
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import contained
+from cppdb.features.table import contained, pair_edit_distances
 from cppdb.rank.tiers import SCORE
 
 
@@ -37,11 +37,9 @@ class NoveltySettings(NamedTuple):
 
 
 def normalised_edit_distance(frame: pl.DataFrame) -> pl.Series:
-    """ED÷len of each row's source and target template words (the evaluation's function)."""
-    from cppdb.evaluate.tables import edit_distances
-
-    _, ned = edit_distances(frame[S.SOURCE].to_list(), frame[S.TARGET].to_list(),
-                            template=True)
+    """ED÷len of each row's source and target template words (the evaluation's definition)."""
+    _, ned = pair_edit_distances(frame[S.SOURCE].to_list(), frame[S.TARGET].to_list(),
+                                 template=True)
     return pl.Series("ned", ned, dtype=pl.Float64)
 
 

@@ -12,11 +12,12 @@ lost and a user who wants them sets both to 0:
     off pairs in proportion to how much of their wording they share, with ED÷len the
     character edit distance over the longer side of the *template words*
     (:func:`cppdb.features.table.template_text`) — ``cppdb evaluate``'s
-    ``template_normalised_edit_distance`` (:func:`cppdb.features.table.pair_edit_distances`), so
-    what the ranking pays for is what the evaluation reports.  For phrases and sentences
-    that is their character text; for patterns it leaves out the slots, which both sides
-    share by construction (counted as text they would make every pattern look like an echo,
-    most of all a short one); patterns take ``pattern_diversity_penalty`` instead of ``diversity_penalty``.
+    ``template_normalised_edit_distance``, one definition for both
+    (:func:`cppdb.features.table.pair_edit_distances`), so what the ranking pays for is what
+    the evaluation reports.  For phrases and sentences that is their character text; for
+    patterns it leaves out the slots, which both sides share by construction (counted as
+    text they would make every pattern look like an echo, most of all a short one); patterns
+    take ``pattern_diversity_penalty`` instead of ``diversity_penalty``.
 """
 from __future__ import annotations
 

@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> None:
                              max_embedded=section["max_embedded_pairs"], seed=section["seed"],
                              bootstrap_max=section["bootstrap_max_items"])
     seconds = time.perf_counter() - started
-    print(table.select("type", "top", "pairs", "normalised_edit_distance", "containment"))
+    print(table.select("type", "top", "pairs", "normalised_edit_distance", "containment",
+                       "containment_in_order"))
     print(f"{frame.height} pairs in {seconds:.1f} s ({frame.height / seconds:,.0f} pairs/s)")
 
 

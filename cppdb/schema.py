@@ -256,13 +256,14 @@ TIERS_SCHEMA: dict[str, pl.DataType] = {
     "score_cutoff": pl.Float64}
 #: the automatic metrics of `cppdb evaluate` (Table 3/4), each with a bootstrap interval
 EVALUATION_METRICS = ("edit_distance", "normalised_edit_distance", "template_edit_distance",
-                      "template_normalised_edit_distance", "containment", "cosine",
+                      "template_normalised_edit_distance", "containment",
+                      "containment_in_order", "cosine",
                       "cosine_second")
 EVALUATION_TABLE_SCHEMA: dict[str, pl.DataType] = {
     "type": pl.String, "top": pl.String, "pairs": pl.Int64,
     "edit_distance": pl.Float64, "normalised_edit_distance": pl.Float64,
     "template_edit_distance": pl.Float64, "template_normalised_edit_distance": pl.Float64,
-    "containment": pl.Float64,
+    "containment": pl.Float64, "containment_in_order": pl.Float64,
     "embedded": pl.Int64, "cosine": pl.Float64, "cosine_second": pl.Float64,
     **{f"{m}_{end}": pl.Float64 for m in EVALUATION_METRICS for end in ("low", "high")}}
 #: the acceptability table of rated sheets (Table 5/6)

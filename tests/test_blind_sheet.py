@@ -182,8 +182,10 @@ def test_bench_quality_score_puts_the_tier_metrics_next_to_each_row(tmp_path, ca
                         "--out", str(tmp_path / "score.json")])
     printed = capsys.readouterr().out
     line = next(x for x in printed.splitlines() if x.startswith("| phrase | top20 |"))
-    # an automatic.json written before the template-word column: that cell is empty
-    assert line.endswith("| 1.500 ± 0.010 | 0.700 ± 0.010 | – | 25.0% ± 1.0% | 0.900 ± 0.010 |")
+    # an automatic.json written before the template-word and in-order columns: those cells
+    # are empty
+    assert line.endswith("| 1.500 ± 0.010 | 0.700 ± 0.010 | – | 25.0% ± 1.0% | – "
+                         "| 0.900 ± 0.010 |")
     assert "tier metrics signature: sig-x" in printed
     saved = json.loads((tmp_path / "score.json").read_text("utf-8"))
     assert saved["tier_signature"] == "sig-x"

@@ -144,16 +144,19 @@ def test_cli_sheet_round_trip(tmp_path):
 
 
 # a tiny hand-made ranked run: ED on the character text (spaces removed), ED ÷ longer side,
-# containment (one side inside the other); rank = row order
+# containment (one side inside the other), in order (one side's words in order in the
+# other's, or contained); rank = row order
 RUN_PAIRS = [
-    # source, target, type, ED, ED/len, contained
-    ("男孩", "这个 男孩", "phrase", 2, 2 / 4, 1.0),          # must fire: 男孩 ⊂ 这个男孩
-    ("她 丈夫", "丈夫", "phrase", 1, 1 / 3, 1.0),            # must fire: the other way round
-    ("老人", "老头", "phrase", 1, 1 / 2, 0.0),              # must not fire: shares 老 only
-    ("北京 到 上海", "北京 上海", "phrase", 1, 1 / 5, 0.0),    # must not fire: 到 in the middle
-    ("去世", "逝世", "phrase", 1, 1 / 2, 0.0),
-    ("[NP1] 出生 于 [NP2]", "[NP1] 生 于 [NP2]", "pattern", 1, 1 / 7, 0.0),
-    ("[NP1] 出生 了", "[NP1] 出生", "pattern", 1, 1 / 5, 1.0),
+    # source, target, type, ED, ED/len, contained, in order
+    ("男孩", "这个 男孩", "phrase", 2, 2 / 4, 1.0, 1.0),     # must fire: 男孩 ⊂ 这个男孩
+    ("她 丈夫", "丈夫", "phrase", 1, 1 / 3, 1.0, 1.0),       # must fire: the other way round
+    ("老人", "老头", "phrase", 1, 1 / 2, 0.0, 0.0),         # must not fire: shares 老 only
+    # contained must not fire (到 in the middle); in order must (a word added inside)
+    ("北京 到 上海", "北京 上海", "phrase", 1, 1 / 5, 0.0, 1.0),
+    ("去世", "逝世", "phrase", 1, 1 / 2, 0.0, 0.0),
+    # 出生 ≠ 生: one word replaced, not added — neither fires
+    ("[NP1] 出生 于 [NP2]", "[NP1] 生 于 [NP2]", "pattern", 1, 1 / 7, 0.0, 0.0),
+    ("[NP1] 出生 了", "[NP1] 出生", "pattern", 1, 1 / 5, 1.0, 1.0),
 ]
 
 
@@ -191,12 +194,16 @@ def test_tiny_run_by_hand(tmp_path):
             sum(r[4] for r in rows[:size]) / size)
         assert row["containment"] == pytest.approx(sum(r[5] for r in rows[:size]) / size)
         assert row["containment_low"] <= row["containment"] <= row["containment_high"]
+        assert row["containment_in_order"] == pytest.approx(
+            sum(r[6] for r in rows[:size]) / size)
     assert phrase["containment"].to_list() == pytest.approx([1.0, 2 / 3, 0.4])
+    assert phrase["containment_in_order"].to_list() == pytest.approx([1.0, 2 / 3, 0.6])
     pattern = table.filter(pl.col("type") == "pattern")
     # a slot is written §<index> in the character text: §1出生于§2 (7) / §1生于§2 (6)
     assert pattern["normalised_edit_distance"].to_list() == pytest.approx(
         [1 / 7, (1 / 7 + 1 / 5) / 2, (1 / 7 + 1 / 5) / 2])
     assert pattern["containment"].to_list() == pytest.approx([0.0, 0.5, 0.5])
+    assert pattern["containment_in_order"].to_list() == pytest.approx([0.0, 0.5, 0.5])
     # over the template words the slots drop out: 出生于 / 生于 (1/3), 出生了 / 出生 (1/3)
     assert pattern["template_edit_distance"].to_list() == pytest.approx([1.0, 1.0, 1.0])
     assert pattern["template_normalised_edit_distance"].to_list() == pytest.approx(
@@ -207,7 +214,8 @@ def test_tiny_run_by_hand(tmp_path):
     for field in ("run:f00dfeed", "tops:0.2/0.6/1", "ci:bootstrap-percentile-95",
                   "ed:levenshtein-nfkc-chars-nospace", "ed-len:ed/max-len",
                   "template-ed:ed-of-template-words-noslots",
-                  "containment:substring-either-way-nospace", "cosine-cap:1000/type/top",
+                  "containment:substring-either-way-nospace",
+                  "in-order:word-subsequence-or-substring", "cosine-cap:1000/type/top",
                   "seed:13", "config:", "version:"):
         assert field in signed
     assert (tmp_path / "run" / "evaluation.json").exists()
@@ -228,6 +236,21 @@ def test_cosine_sample_is_capped_per_top_and_nested():
     assert ranks.filter(pl.col("rank") <= 60).height > 10
     assert cosine_sample(frame, (0.2, 0.6, 1.0), 10, seed=5).equals(sample)
     assert not cosine_sample(frame, (0.2, 0.6, 1.0), 10, seed=6).equals(sample)
+
+
+def test_in_order_containment_counts_words_added_anywhere():
+    from cppdb.features.table import contained_in_order
+
+    got = contained_in_order(
+        ["腐败 和 [NP1]", "[NP1] 出生 于 [NP2]", "北京 到 上海", "我 爱 你", "[NP1] 的 [NP2]",
+         "公司", "老人", "这个　男孩", "出生 于 [NP1]"],
+        ["腐败 和 其他 [NP1]", "[NP1] 在 1990 年 出生 于 [NP2]", "北京 上海", "你 爱 我",
+         "[NP2] 的 [NP1]", "有限公司", "老头", "男孩", "出生 在 [NP1]"])
+    # must fire: a word inserted inside (a pattern, a phrase), several words, the other way
+    # round, a substring without spaces, a full-width space; must not fire: the same words
+    # in another order, swapped slots, a shared character only, a word replaced
+    assert got.tolist() == [1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert contained_in_order([], []).size == 0
 
 
 def test_containment_ignores_spaces_and_direction():

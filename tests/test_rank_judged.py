@@ -43,6 +43,26 @@ def test_bad_judgements_name_the_line(tmp_path, text, message):
         judged.read_judgements(_write(tmp_path, text))
 
 
+def test_several_label_files_are_read_together(tmp_path):
+    from cppdb.rank.train_bilingual import read_label_files
+
+    first = tmp_path / "train.tsv"
+    first.write_text("type\tsource\ttarget\trating\tset\nphrase\t去世\t逝世\t5\ttrain\n",
+                     encoding="utf-8")
+    second = tmp_path / "report.tsv"
+    second.write_text("type\tsource\ttarget\trating\tsample\n"
+                      "pattern\t[NP1] 出生 于 [NP2]\t[NP1] 生 于 [NP2]\t4\tr1\n", encoding="utf-8")
+    frame = read_label_files([first, second])
+    assert frame[judged.RATING].to_list() == [5.0, 4.0]
+    assert frame["labels_file"].to_list() == ["train.tsv", "report.tsv"]
+    # a column only one file has is null in the other's rows
+    assert frame["set"].to_list() == ["train", None] and frame["sample"].to_list() == [None, "r1"]
+    assert read_label_files(first).height == 1
+    with pytest.raises(BadInputError, match="line 2"):
+        second.write_text("type\tsource\ttarget\trating\nphrase\t去世\t逝世\t9\n", "utf-8")
+        read_label_files([first, second])
+
+
 def _run_pairs(rows):
     return pl.DataFrame(
         [{S.TYPE: t, S.LHS: lhs, S.SOURCE: s, S.TARGET: g, S.COUNT: c,

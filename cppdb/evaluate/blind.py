@@ -153,7 +153,7 @@ def _sample_diversity(rated: pl.DataFrame) -> dict[str, float | None]:
 
 #: the whole tier's automatic metrics (cppdb evaluate) shown next to each judged cell
 TIER_METRICS = ("edit_distance", "normalised_edit_distance", "template_normalised_edit_distance",
-                "containment", "cosine")
+                "containment", "containment_in_order", "cosine")
 
 
 def with_tier_metrics(table: pl.DataFrame, automatic: pl.DataFrame) -> pl.DataFrame:
@@ -198,7 +198,8 @@ def format_shares(table: pl.DataFrame) -> str:
     head = ("| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) "
             "| sample ED÷len | sample contained | acceptable & not contained |")
     if tiers:
-        head += " tier ED | tier ED÷len | tier ED÷len (words) | tier contained | tier cosine |"
+        head += (" tier ED | tier ED÷len | tier ED÷len (words) | tier contained "
+                 "| tier in order | tier cosine |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in table.iter_rows(named=True):
         line = (f"| {r['type']} | {r['cell']} | {r['rated']} | {_pct(r['share_acceptable'])} "
@@ -211,6 +212,7 @@ def format_shares(table: pl.DataFrame) -> str:
                      f"| {_tier_cell(r, 'normalised_edit_distance')} "
                      f"| {_tier_cell(r, 'template_normalised_edit_distance')} "
                      f"| {_tier_cell(r, 'containment', percent=True)} "
+                     f"| {_tier_cell(r, 'containment_in_order', percent=True)} "
                      f"| {_tier_cell(r, 'cosine')} |")
         lines.append(line)
     return "\n".join(lines)

@@ -9,9 +9,11 @@ import polars as pl
 #: what the columns and the ± mean, printed under the table (:func:`legend`)
 TEMPLATE_LEGEND = "template words = the same without a pattern's slots (both sides share them);\n"
 LEGEND = ("ED = character edit distance (spaces removed); ED÷len = ED / longer side;\n"
-          "contained = one side is a substring of the other; cosine over k sampled\n"
-          "pairs; ± = the wider side of the 95 % interval (seeded percentile bootstrap;\n"
-          "1.96·SE for a cell over evaluate.bootstrap_max_items pairs: see ci: below)")
+          "contained = one side is a substring of the other; in order = one side's\n"
+          "words appear in order in the other's (words added anywhere, or contained);\n"
+          "cosine over a seeded sample of each cell (cosine-cap: below); ± = the wider\n"
+          "side of the 95 % interval (seeded percentile bootstrap; 1.96·SE for a cell\n"
+          "over evaluate.bootstrap_max_items pairs: see ci: below)")
 
 
 def legend(frame: pl.DataFrame) -> str:
@@ -40,13 +42,15 @@ def evaluation_rich_table(frame: pl.DataFrame, title: str) -> Any:
     cosines (stacked rather than widened, so 80 columns still suffice)."""
     from rich.console import Group
 
-    main = _table(title, ("type", "top", "n", "ED", "ED÷len", "contained", "cosine", "k"))
+    main = _table(title, ("type", "top", "n", "ED", "ED÷len", "contained", "in order",
+                          "cosine"))
     for row in frame.iter_rows(named=True):
         main.add_row(row["type"], row["top"], str(row["pairs"]),
                      interval_text(row, "edit_distance"),
                      interval_text(row, "normalised_edit_distance"),
                      interval_text(row, "containment", percent=True),
-                     interval_text(row, "cosine"), str(row["embedded"] or "-"))
+                     interval_text(row, "containment_in_order", percent=True),
+                     interval_text(row, "cosine"))
     parts = [main]
     patterns = frame.filter(pl.col("type") == "pattern")
     if patterns.height:

@@ -21,6 +21,11 @@ For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
 ``containment``
     share of pairs where one side's character text is a substring of the other's
     (男孩 / 这个男孩): pairs that give the user the same words back (issue 25).
+``containment_in_order``
+    share of pairs where one side's words (slots included) appear in order in the other's —
+    words added anywhere, not only at an edge (腐败 和 [NP1] / 腐败 和 其他 [NP1]) — or where
+    it is a substring (``features.table.contained_in_order``): the stricter count, a superset
+    of ``containment``.
 ``cosine``
     mean cosine of the sentence vectors of s and t from the ``[embed]`` encoder (the
     SentenceBERT role; e5-tokens by default).
@@ -47,19 +52,21 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import contained, has_slot, pair_edit_distances
+from cppdb.features.table import contained, contained_in_order, has_slot, pair_edit_distances
 from cppdb.rank.tiers import PERCENTILE, RANK, in_top
 from cppdb.stats import RESAMPLES, bootstrap_mean, normal_mean
 
 #: the metric columns, each with a per-pair source column and a bootstrap interval
-METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "ted", "tned", "cont", "cos", "cos2"),
+METRICS = dict(zip(S.EVALUATION_METRICS, ("ed", "ned", "ted", "tned", "cont", "order", "cos",
+                                             "cos2"),
                    strict=True))
 #: how the intervals are made and what each metric is, for the signature line
 INTERVALS = "bootstrap-percentile-95"
 NORMAL_INTERVALS = "normal-1.96se"
 DEFINITIONS = {"ed": "levenshtein-nfkc-chars-nospace", "ed-len": "ed/max-len",
                "template-ed": "ed-of-template-words-noslots",
-               "containment": "substring-either-way-nospace", "cosine": "mean-pair-cosine"}
+               "containment": "substring-either-way-nospace",
+               "in-order": "word-subsequence-or-substring", "cosine": "mean-pair-cosine"}
 TABLE_SCHEMA = S.EVALUATION_TABLE_SCHEMA
 
 
@@ -120,6 +127,7 @@ def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 
         pl.Series("ed", ed), pl.Series("ned", ned),
         pl.Series("ted", ted), pl.Series("tned", tned),
         pl.Series("cont", containment(sources, targets)),
+        pl.Series("order", contained_in_order(sources, targets)),
         pl.lit(None, dtype=pl.Float64).alias("cos"),
         pl.lit(None, dtype=pl.Float64).alias("cos2"), pl.int_range(pl.len()).alias("_row"),
         *[pl.lit(False).alias(_sampled(i)) for i in range(len(tops))])

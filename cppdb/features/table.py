@@ -19,6 +19,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.features.detectors import argument_swap, meaning_change_detectors, negation_flip
+from cppdb.features.glosses import gloss_overlap
 from cppdb.features.lexical_weights import LEX_FEATURES, null_weights
 from cppdb.features.numbers import number_candidates, number_values
 from cppdb.features.pivot_context import PIVOT_CONTEXT
@@ -89,6 +90,9 @@ FEATURE_DESCRIPTIONS: dict[str, str] = {
     "f_lex_s_given_t": "[12] PPDB lexical weight lex(s|t) through the pivots, weighted by "
                        "each pivot's share of p(s|t)",
     "f_lex_best": "[12] best single pivot: max over pivots of min(lex(t|s), lex(s|t))",
+    "f_gloss_overlap": "extra: Jaccard similarity of the CC-CEDICT gloss words of s and t "
+                       "(each side as one headword, else its words); null for sentences "
+                       "and sides the dictionary lacks (cppdb.features.glosses)",
     "f_pivot_context": "extra: best cosine over shared pivots of the English contexts (tf-idf "
                        "of the sentences around the pivot) of s and of t: one sense of the "
                        "pivot or two (cppdb.features.pivot_context)",
@@ -172,6 +176,32 @@ def contained(source: str | pl.Expr = S.SOURCE, target: str | pl.Expr = S.TARGET
     the containment share of ``cppdb evaluate``; ``rank.containment_penalty``)."""
     s, t = char_text(source), char_text(target)
     return s.str.contains(t, literal=True) | t.str.contains(s, literal=True)
+
+
+def contained_in_order(sources: list[str], targets: list[str]) -> np.ndarray:
+    """1.0 where one side is the other with words added *anywhere*: its words (slots
+    included, split at whitespace) appear in order in the other's (腐败 和 [NP1] / 腐败 和
+    其他 [NP1]), or its character text is a substring of the other's (:func:`contained`).
+
+    The substring test misses a word inserted between two words of a pattern or a phrase;
+    this one does not, so it is the stricter measure of "the same words back" (a superset of
+    :func:`contained`).  Text without spaces is one word, so for it the two agree."""
+    from rapidfuzz.distance import LCSseq
+    from rapidfuzz.process import cpdist
+
+    if len(sources) == 0:
+        return np.zeros(0)
+    frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
+    words = frame.select(
+        *[pl.col(c).str.normalize("NFKC").str.replace_all(r"\s+", " ").str.strip_chars()
+          .str.split(" ").list.eval(pl.element().filter(pl.element() != "")).alias(c)
+          for c in ("s", "t")])
+    source_words, target_words = words["s"].to_list(), words["t"].to_list()
+    common = cpdist(source_words, target_words, scorer=LCSseq.similarity, workers=-1)
+    shorter = np.minimum(words["s"].list.len().to_numpy(), words["t"].list.len().to_numpy())
+    in_order = common.astype(np.int64) == shorter
+    substring = frame.select(contained("s", "t")).to_series().to_numpy()
+    return (in_order | substring).astype(np.float64)
 
 
 def _is_slot(tokens: str) -> pl.Expr:
@@ -328,7 +358,8 @@ def lexical_feature_table(pairs: pl.DataFrame, *, threads: int = 0) -> pl.DataFr
                                number_values(frame, TARGET_NUMBERS))
     frame = frame.with_columns(*_surface_features(), *_structure_features(),
                                *_evidence_features())
-    frame = _string_distances(frame, threads).with_columns(argument_swap(frame))
+    frame = _string_distances(frame, threads).with_columns(argument_swap(frame),
+                                                           gloss_overlap(frame))
     # filled from the run's lexical tables by cppdb.features.lexical_weights.add_run_weights
     frame = frame.with_columns(null_weights())
     if PIVOT_CONTEXT not in frame.columns:   # rank's filter stage adds it from the run

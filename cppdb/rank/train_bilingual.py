@@ -1,5 +1,5 @@
 """Train the shipped phrase/pattern ranker on human judgements of a bilingual run:
-``python -m cppdb.rank.train_bilingual --run RUN --labels JUDGEMENTS.tsv``.
+``python -m cppdb.rank.train_bilingual --run RUN --labels JUDGEMENTS.tsv [--labels MORE.tsv]``.
 
 The judgements (:mod:`cppdb.rank.judged`: type, source, target, rating 1–5) are matched to
 the run's phrase and pattern pairs, so every judged pair gets its real evidence: pivot
@@ -68,7 +68,15 @@ def ranker_settings(config: Config) -> RankerSettings:
     return replace(settings_from_config(config.section("rank")), seed=SEED, **TREES)
 
 
-def judged_features(runs: Path | list[Path], labels: Path, config: Config,
+def read_label_files(labels: Path | list[Path]) -> pl.DataFrame:
+    """The judgements of one or more files (:func:`judged.read_judgements`), each row with
+    the name of its file in ``labels_file``; columns one file lacks are null."""
+    paths = [labels] if isinstance(labels, Path) else list(labels)
+    return pl.concat([judged.read_judgements(path).with_columns(
+        pl.lit(Path(path).name).alias("labels_file")) for path in paths], how="diagonal")
+
+
+def judged_features(runs: Path | list[Path], labels: Path | list[Path], config: Config,
                     cache_dir: Path | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
     """The judged pairs with every feature, and match counts.
 
@@ -76,7 +84,7 @@ def judged_features(runs: Path | list[Path], labels: Path, config: Config,
     are matched to the runs in the order given: each judgement takes its evidence from the
     first run that has its pair, so list the run the model will mostly rank first."""
     runs = [runs] if isinstance(runs, Path) else list(runs)
-    judgements = judged.read_judgements(labels)
+    judgements = read_label_files(labels)
     remaining = judgements.with_columns(pl.int_range(pl.len()).alias("_judgement"))
     section = {**config.section("features"), "language_model": "none"}
     models = load_feature_models(section, config.section("embed"), cache_dir)
@@ -146,18 +154,19 @@ def evaluate(frame: pl.DataFrame, names: list[str], settings: RankerSettings, co
     return judged.metric_table(scored, [c for c in scorers if c in scored.columns])
 
 
-def train_bilingual(runs: Path | list[Path], labels: Path, out: Path,
+def train_bilingual(runs: Path | list[Path], labels: Path | list[Path], out: Path,
                     config: Config | None = None, *,
                     cache_dir: Path | None = None, baseline_ranking: Path | None = None,
                     folds: int = FOLDS) -> tuple[Ranker, pl.DataFrame]:
     config = config or load_config()
     runs = [runs] if isinstance(runs, Path) else list(runs)
+    labels = [labels] if isinstance(labels, Path) else list(labels)
     frame, counts = judged_features(runs, labels, config, cache_dir)
     names = usable_features(frame, bilingual_features())
     settings = ranker_settings(config)
     table = evaluate(frame, names, settings, config, baseline_ranking, folds)
     summary = {"source": "shipped phrase/pattern model (cppdb.rank.train_bilingual)",
-               "labels": labels.name,
+               "labels": " + ".join(path.name for path in labels),
                "runs": [str(r) for r in runs],
                **counts, "folds": folds,
                "seed": SEED, "cv": table.to_dicts(),
@@ -183,7 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, required=True, action="append",
                         help="a run the judged pairs were drawn from (repeat: first match wins)")
-    parser.add_argument("--labels", type=Path, required=True, help="judgements TSV")
+    parser.add_argument("--labels", type=Path, required=True, action="append",
+                        help="a judgements TSV (repeat: the files are read together)")
     parser.add_argument("--out", type=Path, default=default_model_path())
     parser.add_argument("--cache", type=Path, default=None,
                         help="embedding cache directory (re-runs skip the encoder)")

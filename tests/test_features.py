@@ -121,6 +121,8 @@ def test_numbers_identical(source, target, identical):
     ("一百零五", ["105"]),
     ("万一下雨，一一通知", []),
     ("十分之一", ["1/10"]),
+    ("成千上万的人", []),                       # an idiom of "many", not a count
+    ("数以千计的游客来自四面八方", []),
 ])
 def test_number_values(text, values):
     from cppdb.features.numbers import number_candidates, number_values

@@ -46,6 +46,40 @@ def test_weak_evidence_threshold_and_switch():
     assert filters.filter_reasons(same).to_list() == ["identical"]
 
 
+@pytest.mark.parametrize("source, target, reason", [
+    # must fire: numbers on both sides, other values
+    ("3400", "34", "number_flip"),
+    ("三千", "30", "number_flip"),
+    ("数十", "数百", "number_flip"),
+    ("[NP1] 的 三 名 学生", "[NP1] 的 两 名 学生", "number_flip"),
+    # must not fire: the same values written differently, a number on one side only, a slot
+    # next to a number, an idiom of "many"
+    ("三千", "3000", None),
+    ("百分之五", "5%", None),
+    ("一号", "1号", None),
+    ("两", "俩", None),
+    ("9月 [NT1]", "[NT1] 9月", None),
+    ("2019年 [NT1] 1日", "[NT1] 1日", None),           # a year added, nothing changed
+    ("[NT1] 6月", "[NT1] 7月", "number_flip"),
+    ("成千上万 的 [NP1]", "数以千计 的 [NP1]", None),
+])
+def test_number_flip_filter(source, target, reason):
+    frame = pivoted([(source, target, 0.5, 0.5)])
+    assert filters.filter_reasons(frame).to_list() == [reason]
+
+
+def test_unknown_filter_names_fail_before_work(tmp_path):
+    from cppdb.rank.pipeline import rank_run
+
+    section = load_config().section("rank")
+    with pytest.raises(ConfigError, match="number_flips"):
+        filters.settings_from_config({**section, "filters": ["identical", "number_flips"]})
+    config = load_config(overrides=['rank.filters=["identical", "no_such_filter"]'])
+    with pytest.raises(ConfigError, match="no_such_filter"):
+        rank_run(tmp_path / "missing-run", config)
+    assert not (tmp_path / "missing-run").exists()
+
+
 def test_filter_settings_come_from_the_config():
     section = load_config(overrides=["rank.min_pivot_product=0.02"]).section("rank")
     assert filters.settings_from_config(section).min_pivot_product == 0.02

@@ -25,8 +25,9 @@ differ" fire on most pairs that merely had an article on one side only.  So
 * a few lexicalised words whose characters are numerals are removed first: ``十分`` and
   ``万分`` ("very", unless a numeral precedes or ``钟``/``之`` follows: ``三十分钟`` stays
   30), ``十足``, ``万一`` (in case), ``一一`` (one by one), ``三明治``, ``万岁``, ``万物``,
-  ``百姓``, ``百货``, ``零售``, ``零件``, ``零食``, ``零钱``; and ``千`` of ``千克/千米/千瓦``
-  after Arabic digits (``3千克`` is 3, not 3000).
+  ``百姓``, ``百货``, ``零售``, ``零件``, ``零食``, ``零钱``, and idioms that say "many" or
+  "every way" (``成千上万``, ``数以千计``, ``千方百计``, ``四面八方`` …); and ``千`` of
+  ``千克/千米/千瓦`` after Arabic digits (``3千克`` is 3, not 3000).
 
 The rule is lexical, on the character text, so it is the same for phrases, patterns,
 sentences and raw ``cppdb score`` pairs.  The pair table's POS tags were not used: jieba's
@@ -49,7 +50,11 @@ CANDIDATE_PATTERN = (rf"[{_NUMERAL}]+分之[{_NUMERAL}]+|[0-9]+/[0-9]+|"
                      rf"第?(?:[0-9]+(?:\.[0-9]+)?[{ZH_UNITS}]*|[{_NUMERAL}]+)")
 #: words made of numeral characters that are not numbers; removed before extraction
 _ALWAYS_WORDS = ("三明治", "万岁", "万物", "百姓", "百货", "百分之",
-                 "零售", "零件", "零食", "零钱")
+                 "零售", "零件", "零食", "零钱",
+                 # idioms that say "many" or "every way", not a count
+                 "成千上万", "成百上千", "千千万万", "数以千计", "数以万计", "数以百计",
+                 "千方百计", "千真万确", "三番五次", "五花八门", "四面八方", "乱七八糟",
+                 "十全十美", "万无一失")
 #: adverbs/words removed unless a numeral precedes (三十分钟) or 钟/之 follows (十分之一)
 _GUARDED_WORDS = ("十分", "万分", "十足", "万一", "一一")
 _UNIT_VALUE = UNIT_VALUE
@@ -63,9 +68,11 @@ def _strip_non_numbers(chars: pl.Expr) -> pl.Expr:
             .str.replace_all(r"([0-9])千([克米瓦])", "$1 $2"))
 
 
-def number_candidates(chars: str) -> pl.Expr:
-    """The number strings of the character-text column ``chars``, lone ``一`` dropped."""
-    return (_strip_non_numbers(pl.col(chars)).str.extract_all(CANDIDATE_PATTERN)
+def number_candidates(chars: str | pl.Expr) -> pl.Expr:
+    """The number strings of the character text ``chars`` (a column name or an expression;
+    for text with slots, ``features.table.number_text``), lone ``一`` dropped."""
+    text = pl.col(chars) if isinstance(chars, str) else chars
+    return (_strip_non_numbers(text).str.extract_all(CANDIDATE_PATTERN)
             .list.eval(pl.element().filter(pl.element() != "一")))
 
 
@@ -94,6 +101,23 @@ def normalise_number(text: str) -> str:
         return text
     canonical = format(Decimal(value).normalize(), "f")
     return ("第" if ordinal else "") + canonical
+
+
+def numbers_changed(frame: pl.DataFrame, source: pl.Expr, target: pl.Expr) -> pl.Series:
+    """Per row of ``frame``: each side (``source`` / ``target``: character text, slots as
+    bare marks) names a number value the other does not — a number changed, not one added.
+    Only rows whose two sides both hold a digit or numeral character are parsed (most pairs
+    hold none, and the parse is the costly part)."""
+    numeral = rf"[0-9{_NUMERAL}]"
+    both = (frame.select(pl.int_range(pl.len()).alias("_row"), source.alias("_s"),
+                         target.alias("_t"))
+            .filter(pl.col("_s").str.contains(numeral) & pl.col("_t").str.contains(numeral)))
+    both = both.with_columns(number_candidates("_s").alias("_s"), number_candidates("_t").alias("_t"))
+    both = both.with_columns(number_values(both, "_s"), number_values(both, "_t"))
+    changed = both.filter((pl.col("_s").list.set_difference("_t").list.len() > 0)
+                          & (pl.col("_t").list.set_difference("_s").list.len() > 0))["_row"]
+    return pl.Series("numbers_changed", pl.int_range(frame.height, eager=True)
+                     .is_in(changed.implode()))
 
 
 def number_values(frame: pl.DataFrame, candidates: str) -> pl.Expr:

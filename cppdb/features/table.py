@@ -141,6 +141,13 @@ def _compact_text(column: str | pl.Expr, *, slot: str) -> pl.Expr:
             .str.replace_all(r"\s+", ""))
 
 
+def number_text(column: str | pl.Expr) -> pl.Expr:
+    """The text numbers are read from: the character text with every slot one bare mark, so
+    that a slot's index never joins a neighbouring number (9月[NT1] / [NT1]9月: 9 on both
+    sides, where the character text ``9月§1`` / ``§19月`` would read 9, 1 and 19)."""
+    return _compact_text(column, slot="§")
+
+
 def has_slot(column: str | pl.Expr) -> pl.Expr:
     """True where the text holds a slot ([NP1]): where template and character text differ."""
     text = pl.col(column) if isinstance(column, str) else column
@@ -352,8 +359,11 @@ def lexical_feature_table(pairs: pl.DataFrame, *, threads: int = 0) -> pl.DataFr
     frame = frame.with_columns(
         char_text(_side_text(frame, S.SOURCE, S.SOURCE_NORM)).alias(SOURCE_CHARS),
         char_text(_side_text(frame, S.TARGET, S.TARGET_NORM)).alias(TARGET_CHARS))
-    frame = frame.with_columns(number_candidates(SOURCE_CHARS).alias(SOURCE_NUMBERS),
-                               number_candidates(TARGET_CHARS).alias(TARGET_NUMBERS))
+    frame = frame.with_columns(
+        number_candidates(number_text(_side_text(frame, S.SOURCE, S.SOURCE_NORM)))
+        .alias(SOURCE_NUMBERS),
+        number_candidates(number_text(_side_text(frame, S.TARGET, S.TARGET_NORM)))
+        .alias(TARGET_NUMBERS))
     frame = frame.with_columns(number_values(frame, SOURCE_NUMBERS),
                                number_values(frame, TARGET_NUMBERS))
     frame = frame.with_columns(*_surface_features(), *_structure_features(),

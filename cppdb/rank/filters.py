@@ -30,6 +30,13 @@ A pair is rejected, with the first reason that applies, when its two sides are
 ``no_content``
     a pattern side whose words outside the slots are all function words (他 [VP1],
     [NP1] 的 [NP2]): the slots carry all its meaning;
+``number_flip``
+    each side names a number the other does not (3400 / 34, 三千 / 30, 数十 / 数百, 三 名
+    [NP1] / 两 名 [NP1], [NT1] 6月 / [NT1] 7月): a changed number is a changed meaning, never
+    a paraphrase.  Values are compared (三千 / 3000 and 百分之五 / 5% are kept,
+    ``cppdb.features.numbers``); a side without a number never fires it (一号 / 1号: the
+    article-like 一 is not a number; 两 / 俩), nor does a number only added on one side
+    (2019年 [NT1] 1日 / [NT1] 1日: more said, not something else);
 ``weak_evidence``
     a pivoted pair whose two pivot probabilities multiply to less than
     ``rank.min_pivot_product``: p(t|s)·p(s|t) is the share of s's and t's translation mass
@@ -49,16 +56,19 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.defaults import toml_defaults
+from cppdb.errors import ConfigError
 from cppdb.features.detectors import (classifier_clash, deixis_flip, determiner_only,
                                      head_change, kinship_flip, negation_flip, no_content,
                                      person_mismatch)
+from cppdb.features.numbers import numbers_changed
+from cppdb.features.table import number_text
 
 _RANK = toml_defaults("rank")
 
 FILTER_REASON = "filter_reason"
 REASONS = ("identical", "trivial", "entity_only", "negation_flip", "deixis_flip",
            "person_mismatch", "kinship_flip", "determiner_only", "head_change", "no_content",
-           "weak_evidence")
+           "number_flip", "weak_evidence")
 _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 
@@ -124,6 +134,12 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
         work = frame
     if S.SOURCE_TOKENS in columns and S.TARGET_TOKENS in columns:
         checks.extend(_closed_class_checks(columns))
+    if "number_flip" in settings.enabled:
+        # each side has a number the other lacks: a number changed, not one added (2019年
+        # [NT1] 1日 / [NT1] 1日 adds a year: kept)
+        work = work.with_columns(
+            numbers_changed(work, number_text(source), number_text(target)).alias("_numbers"))
+        checks.append(("number_flip", pl.col("_numbers")))
     if S.P_TGT_GIVEN_SRC in columns and S.P_SRC_GIVEN_TGT in columns:
         checks.append(("weak_evidence", pl.col(S.P_TGT_GIVEN_SRC) * pl.col(S.P_SRC_GIVEN_TGT)
                        < settings.min_pivot_product))
@@ -162,6 +178,10 @@ def filter_pairs(frame: pl.DataFrame, settings: FilterSettings = FilterSettings(
 
 
 def settings_from_config(section: dict) -> FilterSettings:
+    unknown = [name for name in section["filters"] if name not in REASONS]
+    if unknown:
+        raise ConfigError(f"setting 'rank.filters' names unknown filter(s) {', '.join(unknown)}",
+                          hint=f"choose from: {', '.join(REASONS)}")
     return FilterSettings(particles=section["filter_particles"],
                           entity_tags=tuple(section["filter_entity_tags"]),
                           enabled=tuple(section["filters"]),

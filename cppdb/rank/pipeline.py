@@ -384,6 +384,7 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     label_path = Path(labels) if labels else None
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                       # a missing engine fails before work
+    filters.settings_from_config(config.section("rank"))  # so does an unknown filter name
     stages = rank_stages(run_dir, config, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])

@@ -72,3 +72,22 @@ def test_the_feature_table_carries_it():
     assert GLOSS_OVERLAP in FEATURE_DESCRIPTIONS
     table = lexical_feature_table(_pairs())
     assert table[GLOSS_OVERLAP].to_list()[:2] == pytest.approx([1.0, 0.25])
+
+
+def test_the_parsed_table_is_kept_once_per_machine(tmp_path, monkeypatch):
+    from cppdb.features import glosses
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    glosses.gloss_table.cache_clear()
+    try:
+        first = glosses.gloss_table()
+        files = list((tmp_path / "cppdb" / glosses.CACHE_FOLDER).glob("*.parquet"))
+        assert len(files) == 1
+        glosses.gloss_table.cache_clear()
+        assert glosses.gloss_table().equals(first)          # read back, not parsed again
+        files[0].write_bytes(b"not parquet")                 # a damaged cache is rebuilt
+        glosses.gloss_table.cache_clear()
+        assert glosses.gloss_table().equals(first)
+        assert pl.read_parquet(files[0]).equals(first)
+    finally:
+        glosses.gloss_table.cache_clear()

@@ -20,7 +20,10 @@ ROC AUC alone 0.73 for acceptable phrase pairs, near the sentence-vector cosine.
 """
 from __future__ import annotations
 
+import hashlib
+import inspect
 from functools import lru_cache
+from pathlib import Path
 
 import polars as pl
 
@@ -32,13 +35,42 @@ GLOSSED_TYPES = ("phrase", "pattern")
 _SLOT = r"^\[[A-Z$]+\d*\]$"
 
 
+#: where the parsed table is kept between processes (under ``io.user_cache_dir()``)
+CACHE_FOLDER = "cedict-glosses"
+
+
 @lru_cache(maxsize=1)
 def gloss_table() -> pl.DataFrame:
-    """Simplified headword → its gloss words (sorted), one row per headword, parsed once."""
-    from cppdb.align.words.dictionary import load_cedict
+    """Simplified headword → its gloss words (sorted), one row per headword.
+
+    Parsing the dictionary takes about 3.6 s, and every ``cppdb rank`` process (and every
+    resumed one) needs the table, so it is kept once per machine as Parquet, named by the
+    dictionary file's sha256 and the source of the gloss-word rule (a changed dictionary or
+    rule makes a new file; a cache that cannot be read or written is rebuilt in memory)."""
+    from cppdb.align.words import english
+    from cppdb.io import file_sha256, user_cache_dir, write_parquet_atomic
     from cppdb.text.cedict import cedict_path
 
-    glosses = load_cedict(str(cedict_path())).glosses
+    source = cedict_path()
+    rule = inspect.getsource(english.gloss_words) + " ".join(sorted(english.STOPWORDS))
+    key = hashlib.sha256((file_sha256(source) + rule).encode()).hexdigest()[:16]
+    cached = user_cache_dir() / CACHE_FOLDER / f"{key}.parquet"
+    try:
+        return pl.read_parquet(cached)
+    except (OSError, pl.exceptions.PolarsError):
+        pass
+    table = _parse_gloss_table(source)
+    try:
+        write_parquet_atomic(cached, table)
+    except OSError:
+        pass                      # a read-only home: the table is still right, only slower
+    return table
+
+
+def _parse_gloss_table(source: Path) -> pl.DataFrame:
+    from cppdb.align.words.dictionary import load_cedict
+
+    glosses = load_cedict(str(source)).glosses
     words = sorted(glosses)
     return pl.DataFrame({"headword": words, "gloss": [sorted(glosses[w]) for w in words]},
                         schema={"headword": pl.String, "gloss": pl.List(pl.String)})

@@ -111,6 +111,8 @@ KIND = "kind"                # "phrase" | "pattern"
 EN_LABEL = "en_label"
 ZH_POS = "zh_pos"            # space-joined CTB tags of the Chinese side
 SLOT_SIG = "slot_sig"        # slot labels of a pattern joined by "|" ("" for phrases)
+#: a token of a pattern that is a slot (non-terminal): [NP1], [ADJP2], [X1]
+SLOT_TOKEN_PATTERN = r"^\[[A-Z$]+\d*\]$"
 SWAPPED = "swapped"          # the two sides order their slots differently
 ALIGN = "align"              # word links inside the pair, packed: zh·LINK_BASE + en
 #: the one packing base of word links (occurrences, pivot, lexical weights): positions inside a

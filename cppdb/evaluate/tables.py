@@ -116,6 +116,7 @@ def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 
     ``bootstrap_max`` pairs, which gets mean ± 1.96·SE (:func:`interval`)."""
     sources, targets = ranked[S.SOURCE].to_list(), ranked[S.TARGET].to_list()
     ed, ned = edit_distances(sources, targets)
+    inside = containment(sources, targets)
     ted, tned = ed.copy(), ned.copy()
     # a pair without slots has its character text as template text: computed once
     slotted = np.flatnonzero(ranked.select(has_slot(S.SOURCE) | has_slot(S.TARGET))
@@ -126,8 +127,8 @@ def evaluation_table(ranked: pl.DataFrame, tops: tuple[float, ...] = (0.2, 0.6, 
     frame = ranked.select(S.TYPE, RANK, S.SOURCE, S.TARGET).with_columns(
         pl.Series("ed", ed), pl.Series("ned", ned),
         pl.Series("ted", ted), pl.Series("tned", tned),
-        pl.Series("cont", containment(sources, targets)),
-        pl.Series("order", contained_in_order(sources, targets)),
+        pl.Series("cont", inside),
+        pl.Series("order", contained_in_order(sources, targets, substring=inside)),
         pl.lit(None, dtype=pl.Float64).alias("cos"),
         pl.lit(None, dtype=pl.Float64).alias("cos2"), pl.int_range(pl.len()).alias("_row"),
         *[pl.lit(False).alias(_sampled(i)) for i in range(len(tops))])

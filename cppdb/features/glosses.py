@@ -32,7 +32,7 @@ from cppdb import schema as S
 GLOSS_OVERLAP = "f_gloss_overlap"
 #: the pair types the feature is computed for (null for the others)
 GLOSSED_TYPES = ("phrase", "pattern")
-_SLOT = r"^\[[A-Z$]+\d*\]$"
+_SLOT = S.SLOT_TOKEN_PATTERN
 
 
 #: where the parsed table is kept between processes (under ``io.user_cache_dir()``)
@@ -93,15 +93,16 @@ def _side_glosses(rows: pl.DataFrame, tokens: str, table: pl.DataFrame) -> pl.Da
 def gloss_overlap(frame: pl.DataFrame) -> pl.Series:
     """``f_gloss_overlap`` of every row of a pair table (module docstring), as a Float64
     Series aligned with ``frame``."""
-    if frame.height == 0 or S.TYPE not in frame.columns:
-        return pl.Series(GLOSS_OVERLAP, [None] * frame.height, dtype=pl.Float64)
+    nulls = pl.Series(GLOSS_OVERLAP, [None] * frame.height, dtype=pl.Float64)
+    if S.TYPE not in frame.columns:
+        return nulls
     rows = (frame.select(pl.int_range(pl.len()).alias("_row"), S.TYPE, S.SOURCE_TOKENS,
                          S.TARGET_TOKENS)
             .filter(pl.col(S.TYPE).is_in(list(GLOSSED_TYPES))
                     & pl.col(S.SOURCE_TOKENS).is_not_null()
                     & pl.col(S.TARGET_TOKENS).is_not_null()))
     if rows.height == 0:
-        return pl.Series(GLOSS_OVERLAP, [None] * frame.height, dtype=pl.Float64)
+        return nulls
     table = gloss_table()
     source = _side_glosses(rows, S.SOURCE_TOKENS, table).rename({"gloss": "_s"})
     target = _side_glosses(rows, S.TARGET_TOKENS, table).rename({"gloss": "_t"})

@@ -48,7 +48,7 @@ LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FIL
 OCCURRENCES = S.OCCURRENCES_FILE
 #: p(word | NULL) for a word without an alignment link (the tables have no NULL row)
 NULL_PROBABILITY = 0.05
-_SLOT = r"^\[[A-Z$]+\d*\]$"
+_SLOT = S.SLOT_TOKEN_PATTERN
 _SLOT_SWAP = r"(\[[^\]\s]+?)"
 _MARK = "\ue000"
 

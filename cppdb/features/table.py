@@ -26,7 +26,7 @@ from cppdb.features.pivot_context import PIVOT_CONTEXT
 from cppdb.text.distance import jaccard
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
-SLOT_PATTERN = r"^\[[A-Z$]+\d*\]$"
+SLOT_PATTERN = S.SLOT_TOKEN_PATTERN
 _SLOT_IN_TEXT = r"\[[A-Z$]+(\d*)\]"
 
 SOURCE_CHARS = "_source_chars"
@@ -185,30 +185,30 @@ def contained(source: str | pl.Expr = S.SOURCE, target: str | pl.Expr = S.TARGET
     return s.str.contains(t, literal=True) | t.str.contains(s, literal=True)
 
 
-def contained_in_order(sources: list[str], targets: list[str]) -> np.ndarray:
+def contained_in_order(sources: list[str], targets: list[str], *,
+                       substring: np.ndarray | None = None) -> np.ndarray:
     """1.0 where one side is the other with words added *anywhere*: its words (slots
     included, split at whitespace) appear in order in the other's (腐败 和 [NP1] / 腐败 和
     其他 [NP1]), or its character text is a substring of the other's (:func:`contained`).
 
     The substring test misses a word inserted between two words of a pattern or a phrase;
     this one does not, so it is the stricter measure of "the same words back" (a superset of
-    :func:`contained`).  Text without spaces is one word, so for it the two agree."""
+    :func:`contained`).  Text without spaces is one word, so for it the two agree.
+    ``substring``: the pairs' :func:`contained` values when the caller already has them."""
     from rapidfuzz.distance import LCSseq
     from rapidfuzz.process import cpdist
 
     if len(sources) == 0:
         return np.zeros(0)
     frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
-    words = frame.select(
-        *[pl.col(c).str.normalize("NFKC").str.replace_all(r"\s+", " ").str.strip_chars()
-          .str.split(" ").list.eval(pl.element().filter(pl.element() != "")).alias(c)
-          for c in ("s", "t")])
-    source_words, target_words = words["s"].to_list(), words["t"].to_list()
-    common = cpdist(source_words, target_words, scorer=LCSseq.similarity, workers=-1)
+    words = frame.select(*[pl.col(c).str.normalize("NFKC").str.extract_all(r"\S+").alias(c)
+                           for c in ("s", "t")])
+    common = cpdist(words["s"].to_list(), words["t"].to_list(), scorer=LCSseq.similarity,
+                    workers=-1)
     shorter = np.minimum(words["s"].list.len().to_numpy(), words["t"].list.len().to_numpy())
-    in_order = common.astype(np.int64) == shorter
-    substring = frame.select(contained("s", "t")).to_series().to_numpy()
-    return (in_order | substring).astype(np.float64)
+    if substring is None:
+        substring = frame.select(contained("s", "t")).to_series().to_numpy()
+    return ((common.astype(np.int64) == shorter) | (substring > 0)).astype(np.float64)
 
 
 def _is_slot(tokens: str) -> pl.Expr:

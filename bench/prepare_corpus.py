@@ -23,6 +23,8 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.text.normalize import CJK_CHARACTER
+
 # A sentence longer than this is a paragraph or a mis-split document, not a news sentence;
 # cppdb's own reader refuses lines over 2,000 characters.
 DEFAULT_MAX_CHARS = 600
@@ -55,9 +57,9 @@ def normalise(frame: pl.DataFrame) -> pl.DataFrame:
     def clean(col: str) -> pl.Expr:
         return pl.col(col).str.replace_all(r"[\s\u3000\u00a0\u200b\ufeff]+", " ") \
             .str.strip_chars()
-    cjk = r"[\p{Han}\u3000-\u303f\uff00-\uffef\u2018-\u201f\u2026\u00b7]"
     return frame.with_columns(clean("zh"), clean("en")).with_columns(
-        pl.col("zh").str.replace_all(f"({cjk}) ", "$1").str.replace_all(f" ({cjk})", "$1")
+        pl.col("zh").str.replace_all(f"({CJK_CHARACTER}) ", "$1")
+        .str.replace_all(f" ({CJK_CHARACTER})", "$1")
     ).with_columns(
         en_words=pl.col("en").str.split(" ").list.len(),
         zh_chars=pl.col("zh").str.len_chars(), en_chars=pl.col("en").str.len_chars())

@@ -65,7 +65,7 @@ def test_sheet_is_blind_shuffled_and_judges_a_pair_once():
     assert key.height == keys.height == 18
     assert sheet["id"].n_unique() == 15
     best = key.filter((pl.col("rank") == 1) & (pl.col(S.TYPE) == "phrase"))
-    assert sheet.filter(pl.col("id") == best["id"][0])["a"].to_list() == ["phs1"]  # no spaces
+    assert sheet.filter(pl.col("id") == best["id"][0])["a"].to_list() == ["ph s 1"]  # Latin: one gap
     assert sheet["a"].to_list() != sorted(sheet["a"].to_list())      # not in ranking order
     assert best["id"].n_unique() == 1 and set(best["cell"]) == {"top20", "all"}
 
@@ -190,3 +190,17 @@ def test_bench_quality_score_puts_the_tier_metrics_next_to_each_row(tmp_path, ca
     saved = json.loads((tmp_path / "score.json").read_text("utf-8"))
     assert saved["tier_signature"] == "sig-x"
     assert saved["rows"][0]["tier_containment"] == 0.25
+
+
+@pytest.mark.parametrize("tokens, shown", [
+    ("[NP1] 出生 于 [NP2]", "[NP1]出生于[NP2]"),            # Chinese words and slots join
+    ("这个 男孩 ， “ 他 ”", "这个男孩，“他”"),               # CJK punctuation joins too
+    ("用 multipart MIME [NN1]", "用multipart MIME[NN1]"),  # two Latin words keep their gap
+    ("PyLongObject 或 [NP1]", "PyLongObject或[NP1]"),
+    ("x  **  y", "x ** y"),                                  # symbols between Latin: one gap
+    ("a b c d", "a b c d"),
+    (" 男孩 ", "男孩"),
+])
+def test_sheet_shows_each_side_as_a_reader_writes_it(tokens, shown):
+    frame = pl.DataFrame({S.SOURCE: [tokens]})
+    assert frame.select(blind.surface_text(S.SOURCE))[S.SOURCE][0] == shown

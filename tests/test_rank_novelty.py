@@ -110,6 +110,15 @@ def test_penalties_take_rating_points_by_the_evaluation_definition():
     assert list(ned) == pytest.approx([0.5, 0.5])
 
 
+def test_a_word_added_anywhere_is_containment_too():
+    frame = scored([("腐败 和 [NP1]", "腐败 和 其他 [NP1]", 4.0),   # a word inserted mid-pattern
+                    ("其 close 方法", "其 相应 的 close 方法", 4.0),
+                    ("[NP1] 和 [NP2]", "[NP2] 和 [NP1]", 4.0),        # slots swapped: not contained
+                    ("去世", "逝世", 4.0)])
+    only_containment = novelty.penalise_sameness(frame, 1.0, 0.0, 1.0, 0.0)[SCORE].to_list()
+    assert only_containment == pytest.approx([3.0, 3.0, 4.0, 4.0])
+
+
 def test_a_pair_in_other_words_keeps_its_score_and_zero_means_off():
     frame = scored([("小伙子", "男孩", 3.5), ("男孩", "这个 男孩", 3.9)])
     out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)
@@ -140,6 +149,6 @@ def test_patterns_take_their_own_diversity_penalty_on_their_template_words():
 
 def test_default_ranking_settings_are_the_documented_ones():
     section = load_config().section("rank")
-    assert novelty.settings_from_config(section) == (0.5, 1.5, 1.0, 1.25)
+    assert novelty.settings_from_config(section) == (1.0, 1.5, 1.0, 1.25)
     assert filters.settings_from_config(section).min_pivot_product == 0.005
     assert "weak_evidence" in section["filters"]

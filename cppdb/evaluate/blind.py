@@ -4,7 +4,9 @@ Cells: per pair type (phrase, pattern), ``top20`` = uniform over the best 20 % o
 ranking, ``all`` = uniform over every ranked pair of the type.  Pairs of given label files
 are left out (type + text up to whitespace, both directions) so that a reported sample is
 fresh.  A pair drawn in both cells is judged once.  The sheet holds only ``id``, ``type``
-and the two sides ``a``, ``b`` (spaces between words removed), shuffled; the key holds the
+and the two sides ``a``, ``b`` as a reader writes them (no space beside a Chinese
+character or a slot, one between two Latin words: ``用 multipart MIME [NN1]`` →
+``用multipart MIME[NN1]``), shuffled; the key holds the
 rest.  ``bench/bench_quality.py`` is the command around it.
 
 Shares are the fraction rated ≥ 3 with a normal-approximation 95 % interval
@@ -24,6 +26,7 @@ from cppdb.errors import BadInputError
 from cppdb.io import write_text_atomic
 from cppdb.rank.pairs import join_key
 from cppdb.rank.tiers import PERCENTILE, RANK, SCORE, in_top
+from cppdb.text.normalize import CJK_CHARACTER
 
 #: the paper's Table 5: share judged acceptable (≥ 3)
 PAPER = {("phrase", "top20"): 0.87, ("phrase", "all"): 0.58,
@@ -79,6 +82,15 @@ def draw_cells(ranked: pl.DataFrame, per_cell: int, exclude: pl.DataFrame,
     return keys.select([c for c in columns if c in keys.columns])
 
 
+def surface_text(column: str) -> pl.Expr:
+    """A side's words as a reader writes them: no space beside a Chinese character,
+    punctuation or a slot bracket, one space between two Latin words or numbers (the judge
+    must see ``multipart MIME``, not ``multipartMIME``)."""
+    glue = f"(?:{CJK_CHARACTER}|[\\[\\]])"
+    return (pl.col(column).str.replace_all(r"\s+", " ").str.strip_chars()
+            .str.replace_all(f"({glue}) ", "$1").str.replace_all(f" ({glue})", "$1"))
+
+
 def sheet_and_key(keys: pl.DataFrame, seed: int = 13) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A blind sheet (one row per distinct pair, shuffled; id, type, a, b) and the key
     (every drawn row with its id)."""
@@ -86,8 +98,8 @@ def sheet_and_key(keys: pl.DataFrame, seed: int = 13) -> tuple[pl.DataFrame, pl.
     order = np.random.default_rng(seed).permutation(pairs.height)
     pairs = pairs[order].with_row_index("_n", offset=1).with_columns(
         pl.format("q{}", pl.col("_n").cast(pl.String).str.zfill(4)).alias("id")).drop("_n")
-    sheet = pairs.select("id", S.TYPE, pl.col(S.SOURCE).str.replace_all(r"\s+", "").alias("a"),
-                         pl.col(S.TARGET).str.replace_all(r"\s+", "").alias("b"))
+    sheet = pairs.select("id", S.TYPE, surface_text(S.SOURCE).alias("a"),
+                         surface_text(S.TARGET).alias("b"))
     key = keys.join(pairs, on=[S.TYPE, S.SOURCE, S.TARGET], how="left", maintain_order="left")
     return sheet, key.select("id", *[c for c in key.columns if c != "id"]).sort("id", "cell")
 

@@ -7,7 +7,11 @@ in rating points, move such pairs down; they stay in the table (and in ``XL``), 
 lost and a user who wants them sets both to 0:
 
 ``containment_penalty``
-    off pairs where one side's character text contains the other's;
+    off pairs where one side is the other with words added anywhere: its words (slots
+    included) appear in order in the other's, or its character text is a substring of the
+    other's (男孩 / 这个男孩, 腐败 和 [NP1] / 腐败 和 其他 [NP1]) — the ``in order``
+    containment ``cppdb evaluate`` reports (:func:`cppdb.features.table.contained_in_order`),
+    so a word inserted mid-phrase is no way around the penalty;
 ``diversity_penalty`` × max(0, ``diversity_target`` − ED÷len)
     off pairs in proportion to how much of their wording they share, with ED÷len the
     character edit distance over the longer side of the *template words*
@@ -26,7 +30,7 @@ from typing import NamedTuple
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import contained, pair_edit_distances
+from cppdb.features.table import contained_in_order, pair_edit_distances
 from cppdb.rank.tiers import SCORE
 
 
@@ -52,8 +56,9 @@ def penalise_sameness(scored: pl.DataFrame, containment_penalty: float,
     if pattern_diversity_penalty is None:
         pattern_diversity_penalty = diversity_penalty
     penalty = pl.lit(0.0)
-    if containment_penalty:
-        penalty = penalty + containment_penalty * contained().cast(pl.Float64)
+    if containment_penalty and scored.height:
+        same_words = contained_in_order(scored[S.SOURCE].to_list(), scored[S.TARGET].to_list())
+        penalty = penalty + containment_penalty * pl.lit(pl.Series(same_words, dtype=pl.Float64))
     if (diversity_penalty or pattern_diversity_penalty) and scored.height:
         shortfall = pl.lit((diversity_target - normalised_edit_distance(scored)).clip(0.0, None))
         weight = pl.lit(diversity_penalty)

@@ -62,6 +62,21 @@ def test_filters_can_be_switched_off():
     frame = pair_frame([(["北京", "的", "高铁"], ["北京", "高铁"], [], [])])
     settings = filters.FilterSettings(enabled=("identical",))
     assert filters.filter_reasons(frame, settings).to_list() == [None]
+    two = pair_frame([(["北京", "的", "高铁"], ["北京", "高铁"], [], []),
+                      (["北京"], ["北京"], [], [])])
+    nothing = filters.FilterSettings(enabled=())
+    assert filters.filter_reasons(two, nothing).to_list() == [None, None]
+    kept, rejected = filters.filter_pairs(two, nothing)
+    assert (kept.height, rejected.height) == (2, 0)
+
+
+def test_the_first_applicable_reason_in_order_is_recorded():
+    # identical, trivial and no_content all apply to the first pair: the first listed wins
+    frame = pair_frame([(["的"], ["的"], ["DEG"], ["DEG"]),
+                        (["北京", "的"], ["北京"], ["NR", "DEG"], ["NR"])])
+    assert filters.filter_reasons(frame).to_list() == ["identical", "trivial"]
+    only_later = filters.FilterSettings(enabled=("trivial",))
+    assert filters.filter_reasons(frame, only_later).to_list() == ["trivial", "trivial"]
 
 
 @pytest.mark.parametrize("kind, tokens, pos, check", [

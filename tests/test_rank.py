@@ -71,7 +71,7 @@ def test_filters_can_be_switched_off():
 
 
 def test_the_first_applicable_reason_in_order_is_recorded():
-    # identical, trivial and no_content all apply to the first pair: the first listed wins
+    # identical and trivial both apply to the first pair: the first in REASONS wins
     frame = pair_frame([(["的"], ["的"], ["DEG"], ["DEG"]),
                         (["北京", "的"], ["北京"], ["NR", "DEG"], ["NR"])])
     assert filters.filter_reasons(frame).to_list() == ["identical", "trivial"]

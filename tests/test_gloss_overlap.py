@@ -91,3 +91,23 @@ def test_the_parsed_table_is_kept_once_per_machine(tmp_path, monkeypatch):
         assert pl.read_parquet(files[0]).equals(first)
     finally:
         glosses.gloss_table.cache_clear()
+
+
+def test_without_the_rules_source_the_table_is_parsed_and_not_cached(tmp_path, monkeypatch):
+    import inspect
+
+    from cppdb.features import glosses
+    from cppdb.text.cedict import cedict_path
+
+    def no_source(_obj):
+        raise OSError("could not get source code")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    glosses.gloss_table.cache_clear()
+    try:
+        expected = glosses._parse_gloss_table(cedict_path())
+        monkeypatch.setattr(inspect, "getsource", no_source)
+        assert glosses.gloss_table().equals(expected)
+        assert not (tmp_path / "cppdb" / glosses.CACHE_FOLDER).exists()
+    finally:
+        glosses.gloss_table.cache_clear()

@@ -46,13 +46,18 @@ def gloss_table() -> pl.DataFrame:
     Parsing the dictionary takes about 3.6 s, and every ``cppdb rank`` process (and every
     resumed one) needs the table, so it is kept once per machine as Parquet, named by the
     dictionary file's sha256 and the source of the gloss-word rule (a changed dictionary or
-    rule makes a new file; a cache that cannot be read or written is rebuilt in memory)."""
+    rule makes a new file; a cache that cannot be read or written, or an install without the
+    rule's source, means parsing in memory)."""
     from cppdb.align.words import english
     from cppdb.io import file_sha256, user_cache_dir, write_parquet_atomic
     from cppdb.text.cedict import cedict_path
 
     source = cedict_path()
-    rule = inspect.getsource(english.gloss_words) + " ".join(sorted(english.STOPWORDS))
+    try:
+        rule = inspect.getsource(english.gloss_words) + " ".join(sorted(english.STOPWORDS))
+    except (OSError, TypeError):
+        # installed without sources (.pyc only): the rule cannot name a cache file safely
+        return _parse_gloss_table(source)
     key = hashlib.sha256((file_sha256(source) + rule).encode()).hexdigest()[:16]
     cached = user_cache_dir() / CACHE_FOLDER / f"{key}.parquet"
     try:

@@ -4,6 +4,8 @@
     python -m bench.bench_quality sheet --zh t.zh --en t.en --out DIR
     python -m bench.bench_quality sheet --run RUN --out DIR        # an extracted run
     python -m bench.bench_quality score --key DIR/key.jsonl --ratings ratings.tsv
+    python -m bench.bench_quality change-sheet --before RUN_A --after RUN_B --out DIR
+    python -m bench.bench_quality change-score --key DIR/key.jsonl --ratings ratings.tsv
 
 ``sheet`` runs ``extract-bilingual`` and ``rank`` with the defaults into ``DIR/run`` (or
 ranks ``--run`` when it has no ranking yet), then draws ``--per-cell`` (60) pairs per type
@@ -26,6 +28,14 @@ own ED ÷ length and containment share (and the share acceptable *and* not a con
 pair), and the whole tier's ED, ED ÷ length, containment share and cosine with their
 intervals — from ``automatic.json`` next to the key, or computed afresh with ``--run RUN``.
 ``--out`` writes it all as JSON.
+
+``change-sheet`` and ``change-score`` judge a ranking change where it changed: the pairs that
+enter and leave each type's top 20 % between two ranked runs (``--before``, ``--after``: run
+directories, or two copies of one run ranked with other settings), ``--per-set`` (50) of each,
+in a blind sheet like ``sheet``'s; ``change-score`` prints each set's acceptable share and the
+tier's change in points with its 95 % interval (:mod:`cppdb.evaluate.tier_change`: far
+tighter than two tier samples, and it sees the entering pairs that earlier judgements rarely
+cover).
 """
 from __future__ import annotations
 
@@ -120,6 +130,33 @@ def cmd_score(args: argparse.Namespace) -> None:
                                      "tier_signature": signed, "rows": table.to_dicts()})
 
 
+def cmd_change_sheet(args: argparse.Namespace) -> None:
+    from cppdb.evaluate.tier_change import draw_tier_changes
+    from cppdb.rank.pipeline import read_ranked
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    exclude = excluded_keys([Path(p) for p in args.exclude]) if args.exclude else None
+    keys = draw_tier_changes(read_ranked(Path(args.before)), read_ranked(Path(args.after)),
+                             args.per_set, exclude, args.seed)
+    sheet, key = sheet_and_key(keys, args.seed)
+    write_jsonl(sheet, out / "sheet.jsonl")
+    write_jsonl(key, out / "key.jsonl")
+    sizes = keys.unique(["type", "cell"]).sort("type", "cell").select("type", "cell", "set_size")
+    print(f"wrote {out / 'sheet.jsonl'} ({sheet.height} pairs to judge) and {out / 'key.jsonl'}")
+    print(sizes)
+
+
+def cmd_change_score(args: argparse.Namespace) -> None:
+    from cppdb.evaluate.tier_change import format_tier_change, tier_change
+
+    table = tier_change(pl.read_ndjson(args.key), read_ratings(Path(args.ratings)))
+    print(format_tier_change(table))
+    if args.out:
+        write_json_atomic(args.out, {"key": str(args.key), "ratings": str(args.ratings),
+                                     "rows": table.to_dicts()})
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -146,10 +183,25 @@ def main(argv: list[str] | None = None) -> None:
                        help="ranked run whose tier metrics go next to each row (default: the "
                             "automatic.json next to --key)")
     score.add_argument("--config", default=None, help="TOML config for --run's evaluation")
+    change = sub.add_parser("change-sheet", help="a blind sheet of the pairs that enter and "
+                                                  "leave the top 20 % between two rankings")
+    change.add_argument("--before", required=True, help="ranked run before the change")
+    change.add_argument("--after", required=True, help="ranked run after the change")
+    change.add_argument("--out", required=True)
+    change.add_argument("--per-set", type=int, default=50)
+    change.add_argument("--seed", type=int, default=13)
+    change.add_argument("--exclude", action="append", default=[],
+                        help="label/judgement TSV whose pairs must not be drawn (repeatable)")
+    change_score = sub.add_parser("change-score", help="the tier's change in acceptable "
+                                                       "share, from a change-sheet's ratings")
+    change_score.add_argument("--key", required=True)
+    change_score.add_argument("--ratings", required=True)
+    change_score.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     if args.command == "sheet" and args.zh and not args.en:
         parser.error("--zh needs --en")
-    {"sheet": cmd_sheet, "score": cmd_score}[args.command](args)
+    {"sheet": cmd_sheet, "score": cmd_score, "change-sheet": cmd_change_sheet,
+     "change-score": cmd_change_score}[args.command](args)
 
 
 if __name__ == "__main__":

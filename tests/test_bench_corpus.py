@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import bench_scale, make_corpus, prepare_corpus
+from bench import bench_scale, make_corpus, prepare_corpus, raw_sources
 
 
 def _template(tmp_path: Path) -> Path:
@@ -240,3 +240,40 @@ def test_export_alignment_token_lines_keep_every_input_line(tmp_path):
         "mismatching": 0}
     (tmp_path / "in.zh").write_text("他来了\n你好。\n", "utf-8")       # ids off by one line
     assert check_line_order(tmp_path, tmp_path / "in.zh")["mismatching"] == 2
+
+
+def test_raw_sources_pair_mteval_segments_by_document_and_id(tmp_path):
+    def mteval(path: Path, segments: dict[str, list[str]]) -> Path:
+        docs = "".join(f'<doc docid="{doc}">' + "".join(
+            f'<seg id="{i}">  {text}  </seg>' for i, text in enumerate(texts, 1)) + "</doc>"
+            for doc, texts in segments.items())
+        path.write_text(f'<?xml version="1.0" encoding="UTF-8"?><mteval><srcset>{docs}'
+                        "</srcset></mteval>", "utf-8")
+        return path
+    zh = mteval(tmp_path / "zh.xml", {"12": ["第一 句。", "第二句。"], "3": ["另一篇。"]})
+    en = mteval(tmp_path / "en.xml", {"3": ["Another talk."], "12": ["First one.",
+                                                                      "Second one.", "Third."]})
+    pairs, counts = raw_sources.mteval_pairs(zh, en)
+    assert pairs == [("另一篇。", "Another talk."), ("第一 句。", "First one."),
+                     ("第二句。", "Second one.")]                 # by document number, then id
+    assert counts == {"zh_segments": 3, "en_segments": 4, "unpaired": 1}
+
+
+def test_raw_sources_bible_books_pair_verses_and_drop_markup(tmp_path):
+    def book(folder: str, chapters: dict) -> None:
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "01.js").write_text(
+            "var book = " + json.dumps({"name": "x", "chapters": chapters}, ensure_ascii=False)
+            + ";\nmodule.exports = book;", "utf-8")
+    book("zh", {"1": {"1": '<span class="chapternum">1 </span>起 初 ， 神 创 造 天 地 。',
+                      "2": '<sup class="versenum">2 </sup>', "10": "第 十 节"}})
+    book("en", {"1": {"1": '<span class="chapternum">1 </span>In the beginning.',
+                      "2": '<sup class="versenum">2 </sup>And the earth.', "10": "Tenth."}})
+    pairs, counts = raw_sources.bible_pairs(tmp_path / "zh", tmp_path / "en")
+    assert pairs == [("起 初 ， 神 创 造 天 地 。", "In the beginning."), ("第 十 节", "Tenth.")]
+    assert counts["unpaired_or_empty"] == 1                      # a merged (empty) verse
+    jsonl = tmp_path / "un.jsonl"
+    jsonl.write_text('{"zh": "第六十九届 会议", "en": "Sixty-ninth  session"}\n{"zh": "x"}\n',
+                     "utf-8")
+    with pytest.raises(SystemExit, match=":2: an object without"):
+        raw_sources.jsonl_pairs(jsonl)

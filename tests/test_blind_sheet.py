@@ -204,3 +204,71 @@ def test_bench_quality_score_puts_the_tier_metrics_next_to_each_row(tmp_path, ca
 def test_sheet_shows_each_side_as_a_reader_writes_it(tokens, shown):
     frame = pl.DataFrame({S.SOURCE: [tokens]})
     assert frame.select(blind.surface_text(S.SOURCE))[S.SOURCE][0] == shown
+
+
+def _reranked(order: list[int], n: int = 10) -> pl.DataFrame:
+    """The phrases of ``_ranked(n)`` ranked in ``order`` (pair numbers, best first); the
+    patterns keep their ranking."""
+    base = _ranked(n_phrase=n)
+    phrases = base.filter(pl.col(S.TYPE) == "phrase")
+    by_number = {int(s.split()[-1]): row for s, row in zip(phrases[S.SOURCE],
+                                                          phrases.iter_rows(named=True))}
+    rows = [{**by_number[number], "rank": r, "percentile": r / n}
+            for r, number in enumerate(order, start=1)]
+    return pl.concat([pl.DataFrame(rows), base.filter(pl.col(S.TYPE) == "pattern")])
+
+
+def test_tier_change_draws_the_pairs_that_enter_and_leave_the_top_fifth():
+    from cppdb.evaluate.tier_change import draw_tier_changes
+
+    before = _ranked(n_phrase=10)                            # top fifth: pairs 1 and 2
+    after = _reranked([3, 1, 4, 2, 5, 6, 7, 8, 9, 10])       # top fifth: pairs 3 and 1
+    keys = draw_tier_changes(before, after, per_set=5)
+    phrases = keys.filter(pl.col(S.TYPE) == "phrase")
+    assert phrases.filter(pl.col("cell") == "entering")[S.SOURCE].to_list() == ["ph s 3"]
+    assert phrases.filter(pl.col("cell") == "leaving")[S.SOURCE].to_list() == ["ph s 2"]
+    assert phrases["tier_before"].to_list() == [2, 2] and phrases["set_size"].to_list() == [1, 1]
+    assert keys.filter(pl.col(S.TYPE) == "pattern").is_empty()   # the patterns did not move
+
+
+def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
+    from cppdb.evaluate.tier_change import format_tier_change, tier_change
+
+    rows = ([("entering", f"e{i}", 4 if i < 8 else 2) for i in range(10)]     # 80 %
+            + [("leaving", f"l{i}", 4 if i < 5 else 1) for i in range(10)])   # 50 %
+    key = pl.DataFrame({"id": [r[1] for r in rows], "cell": [r[0] for r in rows],
+                        S.TYPE: ["phrase"] * 20, S.SOURCE: [r[1] for r in rows],
+                        S.TARGET: ["t"] * 20, "set_size": [30] * 20,
+                        "tier_before": [200] * 20, "tier_after": [200] * 20})
+    ratings = pl.DataFrame({"id": [r[1] for r in rows], "rating": [r[2] for r in rows]})
+    row = tier_change(key, ratings).row(0, named=True)
+    assert row["entering_acceptable"] == pytest.approx(0.8)
+    assert row["leaving_acceptable"] == pytest.approx(0.5)
+    assert row["delta"] == pytest.approx(30 * (0.8 - 0.5) / 200)
+    half = 1.96 * math.sqrt((30 / 200) ** 2 * (0.8 * 0.2 / 10 + 0.5 * 0.5 / 10))
+    assert row["delta_ci95"] == pytest.approx(half)
+    assert "+4.5 ± " in format_tier_change(tier_change(key, ratings))
+    # a filter changed how many pairs are ranked: the tiers differ, so no Δ is claimed
+    resized = tier_change(key.with_columns(pl.lit(210).alias("tier_after")), ratings)
+    assert resized["delta"].to_list() == [None]
+    assert "tiers differ in size" in format_tier_change(resized)
+
+
+def test_bench_quality_change_sheet_and_score(tmp_path, capsys, monkeypatch):
+    from bench import bench_quality
+
+    rankings = {"before": _ranked(n_phrase=10),
+                "after": _reranked([3, 1, 4, 2, 5, 6, 7, 8, 9, 10])}
+    monkeypatch.setattr("cppdb.rank.pipeline.read_ranked", lambda run: rankings[run.name])
+    bench_quality.main(["change-sheet", "--before", str(tmp_path / "before"),
+                        "--after", str(tmp_path / "after"), "--out", str(tmp_path / "s")])
+    lines = (tmp_path / "s" / "sheet.jsonl").read_text("utf-8").splitlines()
+    sheet = [json.loads(line) for line in lines]
+    assert {r["a"] for r in sheet} == {"ph s 3", "ph s 2"} and "cell" not in sheet[0]
+    (tmp_path / "r.tsv").write_text("".join(f"{r['id']}\t{4 if r['a'] == 'ph s 3' else 2}\n"
+                                            for r in sheet), "utf-8")
+    bench_quality.main(["change-score", "--key", str(tmp_path / "s" / "key.jsonl"),
+                        "--ratings", str(tmp_path / "r.tsv"), "--out", str(tmp_path / "c.json")])
+    assert "| phrase | 2 | 1 pairs: 1, 100.0% | 1 pairs: 1, 0.0% | +50.0 ± 0.0 |" \
+        in capsys.readouterr().out
+    assert json.loads((tmp_path / "c.json").read_text())["rows"][0]["delta"] == 0.5

@@ -1,0 +1,123 @@
+"""Before and after a ranking change, judged where the ranking changed: the pairs that enter
+and the pairs that leave each type's top tier.
+
+Two fresh samples of a top tier, one before and one after a change, share most of their
+pairs' fate, so their difference is mostly sampling noise: ± 7 points at 120 pairs a cell,
+when a change moves 10–15 % of the tier.  The tier's share of acceptable pairs moves only
+through the pairs that change, and when both tiers hold n pairs
+
+    Δ = (n_in · p_in − n_out · p_out) / n
+
+with p_in, p_out the acceptable shares of the entering and leaving pairs.  So
+:func:`draw_tier_changes` samples those two sets (uniform within each, seeded) and
+:func:`tier_change` estimates Δ with a 95 % interval (normal approximation, the two samples
+independent).  A sample of 50 + 50 gives about ± 2 points where a tier sample of 120 gives ± 7.
+
+Why not count the judged pairs that land in the new tier: the entering pairs come from
+deeper in the ranking, where few pairs were ever judged, so that count sees the pairs that
+leave and hardly any of those that take their place (a thesaurus penalty it scored at +1.5 to
++2.4 points lost 1.3–1.6 points here: docs/benchmarks/rank.md, seventh round).
+
+When a change also changes how many pairs of a type are ranked (a filter), the tiers differ
+in size and Δ depends on the pairs both keep: :func:`tier_change` then gives the two shares
+and no Δ.
+"""
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.evaluate.blind import ACCEPTABLE, TYPES
+from cppdb.rank.pairs import join_key
+from cppdb.rank.tiers import in_top
+
+ENTERING, LEAVING = "entering", "leaving"
+
+
+def _tier(ranked: pl.DataFrame, pair_type: str, share: float) -> pl.DataFrame:
+    return (ranked.filter(pl.col(S.TYPE) == pair_type).filter(in_top(share))
+            .select(S.TYPE, S.SOURCE, S.TARGET))
+
+
+def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
+                      exclude: pl.DataFrame | None = None, seed: int = 13,
+                      share: float = 0.2) -> pl.DataFrame:
+    """Key rows: up to ``per_set`` pairs entering and leaving the top ``share`` of each type
+    (``cell`` = entering | leaving), with the tier sizes and each set's size; pairs of
+    ``exclude`` (:func:`cppdb.evaluate.blind.excluded_keys`) are not drawn."""
+    parts = []
+    for t_index, pair_type in enumerate(TYPES):
+        old, new = _tier(before, pair_type, share), _tier(after, pair_type, share)
+        sizes = {"tier_before": old.height, "tier_after": new.height}
+        for s_index, (cell, members) in enumerate(
+                ((ENTERING, new.join(old, on=[S.SOURCE, S.TARGET], how="anti")),
+                 (LEAVING, old.join(new, on=[S.SOURCE, S.TARGET], how="anti")))):
+            pool = members.sort(S.SOURCE, S.TARGET)
+            if exclude is not None:
+                pool = (pool.with_columns(join_key(S.SOURCE).alias("_ks"),
+                                          join_key(S.TARGET).alias("_kt"))
+                        .join(exclude, on=[S.TYPE, "_ks", "_kt"], how="anti",
+                              maintain_order="left").drop("_ks", "_kt"))
+            chosen = pool.sample(min(per_set, pool.height), seed=seed + 10 * t_index + s_index,
+                                 shuffle=True)
+            parts.append(chosen.with_columns(pl.lit(cell).alias("cell"),
+                                             pl.lit(members.height).alias("set_size"),
+                                             *[pl.lit(v).alias(k) for k, v in sizes.items()]))
+    keys = pl.concat(parts, how="vertical_relaxed")
+    return keys.select("cell", S.TYPE, S.SOURCE, S.TARGET, "set_size", "tier_before",
+                       "tier_after")
+
+
+def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
+    """Per type: each set's size, judged n and acceptable share, and Δ (points of the tier's
+    acceptable share) with its 95 % half-width; Δ is null when the tiers differ in size."""
+    joined = key.join(ratings, on="id", how="inner")
+    rows = []
+    for pair_type in TYPES:
+        part = joined.filter(pl.col(S.TYPE) == pair_type)
+        if part.is_empty():
+            continue
+        row: dict = {"type": pair_type, "tier_before": int(part["tier_before"][0]),
+                     "tier_after": int(part["tier_after"][0])}
+        terms = []
+        for cell in (ENTERING, LEAVING):
+            rated = part.filter(pl.col("cell") == cell)
+            size = int(key.filter((pl.col(S.TYPE) == pair_type) & (pl.col("cell") == cell))
+                       ["set_size"].max() or 0)
+            p = float((rated["rating"] >= ACCEPTABLE).mean()) if rated.height else None
+            row.update({f"{cell}_size": size, f"{cell}_judged": rated.height,
+                        f"{cell}_acceptable": p})
+            terms.append((size, p, rated.height))
+        (n_in, p_in, k_in), (n_out, p_out, k_out) = terms
+        same_size = row["tier_before"] == row["tier_after"] and row["tier_after"] > 0
+        known = (p_in is not None or n_in == 0) and (p_out is not None or n_out == 0)
+        if same_size and known:
+            n = row["tier_after"]
+            p_in, p_out = p_in or 0.0, p_out or 0.0
+            variance = sum((size / n) ** 2 * p * (1 - p) / k
+                           for size, p, k in ((n_in, p_in, k_in), (n_out, p_out, k_out)) if k)
+            row.update({"delta": (n_in * p_in - n_out * p_out) / n,
+                        "delta_ci95": 1.96 * math.sqrt(variance)})
+        else:
+            row.update({"delta": None, "delta_ci95": None})
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def format_tier_change(table: pl.DataFrame) -> str:
+    def pct(value: float | None) -> str:
+        return "–" if value is None else f"{value:.1%}"
+
+    lines = ["| type | tier | entering: judged, acceptable | leaving: judged, acceptable "
+             "| tier change (points) |", "|---|---|---|---|---|"]
+    for r in table.iter_rows(named=True):
+        tier = (f"{r['tier_after']}" if r["tier_before"] == r["tier_after"]
+                else f"{r['tier_before']} → {r['tier_after']}")
+        change = ("– (tiers differ in size)" if r["delta"] is None
+                  else f"{100 * r['delta']:+.1f} ± {100 * r['delta_ci95']:.1f}")
+        sets = " | ".join(f"{r[f'{c}_size']} pairs: {r[f'{c}_judged']}, "
+                          f"{pct(r[f'{c}_acceptable'])}" for c in (ENTERING, LEAVING))
+        lines.append(f"| {r['type']} | {tier} | {sets} | {change} |")
+    return "\n".join(lines)

@@ -142,9 +142,12 @@ def cmd_change_sheet(args: argparse.Namespace) -> None:
     sheet, key = sheet_and_key(keys, args.seed)
     write_jsonl(sheet, out / "sheet.jsonl")
     write_jsonl(key, out / "key.jsonl")
-    sizes = keys.unique(["type", "cell"]).sort("type", "cell").select("type", "cell", "set_size")
     print(f"wrote {out / 'sheet.jsonl'} ({sheet.height} pairs to judge) and {out / 'key.jsonl'}")
-    print(sizes)
+    if keys.is_empty():
+        print("the two rankings have the same top 20 % of every type: nothing to judge")
+    else:
+        print(keys.unique(["type", "cell"]).sort("type", "cell")
+              .select("type", "cell", "set_size", "tier_before", "tier_after"))
 
 
 def cmd_change_score(args: argparse.Namespace) -> None:

@@ -37,8 +37,10 @@ ENTERING, LEAVING = "entering", "leaving"
 
 
 def _tier(ranked: pl.DataFrame, pair_type: str, share: float) -> pl.DataFrame:
+    """The distinct pairs (one row per text pair: a pair ranked under two labels is judged
+    once) of the top ``share`` of ``pair_type``."""
     return (ranked.filter(pl.col(S.TYPE) == pair_type).filter(in_top(share))
-            .select(S.TYPE, S.SOURCE, S.TARGET))
+            .select(S.TYPE, S.SOURCE, S.TARGET).unique(maintain_order=True))
 
 
 def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
@@ -46,7 +48,9 @@ def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
                       share: float = 0.2) -> pl.DataFrame:
     """Key rows: up to ``per_set`` pairs entering and leaving the top ``share`` of each type
     (``cell`` = entering | leaving), with the tier sizes and each set's size; pairs of
-    ``exclude`` (:func:`cppdb.evaluate.blind.excluded_keys`) are not drawn."""
+    ``exclude`` (:func:`cppdb.evaluate.blind.excluded_keys`) are not drawn — the shares then
+    speak for the unjudged part of each set only, so leave it out unless the pairs judged
+    before are few."""
     parts = []
     for t_index, pair_type in enumerate(TYPES):
         old, new = _tier(before, pair_type, share), _tier(after, pair_type, share)

@@ -252,6 +252,8 @@ def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
     resized = tier_change(key.with_columns(pl.lit(210).alias("tier_after")), ratings)
     assert resized["delta"].to_list() == [None]
     assert "tiers differ in size" in format_tier_change(resized)
+    with pytest.raises(BadInputError, match="not in the key"):
+        tier_change(key, pl.concat([ratings, pl.DataFrame({"id": ["x9"], "rating": [3]})]))
 
 
 def test_bench_quality_change_sheet_and_score(tmp_path, capsys, monkeypatch):

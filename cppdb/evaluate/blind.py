@@ -126,13 +126,19 @@ def read_ratings(path: Path) -> pl.DataFrame:
     return frame
 
 
-def shares(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
-    """Per type × cell: drawn, rated, share ≥ 3, ±1.96·SE, and the paper's value."""
+def join_ratings(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
+    """The key with each row's ``rating`` (null: not rated); a rating whose id the key
+    lacks is an error (ratings of another sheet)."""
     unknown = ratings.join(key.select("id").unique(), on="id", how="anti")
     if unknown.height:
         raise BadInputError(f"rating for id {unknown['id'][0]} which is not in the key",
                             hint="use the key.jsonl written with this sheet")
-    joined = key.join(ratings, on="id", how="left")
+    return key.join(ratings, on="id", how="left")
+
+
+def shares(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
+    """Per type × cell: drawn, rated, share ≥ 3, ±1.96·SE, and the paper's value."""
+    joined = join_ratings(key, ratings)
     rows = []
     for pair_type in TYPES:
         for cell, _ in CELLS:

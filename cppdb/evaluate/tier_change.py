@@ -29,8 +29,7 @@ import math
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.errors import BadInputError
-from cppdb.evaluate.blind import ACCEPTABLE, TYPES
+from cppdb.evaluate.blind import ACCEPTABLE, TYPES, join_ratings
 from cppdb.rank.pairs import join_key
 from cppdb.rank.tiers import in_top
 
@@ -78,11 +77,7 @@ def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
 def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
     """Per type: each set's size, judged n and acceptable share, and Δ (points of the tier's
     acceptable share) with its 95 % half-width; Δ is null when the tiers differ in size."""
-    unknown = ratings.join(key.select("id").unique(), on="id", how="anti")
-    if unknown.height:
-        raise BadInputError(f"rating for id {unknown['id'][0]} which is not in the key",
-                            hint="use the key.jsonl written with this change sheet")
-    joined = key.join(ratings, on="id", how="inner")
+    joined = join_ratings(key, ratings).filter(pl.col("rating").is_not_null())
     rows = []
     for pair_type in TYPES:
         part = joined.filter(pl.col(S.TYPE) == pair_type)

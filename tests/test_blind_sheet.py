@@ -228,6 +228,7 @@ def test_tier_change_draws_the_pairs_that_enter_and_leave_the_top_fifth():
     assert phrases.filter(pl.col("cell") == "entering")[S.SOURCE].to_list() == ["ph s 3"]
     assert phrases.filter(pl.col("cell") == "leaving")[S.SOURCE].to_list() == ["ph s 2"]
     assert phrases["tier_before"].to_list() == [2, 2] and phrases["set_size"].to_list() == [1, 1]
+    assert phrases["ranked_before"].to_list() == [10, 10] == phrases["ranked_after"].to_list()
     assert keys.filter(pl.col(S.TYPE) == "pattern").is_empty()   # the patterns did not move
 
 
@@ -251,7 +252,13 @@ def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
     # a filter changed how many pairs are ranked: the tiers differ, so no Δ is claimed
     resized = tier_change(key.with_columns(pl.lit(210).alias("tier_after")), ratings)
     assert resized["delta"].to_list() == [None]
-    assert "tiers differ in size" in format_tier_change(resized)
+    assert "rankings differ in size" in format_tier_change(resized)
+    # rankings of one size whose tiers differ by a few distinct pairs (two labels): Δ on n after
+    sized = key.with_columns(pl.lit(1000).alias("ranked_before"),
+                             pl.lit(1000).alias("ranked_after"), pl.lit(199).alias("tier_after"))
+    assert tier_change(sized, ratings)["delta"][0] == pytest.approx(30 * (0.8 - 0.5) / 199)
+    refiltered = sized.with_columns(pl.lit(990).alias("ranked_after"))
+    assert tier_change(refiltered, ratings)["delta"].to_list() == [None]
     with pytest.raises(BadInputError, match="not in the key"):
         tier_change(key, pl.concat([ratings, pl.DataFrame({"id": ["x9"], "rating": [3]})]))
 

@@ -20,7 +20,8 @@ leave and hardly any of those that take their place (a thesaurus penalty it scor
 
 When a change also changes how many pairs of a type are ranked (a filter), the tiers differ
 in size and Δ depends on the pairs both keep: :func:`tier_change` then gives the two shares
-and no Δ.
+and no Δ.  (Counted in distinct text pairs, two tiers of one ranking size can still differ by
+a few pairs ranked under two labels; n is then the new tier's.)
 """
 from __future__ import annotations
 
@@ -54,7 +55,9 @@ def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
     parts = []
     for t_index, pair_type in enumerate(TYPES):
         old, new = _tier(before, pair_type, share), _tier(after, pair_type, share)
-        sizes = {"tier_before": old.height, "tier_after": new.height}
+        sizes = {"tier_before": old.height, "tier_after": new.height,
+                 "ranked_before": before.filter(pl.col(S.TYPE) == pair_type).height,
+                 "ranked_after": after.filter(pl.col(S.TYPE) == pair_type).height}
         for s_index, (cell, members) in enumerate(
                 ((ENTERING, new.join(old, on=[S.SOURCE, S.TARGET], how="anti")),
                  (LEAVING, old.join(new, on=[S.SOURCE, S.TARGET], how="anti")))):
@@ -70,13 +73,12 @@ def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
                                              pl.lit(members.height).alias("set_size"),
                                              *[pl.lit(v).alias(k) for k, v in sizes.items()]))
     keys = pl.concat(parts, how="vertical_relaxed")
-    return keys.select("cell", S.TYPE, S.SOURCE, S.TARGET, "set_size", "tier_before",
-                       "tier_after")
+    return keys.select("cell", S.TYPE, S.SOURCE, S.TARGET, "set_size", *sizes)
 
 
 def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
     """Per type: each set's size, judged n and acceptable share, and Δ (points of the tier's
-    acceptable share) with its 95 % half-width; Δ is null when the tiers differ in size."""
+    acceptable share) with its 95 % half-width; Δ is null when the rankings differ in size."""
     joined = join_ratings(key, ratings).filter(pl.col("rating").is_not_null())
     rows = []
     for pair_type in TYPES:
@@ -95,7 +97,12 @@ def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
                         f"{cell}_acceptable": p})
             terms.append((size, p, rated.height))
         (n_in, p_in, k_in), (n_out, p_out, k_out) = terms
-        same_size = row["tier_before"] == row["tier_after"] and row["tier_after"] > 0
+        # the tiers are the same share of rankings of one size unless a filter changed; their
+        # distinct text pairs may still differ by a few (pairs ranked under two labels)
+        sized = [c for c in ("ranked_before", "ranked_after") if c in part.columns]
+        same_size = row["tier_after"] > 0 and (
+            part["ranked_before"][0] == part["ranked_after"][0] if len(sized) == 2
+            else row["tier_before"] == row["tier_after"])
         known = (p_in is not None or n_in == 0) and (p_out is not None or n_out == 0)
         if same_size and known:
             n = row["tier_after"]
@@ -119,7 +126,7 @@ def format_tier_change(table: pl.DataFrame) -> str:
     for r in table.iter_rows(named=True):
         tier = (f"{r['tier_after']}" if r["tier_before"] == r["tier_after"]
                 else f"{r['tier_before']} → {r['tier_after']}")
-        change = ("– (tiers differ in size)" if r["delta"] is None
+        change = ("– (the rankings differ in size)" if r["delta"] is None
                   else f"{100 * r['delta']:+.1f} ± {100 * r['delta_ci95']:.1f}")
         sets = " | ".join(f"{r[f'{c}_size']} pairs: {r[f'{c}_judged']}, "
                           f"{pct(r[f'{c}_acceptable'])}" for c in (ENTERING, LEAVING))

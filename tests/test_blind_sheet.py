@@ -240,7 +240,8 @@ def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
     key = pl.DataFrame({"id": [r[1] for r in rows], "cell": [r[0] for r in rows],
                         S.TYPE: ["phrase"] * 20, S.SOURCE: [r[1] for r in rows],
                         S.TARGET: ["t"] * 20, "set_size": [30] * 20,
-                        "tier_before": [200] * 20, "tier_after": [200] * 20})
+                        "tier_before": [200] * 20, "tier_after": [200] * 20,
+                        "ranked_before": [1000] * 20, "ranked_after": [1000] * 20})
     ratings = pl.DataFrame({"id": [r[1] for r in rows], "rating": [r[2] for r in rows]})
     row = tier_change(key, ratings).row(0, named=True)
     assert row["entering_acceptable"] == pytest.approx(0.8)
@@ -250,12 +251,12 @@ def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
     assert row["delta_ci95"] == pytest.approx(half)
     assert "+4.5 ± " in format_tier_change(tier_change(key, ratings))
     # a filter changed how many pairs are ranked: the tiers differ, so no Δ is claimed
-    resized = tier_change(key.with_columns(pl.lit(210).alias("tier_after")), ratings)
+    resized = tier_change(key.with_columns(pl.lit(210).alias("tier_after"),
+                                           pl.lit(1050).alias("ranked_after")), ratings)
     assert resized["delta"].to_list() == [None]
     assert "rankings differ in size" in format_tier_change(resized)
     # rankings of one size whose tiers differ by a few distinct pairs (two labels): Δ on n after
-    sized = key.with_columns(pl.lit(1000).alias("ranked_before"),
-                             pl.lit(1000).alias("ranked_after"), pl.lit(199).alias("tier_after"))
+    sized = key.with_columns(pl.lit(199).alias("tier_after"))
     assert tier_change(sized, ratings)["delta"][0] == pytest.approx(30 * (0.8 - 0.5) / 199)
     refiltered = sized.with_columns(pl.lit(990).alias("ranked_after"))
     assert tier_change(refiltered, ratings)["delta"].to_list() == [None]

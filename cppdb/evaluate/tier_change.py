@@ -99,10 +99,7 @@ def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
         (n_in, p_in, k_in), (n_out, p_out, k_out) = terms
         # the tiers are the same share of rankings of one size unless a filter changed; their
         # distinct text pairs may still differ by a few (pairs ranked under two labels)
-        sized = [c for c in ("ranked_before", "ranked_after") if c in part.columns]
-        same_size = row["tier_after"] > 0 and (
-            part["ranked_before"][0] == part["ranked_after"][0] if len(sized) == 2
-            else row["tier_before"] == row["tier_after"])
+        same_size = row["tier_after"] > 0 and part["ranked_before"][0] == part["ranked_after"][0]
         known = (p_in is not None or n_in == 0) and (p_out is not None or n_out == 0)
         if same_size and known:
             n = row["tier_after"]

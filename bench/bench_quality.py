@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
                             "automatic.json next to --key)")
     score.add_argument("--config", default=None, help="TOML config for --run's evaluation")
     change = sub.add_parser("change-sheet", help="a blind sheet of the pairs that enter and "
-                                                  "leave the top 20 % between two rankings")
+                                                  "leave the top 20 %% between two rankings")
     change.add_argument("--before", required=True, help="ranked run before the change")
     change.add_argument("--after", required=True, help="ranked run after the change")
     change.add_argument("--out", required=True)

@@ -282,3 +282,14 @@ def test_bench_quality_change_sheet_and_score(tmp_path, capsys, monkeypatch):
     assert "| phrase | 2 | 1 pairs: 1, 100.0% | 1 pairs: 1, 0.0% | +50.0 ± 0.0 |" \
         in capsys.readouterr().out
     assert json.loads((tmp_path / "c.json").read_text())["rows"][0]["delta"] == 0.5
+
+
+def test_the_tool_and_each_command_print_their_help(capsys):
+    from bench import bench_quality
+
+    for argv in (["--help"], ["sheet", "--help"], ["score", "--help"],
+                 ["change-sheet", "--help"], ["change-score", "--help"]):
+        with pytest.raises(SystemExit) as done:
+            bench_quality.main(argv)
+        assert done.value.code == 0
+        assert "usage:" in capsys.readouterr().out

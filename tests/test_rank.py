@@ -202,6 +202,39 @@ def test_ranker_round_trip_and_missing_features(tmp_path):
         train_ranker(frame.head(5), labels[:5], ["f_a"])
 
 
+def test_an_acceptable_ranker_scores_the_chance_of_rating_3_or_more_on_the_1_to_5_scale(tmp_path):
+    rng = np.random.default_rng(3)
+    frame = pl.DataFrame({"f_a": rng.normal(size=400), "f_b": rng.normal(size=400)})
+    # ratings 1–5 where only f_a decides acceptability; f_b moves 4 ↔ 5 (above the line)
+    a, b = frame["f_a"].to_numpy(), frame["f_b"].to_numpy()
+    labels = np.where(a > 0, np.where(b > 0, 5.0, 4.0), np.where(b > 0, 2.0, 1.0))
+    settings = RankerSettings(objective="acceptable", n_estimators=100, min_data_in_leaf=5)
+    ranker = train_ranker(frame, labels, ["f_a", "f_b"], settings)
+    assert ranker.objective == "acceptable"
+    assert ranker.training["params"]["objective"] == "binary"
+    scores = ranker.predict(frame)
+    assert scores.min() >= 1.0 and scores.max() <= 5.0
+    assert scores[a > 0.5].mean() > 4.0 and scores[a < -0.5].mean() < 2.0
+    loaded = Ranker.load(ranker.save(tmp_path / "acceptable.json"))
+    assert loaded.objective == "acceptable"
+    assert np.allclose(loaded.predict(frame), scores)
+    assert train_ranker(frame, labels, ["f_a", "f_b"]).objective == "regression"
+    with pytest.raises(BadInputError, match="one side"):
+        train_ranker(frame, np.where(b > 0, 5.0, 4.0), ["f_a"], settings)   # all acceptable
+    with pytest.raises(BadInputError, match="objective"):
+        train_ranker(frame, labels, ["f_a"], RankerSettings(objective="ordinal"))
+
+
+def test_an_unknown_objective_fails_before_work(tmp_path):
+    from cppdb.config import load_config
+    from cppdb.errors import ConfigError
+    from cppdb.rank.pipeline import rank_run
+
+    with pytest.raises(ConfigError, match="objective"):
+        rank_run(tmp_path / "missing-run", load_config(overrides=['rank.objective="ordinal"']))
+    assert not (tmp_path / "missing-run").exists()
+
+
 @pytest.mark.parametrize("n, sizes", [(7, [2, 3, 5, 7]), (10, [2, 4, 6, 10]), (1, [1, 1, 1, 1]),
                                       (101, [21, 41, 61, 101])])
 def test_tiers_are_nested_with_exact_sizes(n, sizes):
@@ -316,6 +349,9 @@ def test_anchored_ranker_adds_weighted_trees_to_a_line_of_the_anchor(tmp_path):
     assert np.allclose(loaded.predict(frame), half.predict(frame))
     with pytest.raises(BadInputError, match="anchored"):
         train_ranker(frame, labels, ["f_flag"]).with_residual_weight(0.5)
+    with pytest.raises(BadInputError, match="regression"):
+        train_ranker(frame, labels, ["f_cosine", "f_flag"],
+                     RankerSettings(objective="acceptable"), anchor=anchor)
 
 
 def test_fit_anchor_never_decreases_in_the_anchor():

@@ -211,6 +211,9 @@ def test_shipped_bilingual_model_exists_and_is_trained_on_judgements():
     by = {(r["type"], r["scorer"]): r["roc_auc"] for r in training["cv"]}
     for kind in ("phrase", "pattern"):
         assert by[(kind, "cv_model")] > by[(kind, "f_p_t_given_s")]
+    # it scores the chance of an acceptable rating (the Table-5 line), on the 1–5 scale
+    assert shipped.models["phrase"].objective == "acceptable"
+    assert shipped.models[OTHER].objective == "regression"
 
 
 def test_bilingual_features_leave_out_the_run_fitted_language_model():

@@ -99,7 +99,7 @@ def test_penalties_take_rating_points_by_the_evaluation_definition():
                     ("去世", "逝世", 4.0),          # one character of two differs: 1/2
                     ("美国", "合众国", 4.0),        # 合众国 shares 国 at the end: 2/3
                     ("[NP1] 出生 于 [NP2]", "[NP1] 生 于 [NP2]", 4.0)])
-    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)[SCORE].to_list()
+    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)[0][SCORE].to_list()
     assert out[0] == pytest.approx(4.0 - 0.5 - 1.5 * 0.5)
     assert out[1] == pytest.approx(4.0 - 1.5 * 0.5)
     assert out[2] == pytest.approx(4.0 - 1.5 * (1 - 2 / 3))
@@ -115,17 +115,17 @@ def test_a_word_added_anywhere_is_containment_too():
                     ("其 close 方法", "其 相应 的 close 方法", 4.0),
                     ("[NP1] 和 [NP2]", "[NP2] 和 [NP1]", 4.0),        # slots swapped: not contained
                     ("去世", "逝世", 4.0)])
-    only_containment = novelty.penalise_sameness(frame, 1.0, 0.0, 1.0, 0.0)[SCORE].to_list()
+    only_containment = novelty.penalise_sameness(frame, 1.0, 0.0, 1.0, 0.0)[0][SCORE].to_list()
     assert only_containment == pytest.approx([3.0, 3.0, 4.0, 4.0])
 
 
 def test_a_pair_in_other_words_keeps_its_score_and_zero_means_off():
     frame = scored([("小伙子", "男孩", 3.5), ("男孩", "这个 男孩", 3.9)])
-    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)
+    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)[0]
     assert out[SCORE].to_list()[0] == pytest.approx(3.5)      # nothing shared: no penalty
     assert out[SCORE].to_list()[1] < 3.5                        # the echo falls below it
-    assert novelty.penalise_sameness(frame, 0.0, 0.0, 1.0).equals(frame)
-    target_low = novelty.penalise_sameness(frame, 0.0, 1.5, 0.5)   # ED÷len 0.5 meets it
+    assert novelty.penalise_sameness(frame, 0.0, 0.0, 1.0)[0].equals(frame)
+    target_low = novelty.penalise_sameness(frame, 0.0, 1.5, 0.5)[0]   # ED÷len 0.5 meets it
     assert target_low[SCORE].to_list() == pytest.approx([3.5, 3.9])
 
 
@@ -134,21 +134,85 @@ def test_patterns_take_their_own_diversity_penalty_on_their_template_words():
                           S.TARGET: ["[NN1] 工资", "[NN1] 薪金", "[NP2] 和 [NP1]", "逝世"],
                           S.TYPE: ["pattern", "pattern", "pattern", "phrase"],
                           SCORE: [4.0, 4.0, 4.0, 4.0]})
-    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0, 1.25)[SCORE].to_list()
+    out = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0, 1.25)[0][SCORE].to_list()
     assert out[0] == pytest.approx(4.0)                   # other words, the slot shared: none
     assert out[1] == pytest.approx(4.0 - 1.25 * 0.5)       # 薪 shared: half the words
     assert out[2] == pytest.approx(4.0 - 1.25)             # the same words, slots swapped
     assert out[3] == pytest.approx(4.0 - 1.5 * 0.5)        # phrases keep diversity_penalty
     # without a pattern penalty of their own, patterns take diversity_penalty
-    same = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)[SCORE].to_list()
+    same = novelty.penalise_sameness(frame, 0.5, 1.5, 1.0)[0][SCORE].to_list()
     assert same[1] == pytest.approx(4.0 - 1.5 * 0.5)
-    assert novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0).equals(frame)
+    assert novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0)[0].equals(frame)
     with pytest.raises(ConfigError):
         load_config(overrides=["rank.pattern_diversity_penalty=-1"])
 
 
 def test_default_ranking_settings_are_the_documented_ones():
     section = load_config().section("rank")
-    assert novelty.settings_from_config(section) == (1.0, 1.5, 1.0, 1.25)
+    assert novelty.settings_from_config(section) == (
+        1.0, 1.5, 1.0, 1.25, {"phrase": 0.72, "pattern": 0.62}, 4.0)
     assert filters.settings_from_config(section).min_pivot_product == 0.005
     assert "weak_evidence" in section["filters"]
+
+
+def typed(rows: list[tuple[str, str, str, float]]) -> pl.DataFrame:
+    return pl.DataFrame({S.TYPE: [r[0] for r in rows], S.SOURCE: [r[1] for r in rows],
+                         S.TARGET: [r[2] for r in rows], SCORE: [r[3] for r in rows]})
+
+
+# five phrase pairs; the top 40 % (2 rows) by score alone are the two echoes (ED÷len 0.5)
+ECHOES_FIRST = [("phrase", "男孩", "小男孩", 4.6),        # ED÷len 1/3
+                ("phrase", "去世", "逝世", 4.5),          # 0.5
+                ("phrase", "小伙子", "男孩", 4.0),        # 1.0
+                ("phrase", "死亡", "过世", 3.9),          # 1.0
+                ("phrase", "美国", "合众国", 3.0)]        # 2/3
+
+
+def test_the_tier_target_takes_the_smallest_penalty_that_reaches_it():
+    frame = typed(ECHOES_FIRST)
+    # no target: the fixed penalty (0 here) keeps the echoes on top
+    fixed, chosen = novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0, tier_share=0.4)
+    assert chosen == {"phrase": 0.0}
+    # the top 2 must average ED÷len ≥ 0.75: 去世 / 逝世 (0.5) may stay beside a 1.0 pair, so
+    # 男孩 / 小男孩 must fall under 小伙子 / 男孩: 4.6 − λ·2/3 < 4.0 ⇔ λ > 0.9 (and
+    # 去世 / 逝世 keeps its place above 死亡 / 过世 while 4.5 − λ·0.5 > 3.9 ⇔ λ < 1.2)
+    out, chosen = novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0,
+                                            tier_diversity={"phrase": 0.75}, tier_share=0.4)
+    assert chosen["phrase"] == pytest.approx(0.9, abs=1e-6)
+    top = out.sort(SCORE, descending=True)[S.SOURCE].to_list()[:2]
+    assert set(top) == {"去世", "小伙子"}
+    # a target met without any penalty costs nothing; one no penalty reaches takes the cap
+    assert novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0, tier_diversity={"phrase": 0.3},
+                                     tier_share=0.4)[1] == {"phrase": 0.0}
+    capped = novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0,
+                                       tier_diversity={"phrase": 0.75}, tier_share=0.4,
+                                       max_diversity_penalty=0.5)[1]
+    assert capped == {"phrase": 0.5}
+
+
+def test_each_type_reaches_its_own_target_and_unlisted_types_keep_the_fixed_penalty():
+    rows = ECHOES_FIRST + [("pattern", "[NN1] 薪水", "[NN1] 薪金", 4.5),   # words 0.5
+                           ("pattern", "[NN1] 薪水", "[NN1] 工资", 4.0),   # 1.0
+                           ("sentence", "他 去世 了", "他 逝世 了", 4.0)]
+    out, chosen = novelty.penalise_sameness(typed(rows), 0.0, 1.5, 1.0, 1.25,
+                                            tier_diversity={"phrase": 0.75, "pattern": 1.0},
+                                            tier_share=0.4)
+    assert chosen["phrase"] == pytest.approx(0.9, abs=1e-6)
+    # 4.5 − λ·0.5 ≤ 4.0 ⇔ λ ≥ 1 (at 1 the tie breaks by text: 工资 before 薪金)
+    assert chosen["pattern"] == pytest.approx(1.0, abs=1e-6)
+    assert chosen["sentence"] == 1.5                        # unlisted: diversity_penalty
+    assert out.filter(pl.col(S.TYPE) == "sentence")[SCORE].item() == pytest.approx(
+        4.0 - 1.5 * (1 - 1 / 4))                            # one character of four differs
+
+
+@pytest.mark.parametrize("targets", ['{phrase = 1.5}', '{phrases = 0.7}', '{phrase = "high"}'])
+def test_bad_tier_targets_fail_before_work(tmp_path, targets):
+    from cppdb.rank.pipeline import rank_run
+
+    from cppdb.rank.pipeline import plan_rank
+
+    for command in (rank_run, plan_rank):                  # `cppdb rank` and its --dry-run
+        with pytest.raises(ConfigError, match="tier_diversity"):
+            command(tmp_path / "missing-run",
+                    load_config(overrides=[f"rank.tier_diversity={targets}"]))
+    assert not (tmp_path / "missing-run").exists()

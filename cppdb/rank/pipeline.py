@@ -284,8 +284,11 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
 def _score_stage(st: StageHandle, config: Config) -> None:
     run = st.run
     scored = _scores(st, config)
-    scored = novelty.penalise_sameness(scored, *novelty.settings_from_config(config.section("rank")))
     tier_list = tiers.tiers_from_config(config.section("rank"))
+    scored, penalties = novelty.penalise_sameness(
+        scored, *novelty.settings_from_config(config.section("rank")),
+        tier_share=tier_list[0].share)
+    st.note("diversity_penalty", penalties)
     ranked = tiers.add_ranks(scored, tier_list)
     st.write_parquet(RANKED, ranked)
     st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
@@ -347,6 +350,16 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stag
     ]
 
 
+def check_settings(config: Config) -> None:
+    """ConfigError for a rank setting only its stage reads (a filter name, the objective, a
+    tier diversity target), before any work or plan."""
+    section = config.section("rank")
+    filters.settings_from_config(section)
+    settings_from_config(section)
+    novelty.settings_from_config(section)
+    tiers.tiers_from_config(section)
+
+
 def plan_rank(run_dir: str | Path, config: Config | None = None,
               labels: str | Path | None = None, *, engine: str = "local",
               spark_master: str | None = None) -> Plan:
@@ -355,6 +368,7 @@ def plan_rank(run_dir: str | Path, config: Config | None = None,
     from cppdb.run import fingerprint_of
 
     config = config or load_config()
+    check_settings(config)
     run_dir = Path(run_dir)
     label_path = Path(labels) if labels else None
     chosen = make_engine(engine, master=spark_master)
@@ -384,7 +398,7 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     label_path = Path(labels) if labels else None
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                       # a missing engine fails before work
-    filters.settings_from_config(config.section("rank"))  # so does an unknown filter name
+    check_settings(config)                               # so do bad rank settings
     stages = rank_stages(run_dir, config, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])

@@ -1,4 +1,10 @@
-"""The LightGBM ranker: a regressor from the ``f_*`` features to the 1–5 paraphrase scale.
+"""The LightGBM ranker: from the ``f_*`` features to a score on the 1–5 paraphrase scale.
+
+Two objectives (``RankerSettings.objective``): ``regression`` fits the 1–5 labels;
+``acceptable`` fits the probability that a pair is rated acceptable (≥ 3, the paper's Table 5
+line) and scores ``1 + 4·p``, so a score keeps the 1–5 scale that the ranking's penalties
+are written in.  Ranking by the chance of being acceptable is what a tier's acceptable share
+rewards; an expected rating also rewards telling a 5 from a 4.
 
 A saved ranker is one JSON file (format ``cppdb-ranker/1``): the feature names in model
 order, monotone constraints, the training summary, feature importances and the LightGBM
@@ -23,13 +29,14 @@ import numpy as np
 import polars as pl
 
 from cppdb.defaults import toml_defaults
-from cppdb.errors import BadInputError
+from cppdb.errors import BadInputError, ConfigError
 from cppdb.io import write_json_atomic
 
 _RANK = toml_defaults("rank")
 
 FORMAT = "cppdb-ranker/1"
 SCORE = "score"
+OBJECTIVES = {"regression": "regression", "acceptable": "binary"}   # ours → LightGBM's
 
 
 @dataclass(frozen=True)
@@ -49,9 +56,14 @@ class RankerSettings:
     increasing: tuple[str, ...] = _RANK["increasing"]
     #: features whose effect must not increase (a detected meaning change is never better)
     decreasing: tuple[str, ...] = _RANK["decreasing"]
+    #: ``regression`` on the 1–5 labels or ``acceptable``: P(rating ≥ 3) (module docstring)
+    objective: str = _RANK["objective"]
 
 
 def settings_from_config(section: dict[str, Any]) -> RankerSettings:
+    if section.get("objective", "regression") not in OBJECTIVES:
+        raise ConfigError(f"unknown rank.objective {section['objective']!r}",
+                          hint=f"choose one of {', '.join(OBJECTIVES)}")
     values = {k: section[k] for k in RankerSettings.__dataclass_fields__ if k in section}
     for key in ("increasing", "decreasing"):
         if key in values:
@@ -117,11 +129,19 @@ class Ranker:
         return (frame.select([pl.col(f).cast(pl.Float64) for f in self.features])
                 .to_numpy().astype(np.float64))
 
+    @property
+    def objective(self) -> str:
+        lightgbm = self.training.get("params", {}).get("objective", "regression")
+        return next((ours for ours, theirs in OBJECTIVES.items() if theirs == lightgbm),
+                    "regression")
+
     def predict(self, frame: pl.DataFrame, threads: int = 1) -> np.ndarray:
         if frame.height == 0:
             return np.zeros(0)
         matrix = self.matrix(frame)
         trees = self._booster().predict(matrix, num_threads=threads)
+        if self.objective == "acceptable":
+            return 1.0 + 4.0 * trees         # P(acceptable) on the 1–5 scale
         if self.anchor is None:
             return trees
         values = matrix[:, self.features.index(self.anchor.feature)]
@@ -185,12 +205,21 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
                  settings: RankerSettings = RankerSettings(),
                  summary: dict[str, Any] | None = None,
                  weights: np.ndarray | None = None, anchor: Anchor | None = None) -> Ranker:
-    """Fit a LightGBM regressor on ``frame[features]`` → ``labels`` (1–5 scale).
+    """Fit LightGBM on ``frame[features]`` → ``labels`` (1–5 scale) with the settings'
+    objective (``acceptable``: the labels are turned into rating ≥ 3 or not).
 
     With ``anchor`` the trees are boosted from the anchor's linear base (they learn the
-    residual) and the returned ranker is anchored."""
+    residual) and the returned ranker is anchored (regression only)."""
     import lightgbm as lgb
 
+    from cppdb.rank.judged import ACCEPTABLE
+
+    if settings.objective not in OBJECTIVES:
+        raise BadInputError(f"unknown ranker objective {settings.objective!r}",
+                            hint=f"choose one of {', '.join(OBJECTIVES)}")
+    if anchor is not None and settings.objective != "regression":
+        raise BadInputError("an anchored ranker is a regression",
+                            hint="train it with objective = \"regression\"")
     labels = np.asarray(labels, dtype=np.float64)
     if frame.height != len(labels):
         raise BadInputError(f"{frame.height} feature rows but {len(labels)} labels")
@@ -200,8 +229,13 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
             f"{len(np.unique(labels))} distinct label value(s)",
             hint="give at least 10 labelled pairs with different scores")
     x = frame.select([pl.col(f).cast(pl.Float64) for f in features]).to_numpy()
+    target = labels if settings.objective == "regression" else (labels >= ACCEPTABLE) * 1.0
+    if settings.objective == "acceptable" and len(np.unique(target)) < 2:
+        raise BadInputError(f"cannot train an 'acceptable' ranker: all {len(labels)} labels "
+                            "are on one side of the acceptable line (rating 3)",
+                            hint="give judged pairs of both kinds, or objective = regression")
     params = {
-        "objective": "regression", "num_leaves": settings.num_leaves,
+        "objective": OBJECTIVES[settings.objective], "num_leaves": settings.num_leaves,
         "learning_rate": settings.learning_rate, "min_data_in_leaf": settings.min_data_in_leaf,
         "feature_fraction": settings.feature_fraction,
         "bagging_fraction": settings.bagging_fraction, "bagging_freq": 1,
@@ -216,7 +250,7 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
         if anchor.feature not in features:
             raise BadInputError(f"anchor feature {anchor.feature} is not among the features")
         init_score = anchor.base(x[:, list(features).index(anchor.feature)])
-    data = lgb.Dataset(x, label=labels, weight=weights, feature_name=list(features),
+    data = lgb.Dataset(x, label=target, weight=weights, feature_name=list(features),
                        init_score=init_score, free_raw_data=True)
     booster = lgb.train(params, data, num_boost_round=settings.n_estimators)
     gains = booster.feature_importance(importance_type="gain")

@@ -143,7 +143,9 @@ def tier_penalty(score: np.ndarray, ned: np.ndarray, shortfall: np.ndarray,
             high = middle
         else:
             low = middle
-    return round(high, 6)
+    # shown to 6 decimals, rounded up: rounding down could fall just short of the line
+    shown = math.ceil(high * 1e6) / 1e6
+    return shown if reaches(shown) else high
 
 
 def settings_from_config(section: dict) -> NoveltySettings:

@@ -240,6 +240,7 @@ def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
     key = pl.DataFrame({"id": [r[1] for r in rows], "cell": [r[0] for r in rows],
                         S.TYPE: ["phrase"] * 20, S.SOURCE: [r[1] for r in rows],
                         S.TARGET: ["t"] * 20, "set_size": [30] * 20,
+                        "entering_size": [30] * 20, "leaving_size": [30] * 20,
                         "tier_before": [200] * 20, "tier_after": [200] * 20,
                         "ranked_before": [1000] * 20, "ranked_after": [1000] * 20})
     ratings = pl.DataFrame({"id": [r[1] for r in rows], "rating": [r[2] for r in rows]})
@@ -262,6 +263,26 @@ def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
     assert tier_change(refiltered, ratings)["delta"].to_list() == [None]
     with pytest.raises(BadInputError, match="not in the key"):
         tier_change(key, pl.concat([ratings, pl.DataFrame({"id": ["x9"], "rating": [3]})]))
+
+
+def test_a_set_judged_out_entirely_still_counts_and_withholds_the_change(tmp_path):
+    from cppdb.evaluate.blind import excluded_keys
+    from cppdb.evaluate.tier_change import draw_tier_changes, format_tier_change, tier_change
+
+    before = _ranked(n_phrase=10)                            # top fifth: pairs 1 and 2
+    after = _reranked([3, 1, 4, 2, 5, 6, 7, 8, 9, 10])       # 3 enters, 2 leaves
+    judged = tmp_path / "judged.tsv"
+    judged.write_text("type\tsource\ttarget\nphrase\tph s 2\tph t 2\n", "utf-8")
+    keys = draw_tier_changes(before, after, per_set=5, exclude=excluded_keys([judged]))
+    assert keys["cell"].to_list() == ["entering"]             # the leaving pair was judged
+    assert keys["leaving_size"].to_list() == [1] and keys["entering_size"].to_list() == [1]
+    key = keys.with_columns(pl.lit("q1").alias("id"))
+    table = tier_change(key, pl.DataFrame({"id": ["q1"], "rating": [4]}))
+    row = table.row(0, named=True)
+    # before, the empty leaving set counted as no pair leaving: Δ = +50 points, wrongly
+    assert row["leaving_size"] == 1 and row["leaving_judged"] == 0
+    assert row["delta"] is None and row["delta_note"] == "a set has no judged pair"
+    assert "a set has no judged pair" in format_tier_change(table)
 
 
 def test_bench_quality_change_sheet_and_score(tmp_path, capsys, monkeypatch):

@@ -24,6 +24,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_text_atomic
+from cppdb.rank.judged import ACCEPTABLE
 from cppdb.rank.pairs import join_key
 from cppdb.rank.tiers import PERCENTILE, RANK, SCORE, in_top
 from cppdb.text.normalize import CJK_CHARACTER
@@ -33,7 +34,6 @@ PAPER = {("phrase", "top20"): 0.87, ("phrase", "all"): 0.58,
          ("pattern", "top20"): 0.86, ("pattern", "all"): 0.61}
 CELLS = (("top20", 0.2), ("all", 1.0))
 TYPES = ("phrase", "pattern")
-ACCEPTABLE = 3
 
 
 def excluded_keys(paths: list[Path]) -> pl.DataFrame:
@@ -60,11 +60,18 @@ def excluded_keys(paths: list[Path]) -> pl.DataFrame:
                                         pl.col("_ks").alias("_kt"))]).unique()
 
 
+def without_excluded(pairs: pl.DataFrame, exclude: pl.DataFrame) -> pl.DataFrame:
+    """``pairs`` (type, source, target, …) less those of ``exclude`` (:func:`excluded_keys`),
+    in their order."""
+    keyed = pairs.with_columns(join_key(S.SOURCE).alias("_ks"), join_key(S.TARGET).alias("_kt"))
+    return (keyed.join(exclude, on=[S.TYPE, "_ks", "_kt"], how="anti", maintain_order="left")
+            .drop("_ks", "_kt"))
+
+
 def draw_cells(ranked: pl.DataFrame, per_cell: int, exclude: pl.DataFrame,
                seed: int = 13) -> pl.DataFrame:
     """The key rows: ``per_cell`` pairs per type × cell, none of ``exclude``."""
-    fresh = (ranked.with_columns(join_key(S.SOURCE).alias("_ks"), join_key(S.TARGET).alias("_kt"))
-             .join(exclude, on=[S.TYPE, "_ks", "_kt"], how="anti", maintain_order="left"))
+    fresh = without_excluded(ranked, exclude)
     parts = []
     for t_index, pair_type in enumerate(TYPES):
         part = ranked.filter(pl.col(S.TYPE) == pair_type)

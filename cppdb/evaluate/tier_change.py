@@ -30,8 +30,8 @@ import math
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.evaluate.blind import ACCEPTABLE, TYPES, join_ratings
-from cppdb.rank.pairs import join_key
+from cppdb.evaluate.blind import TYPES, join_ratings, without_excluded
+from cppdb.rank.judged import ACCEPTABLE
 from cppdb.rank.tiers import in_top
 
 ENTERING, LEAVING = "entering", "leaving"
@@ -48,25 +48,24 @@ def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
                       exclude: pl.DataFrame | None = None, seed: int = 13,
                       share: float = 0.2) -> pl.DataFrame:
     """Key rows: up to ``per_set`` pairs entering and leaving the top ``share`` of each type
-    (``cell`` = entering | leaving), with the tier sizes and each set's size; pairs of
+    (``cell`` = entering | leaving), with the tier sizes and both sets' sizes on every row (a
+    set whose pairs were all excluded still counts in the tier's change); pairs of
     ``exclude`` (:func:`cppdb.evaluate.blind.excluded_keys`) are not drawn — the shares then
     speak for the unjudged part of each set only, so leave it out unless the pairs judged
     before are few."""
     parts = []
     for t_index, pair_type in enumerate(TYPES):
         old, new = _tier(before, pair_type, share), _tier(after, pair_type, share)
+        sets = {ENTERING: new.join(old, on=[S.SOURCE, S.TARGET], how="anti"),
+                LEAVING: old.join(new, on=[S.SOURCE, S.TARGET], how="anti")}
         sizes = {"tier_before": old.height, "tier_after": new.height,
                  "ranked_before": before.filter(pl.col(S.TYPE) == pair_type).height,
-                 "ranked_after": after.filter(pl.col(S.TYPE) == pair_type).height}
-        for s_index, (cell, members) in enumerate(
-                ((ENTERING, new.join(old, on=[S.SOURCE, S.TARGET], how="anti")),
-                 (LEAVING, old.join(new, on=[S.SOURCE, S.TARGET], how="anti")))):
+                 "ranked_after": after.filter(pl.col(S.TYPE) == pair_type).height,
+                 **{f"{cell}_size": members.height for cell, members in sets.items()}}
+        for s_index, (cell, members) in enumerate(sets.items()):
             pool = members.sort(S.SOURCE, S.TARGET)
             if exclude is not None:
-                pool = (pool.with_columns(join_key(S.SOURCE).alias("_ks"),
-                                          join_key(S.TARGET).alias("_kt"))
-                        .join(exclude, on=[S.TYPE, "_ks", "_kt"], how="anti",
-                              maintain_order="left").drop("_ks", "_kt"))
+                pool = without_excluded(pool, exclude)
             chosen = pool.sample(min(per_set, pool.height), seed=seed + 10 * t_index + s_index,
                                  shuffle=True)
             parts.append(chosen.with_columns(pl.lit(cell).alias("cell"),
@@ -78,7 +77,8 @@ def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
 
 def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
     """Per type: each set's size, judged n and acceptable share, and Δ (points of the tier's
-    acceptable share) with its 95 % half-width; Δ is null when the rankings differ in size."""
+    acceptable share) with its 95 % half-width; Δ is null, with ``delta_note`` saying why,
+    when the rankings differ in size or a non-empty set has no judged pair."""
     joined = join_ratings(key, ratings).filter(pl.col("rating").is_not_null())
     rows = []
     for pair_type in TYPES:
@@ -90,8 +90,7 @@ def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
         terms = []
         for cell in (ENTERING, LEAVING):
             rated = part.filter(pl.col("cell") == cell)
-            size = int(key.filter((pl.col(S.TYPE) == pair_type) & (pl.col("cell") == cell))
-                       ["set_size"].max() or 0)
+            size = int(part[f"{cell}_size"][0])
             p = float((rated["rating"] >= ACCEPTABLE).mean()) if rated.height else None
             row.update({f"{cell}_size": size, f"{cell}_judged": rated.height,
                         f"{cell}_acceptable": p})
@@ -107,9 +106,11 @@ def tier_change(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
             variance = sum((size / n) ** 2 * p * (1 - p) / k
                            for size, p, k in ((n_in, p_in, k_in), (n_out, p_out, k_out)) if k)
             row.update({"delta": (n_in * p_in - n_out * p_out) / n,
-                        "delta_ci95": 1.96 * math.sqrt(variance)})
+                        "delta_ci95": 1.96 * math.sqrt(variance), "delta_note": None})
         else:
-            row.update({"delta": None, "delta_ci95": None})
+            why = ("the rankings differ in size" if not same_size
+                   else "a set has no judged pair")
+            row.update({"delta": None, "delta_ci95": None, "delta_note": why})
         rows.append(row)
     return pl.DataFrame(rows)
 
@@ -123,7 +124,7 @@ def format_tier_change(table: pl.DataFrame) -> str:
     for r in table.iter_rows(named=True):
         tier = (f"{r['tier_after']}" if r["tier_before"] == r["tier_after"]
                 else f"{r['tier_before']} → {r['tier_after']}")
-        change = ("– (the rankings differ in size)" if r["delta"] is None
+        change = (f"– ({r['delta_note']})" if r["delta"] is None
                   else f"{100 * r['delta']:+.1f} ± {100 * r['delta_ci95']:.1f}")
         sets = " | ".join(f"{r[f'{c}_size']} pairs: {r[f'{c}_judged']}, "
                           f"{pct(r[f'{c}_acceptable'])}" for c in (ENTERING, LEAVING))

@@ -41,9 +41,14 @@ from cppdb.features.pivot_context import pivot_context
 from cppdb.features.table import FEATURE_DESCRIPTIONS, LM_FEATURES
 from cppdb.rank import judged
 from cppdb.rank.pairs import read_run_pairs
-from cppdb.rank.ranker import OBJECTIVES, Ranker, RankerSettings, settings_from_config
-from cppdb.rank.ranker import train_ranker
-from cppdb.rank.ranker import usable_features
+from cppdb.rank.ranker import (
+    OBJECTIVES,
+    Ranker,
+    RankerSettings,
+    settings_from_config,
+    train_ranker,
+    usable_features,
+)
 
 SEED = 13
 FOLDS = 5

@@ -144,7 +144,8 @@ def cmd_change_sheet(args: argparse.Namespace) -> None:
     write_jsonl(key, out / "key.jsonl")
     print(f"wrote {out / 'sheet.jsonl'} ({sheet.height} pairs to judge) and {out / 'key.jsonl'}")
     if keys.is_empty():
-        print("the two rankings have the same top 20 % of every type: nothing to judge")
+        print("nothing to judge: the two rankings have the same top 20 % of every type, or "
+              "every pair that changed was judged before (--exclude)")
     else:
         print(keys.unique(["type", "cell"]).sort("type", "cell")
               .select("type", "cell", "set_size", "tier_before", "tier_after"))

@@ -314,3 +314,13 @@ def test_the_tool_and_each_command_print_their_help(capsys):
             bench_quality.main(argv)
         assert done.value.code == 0
         assert "usage:" in capsys.readouterr().out
+
+
+def test_change_sheet_says_why_there_is_nothing_to_judge(tmp_path, capsys, monkeypatch):
+    from bench import bench_quality
+
+    monkeypatch.setattr("cppdb.rank.pipeline.read_ranked", lambda run: _ranked(n_phrase=10))
+    bench_quality.main(["change-sheet", "--before", str(tmp_path / "a"),
+                        "--after", str(tmp_path / "b"), "--out", str(tmp_path / "s")])
+    out = capsys.readouterr().out
+    assert "(0 pairs to judge)" in out and "or every pair that changed was judged before" in out

@@ -150,7 +150,7 @@ def test_patterns_take_their_own_diversity_penalty_on_their_template_words():
 def test_default_ranking_settings_are_the_documented_ones():
     section = load_config().section("rank")
     assert novelty.settings_from_config(section) == (
-        1.0, 1.5, 1.0, 1.25, {"phrase": 0.72, "pattern": 0.62}, 4.0)
+        1.0, 1.5, 1.0, 1.25, {"phrase": 0.70, "pattern": 0.60}, 4.0)
     assert filters.settings_from_config(section).min_pivot_product == 0.005
     assert "weak_evidence" in section["filters"]
 

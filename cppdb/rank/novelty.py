@@ -24,7 +24,7 @@ wants them sets both to 0 (and ``tier_diversity`` to ``{}``):
     text they would make every pattern look like an echo, most of all a short one); patterns
     take ``pattern_diversity_penalty`` instead of ``diversity_penalty``.
 
-``tier_diversity`` (per type: ``{phrase = 0.72, pattern = 0.62}``)
+``tier_diversity`` (per type: ``{phrase = 0.70, pattern = 0.60}``)
     states the diversity a type's first tier (``rank.tiers``' smallest share, S = 20 %)
     must reach instead of a fixed penalty: the ranking takes the *smallest* diversity penalty
     in [0, ``max_diversity_penalty``] whose first tier's mean ED÷len is at least the target
@@ -156,7 +156,7 @@ def settings_from_config(section: dict) -> NoveltySettings:
     if bad:
         raise ConfigError(f"setting 'rank.tier_diversity' has bad entries {bad}",
                           hint=f"a table of pair type ({', '.join(S.PAIR_TYPES)}) → ED÷len in "
-                               "[0, 1], e.g. {phrase = 0.72, pattern = 0.62}; {} = fixed "
+                               "[0, 1], e.g. {phrase = 0.70, pattern = 0.60}; {} = fixed "
                                "penalties")
     return NoveltySettings(float(section["containment_penalty"]),
                            float(section["diversity_penalty"]),

@@ -44,7 +44,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import ConfigError
 from cppdb.features.table import contained_in_order, pair_edit_distances
-from cppdb.rank.tiers import SCORE
+from cppdb.rank.tiers import SCORE, TIE_BREAK, tier_size
 
 
 #: bisection steps of :func:`tier_penalty` (the penalty is found to max/2**STEPS)
@@ -107,8 +107,8 @@ def penalise_sameness(scored: pl.DataFrame, containment_penalty: float,
 
 
 def _tie_order(scored: pl.DataFrame) -> np.ndarray:
-    """Each row's place in (source, target) order: ties of score break like the tiers'."""
-    keys = scored.select(pl.struct(S.SOURCE, S.TARGET).rank("dense").alias("k"))["k"]
+    """Each row's place in the tiers' tie-break order: ties of score break as they do there."""
+    keys = scored.select(pl.struct(*TIE_BREAK).rank("dense").alias("k"))["k"]
     return keys.to_numpy()
 
 
@@ -124,7 +124,7 @@ def tier_penalty(score: np.ndarray, ned: np.ndarray, shortfall: np.ndarray,
     0 when no penalty is needed).  A larger λ moves rows that share more wording down, so
     the top's diversity grows with λ; bisection finds the line to ``max_penalty``/2**STEPS
     and returns the upper end, where the line is met."""
-    size = math.ceil(len(score) * share - 1e-9)
+    size = tier_size(len(score), share)
     if size == 0:
         return 0.0
 

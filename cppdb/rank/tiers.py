@@ -22,6 +22,20 @@ from cppdb import schema as S
 from cppdb.errors import BadInputError, ConfigError
 
 RANK, PERCENTILE, TIER, SCORE = "rank", "percentile", "tier", "score"
+#: how ties of score are broken, after it (the order is total, so runs reproduce)
+TIE_BREAK = (S.SOURCE, S.TARGET)
+#: share · n is not exact in binary (0.55 · 100 = 55.00000000000001): a hair under it keeps
+#: the ceiling from adding a pair
+_SLACK = 1e-9
+
+
+def tier_size(n: int, share: float) -> int:
+    """How many of ``n`` pairs the top ``share`` holds: ``ceil(share · n)``."""
+    return math.ceil(n * share - _SLACK)
+
+
+def _tier_size(n: pl.Expr, share: float) -> pl.Expr:
+    return (n * share - _SLACK).ceil()
 
 
 @dataclass(frozen=True)
@@ -41,13 +55,13 @@ def tiers_from_config(section: dict) -> tuple[Tier, ...]:
 
 def add_ranks(frame: pl.DataFrame, tiers: tuple[Tier, ...]) -> pl.DataFrame:
     """Add ``rank``, ``percentile`` and ``tier`` per pair type, best pair first."""
-    ordered = frame.sort([S.TYPE, SCORE, S.SOURCE, S.TARGET],
-                         descending=[False, True, False, False], nulls_last=True)
+    ordered = frame.sort([S.TYPE, SCORE, *TIE_BREAK],
+                         descending=[False, True, *(False for _ in TIE_BREAK)], nulls_last=True)
     n = pl.len().over(S.TYPE)
     rank = pl.int_range(1, pl.len() + 1).over(S.TYPE)
     tier: pl.Expr = pl.lit(None, dtype=pl.String)
     for t in reversed(tiers):
-        tier = pl.when(rank <= (n * t.share - 1e-9).ceil()).then(pl.lit(t.name)).otherwise(tier)
+        tier = pl.when(rank <= _tier_size(n, t.share)).then(pl.lit(t.name)).otherwise(tier)
     return ordered.with_columns(rank.cast(pl.Int64).alias(RANK),
                                 (rank / n).alias(PERCENTILE), tier.alias(TIER))
 
@@ -74,7 +88,7 @@ def parse_top(text: str | float, tiers: tuple[Tier, ...] = ()) -> float:
 
 def in_top(share: float) -> pl.Expr:
     """True for the best ``ceil(share · n)`` pairs of each type (needs ``rank`` and ``type``)."""
-    return pl.col(RANK) <= (pl.len().over(S.TYPE) * share - 1e-9).ceil()
+    return pl.col(RANK) <= _tier_size(pl.len().over(S.TYPE), share)
 
 
 def select_top(ranked: pl.DataFrame, share: float, pair_type: str | None = None) -> pl.DataFrame:
@@ -94,7 +108,7 @@ def tier_table(ranked: pl.DataFrame, tiers: tuple[Tier, ...]) -> pl.DataFrame:
     for pair_type in ranked[S.TYPE].unique(maintain_order=True).to_list():
         part = ranked.filter(pl.col(S.TYPE) == pair_type).sort(RANK)
         for t in tiers:
-            size = math.ceil(part.height * t.share - 1e-9)
+            size = tier_size(part.height, t.share)
             cutoff = part[SCORE][size - 1] if size else None
             rows.append({"type": pair_type, "tier": t.name, "share": t.share, "pairs": size,
                          "score_cutoff": cutoff})

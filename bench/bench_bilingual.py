@@ -271,27 +271,12 @@ def bench_pivot_engines(run_dir: Path, master: str = "local[2]") -> dict:
     return result
 
 
-def tatoeba_inputs(tsv: Path, out_dir: Path) -> tuple[Path, Path]:
-    """Tatoeba ``en<TAB>zh<TAB>attribution`` → line-aligned zh/en files (bad lines kept as
-    empty lines so that the extractor reports them in rejected.jsonl)."""
-    from cppdb.readers.parallel import read_tatoeba_tsv
-
-    text = read_tatoeba_tsv(tsv)
-    n_lines = max(list(text.ids) + [p.line - 1 for p in text.problems]) + 1
-    zh, en = [""] * n_lines, [""] * n_lines
-    for i, z, e in zip(text.ids, text.zh, text.en):
-        zh[i], en[i] = z.replace("\n", " "), e.replace("\n", " ")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "tatoeba.zh").write_text("\n".join(zh) + "\n", "utf-8")
-    (out_dir / "tatoeba.en").write_text("\n".join(en) + "\n", "utf-8")
-    return out_dir / "tatoeba.zh", out_dir / "tatoeba.en"
-
-
 def bench_tatoeba(run_dir: Path, samples: int = 30, seed: int = 3) -> dict:
     """End to end on ../shared/data/tatoeba-cmn with the offline backends; samples to judge."""
     from bench.common import shared_data
     from cppdb.config import load_config
     from cppdb.extractors.bilingual import extract_bilingual
+    from devtools.prepare_corpus import tatoeba_inputs
 
     tsv = shared_data("tatoeba-cmn", "cmn.txt")
     if tsv is None:

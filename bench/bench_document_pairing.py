@@ -1,4 +1,4 @@
-"""Document pairing on a generated collection (``bench/doc_collection.py``).
+"""Document pairing on a generated collection (``devtools/doc_collection.py``).
 
 3 versions × 40 chapters, files renamed to random names and shuffled, 5 chapters that exist
 in one version only, one file holding two chapters.  Measured per seed:
@@ -28,17 +28,13 @@ import itertools
 import json
 import re
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from common import record, shared_data  # noqa: E402
-from doc_collection import make_collection  # noqa: E402
-
-from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES  # noqa: E402
+from bench.common import record, shared_data
+from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
+from devtools.doc_collection import make_collection
 
 
 SIGNALS = SIGNAL_NAMES        # the weight fields of PairingWeights, one per signal

@@ -5,7 +5,7 @@
 
 Each domain is a judgement file (type, source, target, rating) and the run(s) its pairs were
 drawn from (the first run holding a pair gives its evidence, as in
-:mod:`cppdb.rank.train_bilingual`).  For every type and domain it reports
+:mod:`devtools.train_bilingual`).  For every type and domain it reports
 
 * ``in_domain``: grouped k-fold CV within the domain (pairs sharing a source stay together);
 * ``leave_one_domain_out``: the recipe trained on every *other* domain, scored on this one;
@@ -14,7 +14,7 @@ drawn from (the first run holding a pair gives its evidence, as in
 
 each with its bootstrap standard error, next to the cosine alone and the shipped model.
 Positive = rating ≥ 3.  The recipe and features are the shipped model's
-(:func:`cppdb.rank.train_bilingual.ranker_settings`, ``bilingual_features``).
+(:func:`devtools.train_bilingual.ranker_settings`, ``bilingual_features``).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from cppdb import schema as S
 from cppdb.config import load_config
 from cppdb.rank import judged
 from cppdb.rank.ranker import Ranker, usable_features
-from cppdb.rank.train_bilingual import (
+from devtools.train_bilingual import (
     _fit,
     bilingual_features,
     cross_validated_scores,

@@ -3,8 +3,6 @@
     python -m bench.bench_e5_tokens repro  --tatoeba PATH [--n 1000]
     python -m bench.bench_e5_tokens speed  --tatoeba PATH [--n 2000]
     python -m bench.bench_e5_tokens aer    --gold-dir DIR --tatoeba PATH
-    python -m bench.bench_e5_tokens gate   --gold-dir DIR --tatoeba PATH  (bench_align_gate)
-    python -m bench.bench_e5_tokens gate-speed --news PREFIX [--n 2000]
     python -m bench.bench_e5_tokens runtimes --news PREFIX [--n 1000] [--repeats 3]
 
 ``repro``: n Tatoeba sentences (half zh, half en): token counts of our tokenizer vs
@@ -315,8 +313,7 @@ def _tatoeba_pairs(path: Path | None) -> list[tuple[list[str], list[str]]]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default="all",
-                        choices=("repro", "speed", "aer", "gate", "gate-speed", "runtimes",
-                                 "all"))
+                        choices=("repro", "speed", "aer", "runtimes", "all"))
     parser.add_argument("--tatoeba", type=Path, default=shared_data("tatoeba-cmn", "cmn.txt"),
                         help="tatoeba-cmn/cmn.txt (default: ../shared/data if present, else "
                              "the bundled data/parallel sample for repro/speed)")
@@ -324,10 +321,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="wordalign-nist02 directory")
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--news", type=Path, default=None,
-                        help="gate-speed: PREFIX of PREFIX.zh / PREFIX.en (raw parallel lines, "
+                        help="runtimes: PREFIX of PREFIX.zh / PREFIX.en (raw parallel lines, "
                              "e.g. the first 5,000 of wmt-news-zhen)")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="gate: pickle of the dev matrices (written once, then reused)")
     parser.add_argument("--batch-tokens", type=int, default=4096)
     parser.add_argument("--systems", default="baseline,itermax,none",
                         help="aer: ensembles to tune (baseline = thot+dictionary; itermax / "
@@ -359,25 +354,11 @@ def main(argv: list[str] | None = None) -> None:
             return
         aer(args.gold_dir, args.tatoeba, tuple(args.systems.split(",")), args.thot_held_out,
             args.thot_extra)
-    if args.what == "gate":
-        from bench.bench_align_gate import gate
-
-        if args.gold_dir is None or args.tatoeba is None:
-            print("gate: needs --gold-dir (wordalign-nist02) and --tatoeba; skipped")
-            return
-        gate(args.gold_dir, args.tatoeba, args.cache)
     if args.what == "runtimes":
         if args.news is None:
             print("runtimes: needs --news PREFIX (PREFIX.zh / PREFIX.en); skipped")
             return
         runtimes(args.news, args.n, args.repeats)
-    if args.what == "gate-speed":
-        from bench.bench_align_gate import gate_speed
-
-        if args.news is None:
-            print("gate-speed: needs --news PREFIX (PREFIX.zh / PREFIX.en); skipped")
-            return
-        gate_speed(args.news.with_suffix(".zh"), args.news.with_suffix(".en"), args.n)
 
 
 if __name__ == "__main__":

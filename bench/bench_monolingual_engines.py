@@ -1,6 +1,6 @@
 """``extract-monolingual`` over a generated collection of document pairs, per engine.
 
-The collection is ``bench/doc_collection.py``'s invented book in two versions: ``--pairs``
+The collection is ``devtools/doc_collection.py``'s invented book in two versions: ``--pairs``
 chapters (200) in each, no extra or merged chapters, ``--events`` events per chapter (150–250:
 about 180 sentences and 3,000 characters a chapter, a short novel chapter), files with random
 names in random order, so automatic document pairing has real work to do.  Each engine runs
@@ -28,7 +28,7 @@ from typing import Any
 
 from bench.bench_scale import _stages, _timed_command
 from bench.common import record
-from bench.doc_collection import make_collection
+from devtools.doc_collection import make_collection
 
 COMPARED = ("beads.parquet", "sentence_pairs.parquet", "low_confidence_pairs.parquet")
 

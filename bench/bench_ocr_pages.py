@@ -1,6 +1,6 @@
 """Page-OCR benchmark: seconds per page, CER and header/footer removal on realistic screenshots.
 
-Pages come from :mod:`cppdb.ocr.screens` (seeded: the same pages every run): the bundled
+Pages come from :mod:`devtools.screens` (seeded: the same pages every run): the bundled
 story's text as phone (1080×2340, 1170×2532, 720×1600) and desktop (1920×1080, 1440×900)
 e-reader screenshots in four faces, with status bars, running heads, several footer forms,
 tinted and dark backgrounds and JPEG noise; ``--spreads``: two-page spreads instead (1920×1080,
@@ -133,7 +133,7 @@ def summarise(variant: str, rows: list[dict[str, Any]], load: tuple[float, float
         values = np.array([r[key] for r in subset])
         return {"median": round(float(np.median(values)), 3),
                 "p90": round(float(np.percentile(values, 90)), 3)} if len(values) else {}
-    out: dict[str, Any] = {"variant": variant, "data": f"cppdb.ocr.screens, seed {seed}",
+    out: dict[str, Any] = {"variant": variant, "data": f"devtools.screens, seed {seed}",
                            "pages": len(rows), "threads": 1,
                            "load_before_after": [round(x, 2) for x in load]}
     for device in sorted({r["device"] for r in rows}):
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--spreads", action="store_true",
                         help="two-page spreads instead of phone and desktop pages")
     args = parser.parse_args(argv)
-    from cppdb.ocr.screens import screenshots
+    from devtools.screens import screenshots
 
     pages = screenshots(story_paragraphs(), args.pages, seed=args.seed,
                         devices=("spread",) if args.spreads else ("phone", "phone", "desktop"))

@@ -1,6 +1,6 @@
 """End to end at scale: ``extract-bilingual`` + ``rank`` + ``export`` on a corpus, per engine.
 
-The corpus comes from ``bench/make_corpus.py``: either SYNTHETIC Tatoeba-shaped pairs
+The corpus comes from ``devtools/make_corpus.py``: either SYNTHETIC Tatoeba-shaped pairs
 (``--tatoeba``, 6–8 English words) or real pairs sampled from a template such as the news
 corpus of docs/corpora.md (``--template``, optionally one ``--length-bucket``).  Each row
 says which (``corpus_kind`` from ``CORPUS.json``; a corpus without one is an older synthetic
@@ -12,8 +12,8 @@ summed RSS of the process tree is sampled too, ``peak_tree_rss_mb``), and
 the per-stage seconds and counts come from the run's manifest.  The load average at start
 and end is recorded: the machine is shared, so absolute times are pessimistic.
 
-    python -m bench.make_corpus --tatoeba cmn.txt --pairs 100000 --out /tmp/c100k --work /tmp/seed
-    python -m bench.make_corpus --template corpus.tsv --pairs 100000 --length-bucket 20 \
+    python -m devtools.make_corpus --tatoeba cmn.txt --pairs 100000 --out /tmp/c100k --work /tmp/seed
+    python -m devtools.make_corpus --template corpus.tsv --pairs 100000 --length-bucket 20 \
         --out /tmp/n100k-w20
     python -m bench.bench_scale --corpus /tmp/c100k --out /tmp/scale-100k [--engine spark] [--skip-rank]
 
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import record
+from devtools.make_corpus import corpus_info
 
 
 def _timed_command(args: list[str]) -> dict[str, Any]:
@@ -81,22 +82,6 @@ def _stages(manifest: Path) -> dict[str, Any]:
     info = json.loads(manifest.read_text("utf-8"))
     return {name: {"seconds": s.get("seconds"), "rows": s.get("rows", {})}
             for name, s in info["stages"].items()}
-
-
-def corpus_info(corpus: Path) -> dict[str, Any]:
-    """How the corpus was made (``CORPUS.json`` from make_corpus) and its measured size and
-    English words per sentence."""
-    sidecar = Path(f"{corpus}.json")
-    info: dict[str, Any] = (json.loads(sidecar.read_text("utf-8")) if sidecar.is_file()
-                            else {"kind": "synthetic-tatoeba", "assumed": "no CORPUS.json"})
-    pairs = words = 0
-    with open(f"{corpus}.en", encoding="utf-8") as handle:
-        for line in handle:
-            pairs += 1
-            words += len(line.split())
-    kind = info.pop("kind")
-    return {"corpus_kind": kind, "synthetic": kind == "synthetic-tatoeba", "corpus_info": info,
-            "pairs": pairs, "en_words_per_sentence": round(words / max(pairs, 1), 2)}
 
 
 def main() -> None:

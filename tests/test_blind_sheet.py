@@ -1,4 +1,4 @@
-"""The blind judging sheet of bench_quality (cppdb.evaluate.blind) on tiny hand-made tables."""
+"""The blind judging sheet of devtools.judge (devtools.blind) on tiny hand-made tables."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ import pytest
 
 from cppdb import schema as S
 from cppdb.errors import BadInputError
-from cppdb.evaluate import blind
+from devtools import blind
 
 
 def _ranked(n_phrase: int = 10, n_pattern: int = 5) -> pl.DataFrame:
@@ -166,8 +166,8 @@ def test_exclusion_lists_need_no_rating_and_may_omit_the_type(tmp_path):
                                 ("pattern", "[NP1]的", "[NP1]"), ("pattern", "[NP1]", "[NP1]的")}
 
 
-def test_bench_quality_score_puts_the_tier_metrics_next_to_each_row(tmp_path, capsys):
-    from bench import bench_quality
+def test_judge_score_puts_the_tier_metrics_next_to_each_row(tmp_path, capsys):
+    from devtools import judge
 
     blind.write_jsonl(_key(), tmp_path / "key.jsonl")
     (tmp_path / "ratings.tsv").write_text("q1\t5\nq2\t3\nq3\t2\nq4\t4\nq5\t1\nq6\t3\n", "utf-8")
@@ -177,7 +177,7 @@ def test_bench_quality_score_puts_the_tier_metrics_next_to_each_row(tmp_path, ca
         row |= {metric: mean, f"{metric}_low": mean - 0.01, f"{metric}_high": mean + 0.01}
     (tmp_path / "automatic.json").write_text(
         json.dumps({"run": "r", "signature": "sig-x", "rows": [row]}), "utf-8")
-    bench_quality.main(["score", "--key", str(tmp_path / "key.jsonl"),
+    judge.main(["score", "--key", str(tmp_path / "key.jsonl"),
                         "--ratings", str(tmp_path / "ratings.tsv"),
                         "--out", str(tmp_path / "score.json")])
     printed = capsys.readouterr().out
@@ -219,7 +219,7 @@ def _reranked(order: list[int], n: int = 10) -> pl.DataFrame:
 
 
 def test_tier_change_draws_the_pairs_that_enter_and_leave_the_top_fifth():
-    from cppdb.evaluate.tier_change import draw_tier_changes
+    from devtools.tier_change import draw_tier_changes
 
     before = _ranked(n_phrase=10)                            # top fifth: pairs 1 and 2
     after = _reranked([3, 1, 4, 2, 5, 6, 7, 8, 9, 10])       # top fifth: pairs 3 and 1
@@ -233,7 +233,7 @@ def test_tier_change_draws_the_pairs_that_enter_and_leave_the_top_fifth():
 
 
 def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
-    from cppdb.evaluate.tier_change import format_tier_change, tier_change
+    from devtools.tier_change import format_tier_change, tier_change
 
     rows = ([("entering", f"e{i}", 4 if i < 8 else 2) for i in range(10)]     # 80 %
             + [("leaving", f"l{i}", 4 if i < 5 else 1) for i in range(10)])   # 50 %
@@ -266,8 +266,8 @@ def test_tier_change_is_the_entering_minus_the_leaving_share_of_the_tier():
 
 
 def test_a_set_judged_out_entirely_still_counts_and_withholds_the_change(tmp_path):
-    from cppdb.evaluate.blind import excluded_keys
-    from cppdb.evaluate.tier_change import draw_tier_changes, format_tier_change, tier_change
+    from devtools.blind import excluded_keys
+    from devtools.tier_change import draw_tier_changes, format_tier_change, tier_change
 
     before = _ranked(n_phrase=10)                            # top fifth: pairs 1 and 2
     after = _reranked([3, 1, 4, 2, 5, 6, 7, 8, 9, 10])       # 3 enters, 2 leaves
@@ -285,20 +285,20 @@ def test_a_set_judged_out_entirely_still_counts_and_withholds_the_change(tmp_pat
     assert "a set has no judged pair" in format_tier_change(table)
 
 
-def test_bench_quality_change_sheet_and_score(tmp_path, capsys, monkeypatch):
-    from bench import bench_quality
+def test_judge_change_sheet_and_score(tmp_path, capsys, monkeypatch):
+    from devtools import judge
 
     rankings = {"before": _ranked(n_phrase=10),
                 "after": _reranked([3, 1, 4, 2, 5, 6, 7, 8, 9, 10])}
     monkeypatch.setattr("cppdb.rank.pipeline.read_ranked", lambda run: rankings[run.name])
-    bench_quality.main(["change-sheet", "--before", str(tmp_path / "before"),
+    judge.main(["change-sheet", "--before", str(tmp_path / "before"),
                         "--after", str(tmp_path / "after"), "--out", str(tmp_path / "s")])
     lines = (tmp_path / "s" / "sheet.jsonl").read_text("utf-8").splitlines()
     sheet = [json.loads(line) for line in lines]
     assert {r["a"] for r in sheet} == {"ph s 3", "ph s 2"} and "cell" not in sheet[0]
     (tmp_path / "r.tsv").write_text("".join(f"{r['id']}\t{4 if r['a'] == 'ph s 3' else 2}\n"
                                             for r in sheet), "utf-8")
-    bench_quality.main(["change-score", "--key", str(tmp_path / "s" / "key.jsonl"),
+    judge.main(["change-score", "--key", str(tmp_path / "s" / "key.jsonl"),
                         "--ratings", str(tmp_path / "r.tsv"), "--out", str(tmp_path / "c.json")])
     assert "| phrase | 2 | 1 pairs: 1, 100.0% | 1 pairs: 1, 0.0% | +50.0 ± 0.0 |" \
         in capsys.readouterr().out
@@ -306,21 +306,21 @@ def test_bench_quality_change_sheet_and_score(tmp_path, capsys, monkeypatch):
 
 
 def test_the_tool_and_each_command_print_their_help(capsys):
-    from bench import bench_quality
+    from devtools import judge
 
     for argv in (["--help"], ["sheet", "--help"], ["score", "--help"],
                  ["change-sheet", "--help"], ["change-score", "--help"]):
         with pytest.raises(SystemExit) as done:
-            bench_quality.main(argv)
+            judge.main(argv)
         assert done.value.code == 0
         assert "usage:" in capsys.readouterr().out
 
 
 def test_change_sheet_says_why_there_is_nothing_to_judge(tmp_path, capsys, monkeypatch):
-    from bench import bench_quality
+    from devtools import judge
 
     monkeypatch.setattr("cppdb.rank.pipeline.read_ranked", lambda run: _ranked(n_phrase=10))
-    bench_quality.main(["change-sheet", "--before", str(tmp_path / "a"),
+    judge.main(["change-sheet", "--before", str(tmp_path / "a"),
                         "--after", str(tmp_path / "b"), "--out", str(tmp_path / "s")])
     out = capsys.readouterr().out
     assert "(0 pairs to judge)" in out and "or every pair that changed was judged before" in out

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.doc_collection import make_collection
+from devtools.doc_collection import make_collection
 from cppdb.align.sentences.chapters import file_chapter, heading_starts
 from cppdb.align.sentences.documents import (PairingWeights, VersionFile, _join_groups,
                                              assign_with_no_partner, margins, pair_versions)

@@ -1,8 +1,10 @@
-"""Layers as a test: no module of ``cppdb/`` imports a higher layer, and no import cycle.
+"""Layers as a test: no module of ``cppdb/`` imports a higher layer, and no import cycle;
+the product imports none of the development trees (``bench/``, ``devtools/``, ``tests/``).
 
 The layer order is declared once, in docs/ARCHITECTURE.md §2 (the ``layers`` block), and
-read from there.  Every ``import`` counts — also the lazy ones inside functions and those
-under ``TYPE_CHECKING`` — since each is a dependency a reader must follow.
+read from there; which tree may import which is declared once, in ``MAY_IMPORT`` below.
+Every ``import`` counts — also the lazy ones inside functions and those under
+``TYPE_CHECKING`` — since each is a dependency a reader must follow.
 """
 from __future__ import annotations
 
@@ -16,6 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "cppdb"
 ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 ROOT_MODULE = "(root)"                       # the name of cppdb/__init__.py in the layer list
+
+# The repository's code trees and the trees each may import: the product only itself, the
+# development tools the product, the benchmarks both, the tests anything but the benchmarks.
+MAY_IMPORT: dict[str, set[str]] = {
+    "cppdb": {"cppdb"},
+    "devtools": {"cppdb", "devtools"},
+    "bench": {"cppdb", "devtools", "bench"},
+    "tests": {"cppdb", "devtools", "tests"},
+}
+DEVELOPMENT = ("bench", "devtools")          # no import cycle inside or between these
 
 # Upward edges tolerated while some other work removes them (edge -> why).  Each must still
 # exist — the test fails once it is gone, so the list only shrinks; today it is empty.
@@ -51,27 +63,49 @@ def _targets(node: ast.AST, module: str, is_package: bool) -> list[str]:
     return [f"{base}.{alias.name}" for alias in node.names]
 
 
-def module_graph(sources: Mapping[str, tuple[str, bool]], package: str = "cppdb"
-                 ) -> dict[str, set[str]]:
-    """Module → the modules of ``package`` it imports; ``sources`` maps a module name to its
+def imported_names(module: str, source: str, is_package: bool) -> list[str]:
+    """Every dotted name one module's import statements name (relative ones resolved)."""
+    return [name for node in ast.walk(ast.parse(source))
+            for name in _targets(node, module, is_package)]
+
+
+def module_graph(sources: Mapping[str, tuple[str, bool]],
+                 packages: tuple[str, ...] = ("cppdb",)) -> dict[str, set[str]]:
+    """Module → the modules of ``packages`` it imports; ``sources`` maps a module name to its
     source text and whether it is a package's ``__init__``.  A name that is not a module
     (``from a import f``) is an edge to the module that defines it (``a``)."""
     graph: dict[str, set[str]] = {name: set() for name in sources}
     for module, (source, is_package) in sources.items():
-        for node in ast.walk(ast.parse(source)):
-            for name in _targets(node, module, is_package):
-                if name.split(".")[0] != package:
-                    continue
-                while name not in sources and "." in name:
-                    name = name.rpartition(".")[0]
-                if name in sources and name != module:
-                    graph[module].add(name)
+        for name in imported_names(module, source, is_package):
+            if name.split(".")[0] not in packages:
+                continue
+            while name not in sources and "." in name:
+                name = name.rpartition(".")[0]
+            if name in sources and name != module:
+                graph[module].add(name)
     return graph
 
 
 def package_sources(root: Path = PACKAGE) -> dict[str, tuple[str, bool]]:
     return {_module_name(path, root): (path.read_text("utf-8"), path.name == "__init__.py")
             for path in sorted(root.rglob("*.py"))}
+
+
+def forbidden_imports(sources: Mapping[str, tuple[str, bool]],
+                      may_import: Mapping[str, set[str]] = MAY_IMPORT) -> list[str]:
+    """``module imports name`` for each import of a repository tree its own tree may not use."""
+    found = []
+    for module, (source, is_package) in sources.items():
+        allowed = may_import[module.split(".")[0]]
+        for name in imported_names(module, source, is_package):
+            tree = name.split(".")[0]
+            if tree in may_import and tree not in allowed:
+                found.append(f"{module} imports {name}")
+    return sorted(found)
+
+
+def tree_sources(trees: tuple[str, ...]) -> dict[str, tuple[str, bool]]:
+    return {name: text for tree in trees for name, text in package_sources(ROOT / tree).items()}
 
 
 def layer_index(module: str, layers: list[tuple[str, tuple[str, ...]]],
@@ -184,6 +218,26 @@ def test_the_checks_fire_on_a_synthetic_package(layers):
                                     ["cppdb.rank.a", "cppdb.rank.b"]]
     with pytest.raises(AssertionError, match="in no layer"):
         layer_index("cppdb.nowhere", layers)
+
+
+def test_each_tree_imports_only_the_trees_it_may():
+    assert forbidden_imports(tree_sources(tuple(MAY_IMPORT))) == []
+
+
+def test_the_development_trees_have_no_import_cycle():
+    assert import_cycles(module_graph(tree_sources(DEVELOPMENT), DEVELOPMENT)) == []
+
+
+def test_the_tree_check_fires_on_synthetic_modules():
+    sources = {
+        "cppdb.a": ("def f():\n    from devtools import screens\n", False),  # product → dev
+        "devtools.b": ("from bench.common import record\nfrom cppdb import a\n", False),
+        "tests.test_c": ("import bench.bench_rank\nimport polars\n", False),
+        "bench.d": ("from devtools.b import x\nfrom . import common\n", False),
+    }
+    assert forbidden_imports(sources) == ["cppdb.a imports devtools.screens",
+                                          "devtools.b imports bench.common.record",
+                                          "tests.test_c imports bench.bench_rank"]
 
 
 # -- engines: chunks go where the run's engine puts them; no stage branches on its name ------

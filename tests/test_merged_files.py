@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.doc_collection import make_collection
+from devtools.doc_collection import make_collection
 from cppdb.align.sentences.documents import pair_versions
 from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.merged import best_cut, segment, split_merged_files

@@ -15,7 +15,7 @@ from cppdb.ocr.batch import OcrSettings
 from cppdb.ocr.engines import DET_SIDE, REC_BATCH, REC_PAD, RapidOCREngine, line_crop, scale_down
 from cppdb.ocr.page import EDGE_MARKS, LABELLED_FOLIO, PageSettings, read_page_image, split_margins
 from cppdb.ocr.render import find_cjk_font
-from cppdb.ocr.screens import screenshot, screenshots
+from devtools.screens import screenshot, screenshots
 from cppdb.ocr.types import OcrLine, box_from_rect
 
 PAGE = 2000.0     # page height of the hand-made cases; the edge zones are y < 160 and y > 1840

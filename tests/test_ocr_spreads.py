@@ -11,7 +11,7 @@ from PIL import Image
 from cppdb.ocr.columns import Gutter, find_gutter
 from cppdb.ocr.page import PageSettings, page_body, paragraphs, read_page_image
 from cppdb.ocr.render import find_cjk_font
-from cppdb.ocr.screens import screenshots, spread
+from devtools.screens import screenshots, spread
 from cppdb.ocr.types import OcrLine, box_from_rect
 
 WIDTH = PAGE = 2000.0   # the hand-made screenshots are 2000 x 2000; edge zones y < 160, > 1840

@@ -364,7 +364,7 @@ def test_fit_anchor_never_decreases_in_the_anchor():
 
 
 def test_residual_weight_by_grouped_cross_validation():
-    from cppdb.rank.train_default import WEIGHT_GRID, cross_validate_weight
+    from devtools.train_default import WEIGHT_GRID, cross_validate_weight
 
     rng = np.random.default_rng(3)
     n = 240
@@ -388,7 +388,7 @@ def test_residual_weight_by_grouped_cross_validation():
 
 def test_shipped_model_is_anchored_on_the_cosine_and_trained_on_our_label_files(data_dir):
     from cppdb.rank.pipeline import load_ranker
-    from cppdb.rank.train_default import (
+    from devtools.train_default import (
         LABEL_FILES,
         SHIPPED_FEATURES,
         SYNTHETIC_KINDS,
@@ -423,7 +423,7 @@ def test_shipped_model_lowers_detected_meaning_changes_at_the_same_cosine():
 
 
 def test_only_synthetic_pairs_a_detector_sees_are_kept_for_training():
-    from cppdb.rank.train_default import detectable_synthetics
+    from devtools.train_default import detectable_synthetics
 
     frame = pl.DataFrame({
         weak_labels.LABEL_KIND: ["human", "hard_negation", "hard_negation", "hard_swap_words",

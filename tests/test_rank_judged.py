@@ -44,7 +44,7 @@ def test_bad_judgements_name_the_line(tmp_path, text, message):
 
 
 def test_several_label_files_are_read_together(tmp_path):
-    from cppdb.rank.train_bilingual import read_label_files
+    from devtools.train_bilingual import read_label_files
 
     first = tmp_path / "train.tsv"
     first.write_text("type\tsource\ttarget\trating\tset\nphrase\t去世\t逝世\t5\ttrain\n",
@@ -120,7 +120,7 @@ def _labelled(n: int = 240, seed: int = 0) -> pl.DataFrame:
 
 
 def test_grouped_cross_validation_scores_held_out_pairs():
-    from cppdb.rank.train_bilingual import cross_validated_scores
+    from devtools.train_bilingual import cross_validated_scores
 
     frame = _labelled()
     settings = RankerSettings(num_leaves=4, n_estimators=50, min_data_in_leaf=5)
@@ -135,7 +135,7 @@ def test_grouped_cross_validation_scores_held_out_pairs():
 
 
 def test_cross_validation_never_trains_on_the_held_out_source(monkeypatch):
-    from cppdb.rank import train_bilingual
+    from devtools import train_bilingual
 
     frame = _labelled(60)
     seen = []
@@ -217,7 +217,7 @@ def test_shipped_bilingual_model_exists_and_is_trained_on_judgements():
 
 
 def test_bilingual_features_leave_out_the_run_fitted_language_model():
-    from cppdb.rank.train_bilingual import bilingual_features
+    from devtools.train_bilingual import bilingual_features
 
     names = bilingual_features()
     assert "f_lm_source" not in names

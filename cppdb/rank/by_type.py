@@ -8,8 +8,8 @@
 ``"default"``
     the shipped models by type: phrase and pattern pairs get the model trained on human
     judgements of bilingual pairs (``resources/bilingual_ranker.json``,
-    :mod:`cppdb.rank.train_bilingual`); sentence pairs and raw text pairs (no type) get the
-    sentence model (``resources/default_ranker.json``, :mod:`cppdb.rank.train_default`).
+    :mod:`devtools.train_bilingual`); sentence pairs and raw text pairs (no type) get the
+    sentence model (``resources/default_ranker.json``, :mod:`devtools.train_default`).
 ``"weak"``
     train on the run's weak labels (:mod:`cppdb.rank.weak_labels`).
 a path
@@ -91,7 +91,7 @@ def resources() -> Path:
 def shipped_ranker() -> TypedRanker:
     """The shipped default: the judged bilingual model for phrases and patterns, the
     sentence model for everything else.  A checkout without ``bilingual_ranker.json`` (it is
-    written by ``python -m cppdb.rank.train_bilingual``) ranks every type with the sentence
+    written by ``python -m devtools.train_bilingual``) ranks every type with the sentence
     model, as before the bilingual model existed; the run's ``ranker.json`` records which
     models were used."""
     models = {OTHER: Ranker.load(resources() / SENTENCE_MODEL)}

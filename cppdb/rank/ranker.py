@@ -16,7 +16,7 @@ trusted similarity (the embedding cosine) plus the trees' correction, which were
 from that calibration (LightGBM ``init_score``) and are scaled by ``residual_weight``.
 With ``residual_weight = 0`` it ranks exactly like the anchor feature; the weight says how
 much the model may move away from it (chosen by cross-validation on human labels, see
-:mod:`cppdb.rank.train_default`).
+:mod:`devtools.train_default`).
 """
 from __future__ import annotations
 

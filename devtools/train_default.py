@@ -1,4 +1,4 @@
-"""Train the shipped default ranker, reproducibly: ``python -m cppdb.rank.train_default``.
+"""Train the shipped default ranker, reproducibly: ``python -m devtools.train_default``.
 
 Training data — only the project's own ``data/`` and synthetic pairs, no external corpus:
 
@@ -240,6 +240,8 @@ def train_default(data_dir: Path, out: Path, config: Config | None = None,
                        decreasing=DECREASING, **SHIPPED_TREES)
     weight, table = cross_validate_weight(frame, names, settings)
     kinds = {str(k): int(v) for k, v in sorted(frame[W.LABEL_KIND].value_counts().rows())}
+    # the module's name before it moved to devtools/: the shipped model and every run's
+    # ranker.json carry this text, so refitting keeps them byte-identical
     summary = {"source": "shipped default model (cppdb.rank.train_default)",
                "data": [*(f"data/labels/{name}" for name in LABEL_FILES), "data/story/gold",
                         "data/parallel/sample.zh", "random sentence pairs (easy negatives)"],

@@ -1,5 +1,5 @@
 """Turn a translated gettext catalogue (a folder of ``.po`` files) into one ``NAME.zh`` /
-``NAME.en`` pair of line-aligned files for ``bench/prepare_corpus.py``.
+``NAME.en`` pair of line-aligned files for ``devtools/prepare_corpus.py``.
 
 Made for the zh_CN translation of the Python documentation (docs/corpora.md,
 ``python-docs-zhen``): each ``msgid`` is an English paragraph of the documentation and its
@@ -15,7 +15,7 @@ Made for the zh_CN translation of the Python documentation (docs/corpora.md,
 - a paragraph is split into sentences when the English and the Chinese sides split into the
   same number (> 1) of sentences; otherwise it stays one pair
 
-    python -m bench.po_to_raw --po /work/corpora/python-docs-zhen/src \\
+    python -m devtools.po_to_raw --po /work/corpora/python-docs-zhen/src \\
         --out /work/corpora/python-docs-zhen/raw/python-docs-3.14
 """
 from __future__ import annotations

@@ -8,8 +8,10 @@ duplicates (each drop counted), shuffles with a seed (``--keep-order`` to skip),
 - ``OUT/corpus.zh``, ``OUT/corpus.en``  the same pairs as two line-aligned files (``--zh/--en``)
 - ``OUT/corpus.<N>.{tsv,zh,en}``  the first N pairs, for each ``--subsets`` size
 - ``OUT/stats.json``      counts per drop reason and per source, length statistics
+- ``OUT/corpus.json``, ``OUT/corpus.<N>.json``  the sidecar ``bench_scale`` reads (kind ``real``:
+  without it a corpus is labelled synthetic)
 
-    python -m bench.prepare_corpus --raw /work/corpora/wmt-news-zhen/raw \\
+    python -m devtools.prepare_corpus --raw /work/corpora/wmt-news-zhen/raw \\
         --out /work/corpora/wmt-news-zhen --subsets 10000,20000
 
 See docs/corpora.md for the corpora and their provenance.  Never commit the output.
@@ -23,6 +25,7 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.readers.parallel import read_tatoeba_tsv
 from cppdb.text.normalize import CJK_CHARACTER
 
 # A sentence longer than this is a paragraph or a mis-split document, not a news sentence;
@@ -97,13 +100,17 @@ def length_stats(frame: pl.DataFrame) -> dict[str, Any]:
             "share_en_words_20_60": round(float(words.is_between(20, 60).mean()), 3)}
 
 
-def write_set(frame: pl.DataFrame, stem: Path) -> None:
+def write_set(frame: pl.DataFrame, stem: Path, made: dict[str, Any]) -> None:
+    """STEM.{zh,en,tsv} and the STEM.json sidecar (``made``: how the corpus was prepared)."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     zh, en, src = frame["zh"].to_list(), frame["en"].to_list(), frame["source"].to_list()
     Path(f"{stem}.zh").write_text("".join(z + "\n" for z in zh), "utf-8")
     Path(f"{stem}.en").write_text("".join(e + "\n" for e in en), "utf-8")
     Path(f"{stem}.tsv").write_text(
         "".join(f"{e}\t{z}\t{s}\n" for e, z, s in zip(en, zh, src)), "utf-8")
+    sidecar = {"kind": "real", **made, "pairs": frame.height,
+               "en_words_mean": length_stats(frame)["en_words_mean"]}
+    Path(f"{stem}.json").write_text(json.dumps(sidecar, indent=2) + "\n", "utf-8")
 
 
 def read_exclusions(paths: list[Path]) -> frozenset[str]:
@@ -119,7 +126,8 @@ def prepare(raw: Path, out: Path, *, subsets: list[int], seed: int | None,
                                 read_exclusions(exclude or []))
     if seed is not None:
         frame = frame.sample(fraction=1.0, shuffle=True, seed=seed)
-    write_set(frame, out / "corpus")
+    made = {"raw": str(raw), "seed": seed}
+    write_set(frame, out / "corpus", made)
     stats: dict[str, Any] = {
         "raw": str(raw), "seed": seed, "max_chars": max_chars, "max_en_words": max_en_words,
         "exclude": [str(path) for path in exclude or []],
@@ -130,11 +138,25 @@ def prepare(raw: Path, out: Path, *, subsets: list[int], seed: int | None,
         if size > frame.height:
             print(f"subset {size} skipped: only {frame.height} pairs")
             continue
-        write_set(frame.head(size), out / f"corpus.{size}")
+        write_set(frame.head(size), out / f"corpus.{size}", made)
         stats["subsets"][str(size)] = length_stats(frame.head(size))
     (out / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n",
                                     "utf-8")
     return stats
+
+
+def tatoeba_inputs(tsv: Path, out_dir: Path) -> tuple[Path, Path]:
+    """Tatoeba ``en<TAB>zh<TAB>attribution`` → line-aligned zh/en files (bad lines kept as
+    empty lines so that the extractor reports them in rejected.jsonl)."""
+    text = read_tatoeba_tsv(tsv)
+    n_lines = max(list(text.ids) + [p.line - 1 for p in text.problems]) + 1
+    zh, en = [""] * n_lines, [""] * n_lines
+    for i, z, e in zip(text.ids, text.zh, text.en):
+        zh[i], en[i] = z.replace("\n", " "), e.replace("\n", " ")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "tatoeba.zh").write_text("\n".join(zh) + "\n", "utf-8")
+    (out_dir / "tatoeba.en").write_text("\n".join(en) + "\n", "utf-8")
+    return out_dir / "tatoeba.zh", out_dir / "tatoeba.en"
 
 
 def main() -> None:

@@ -9,19 +9,19 @@ its corpus frequency — so the sentence lengths, the POS sequences, the vocabul
 shape and the repetition of English pivots follow the real text, and every swap is
 dictionary-consistent (the new zh word was aligned to the new en word somewhere).
 
-    python -m bench.make_corpus --tatoeba /work/shared/data/tatoeba-cmn/cmn.txt \\
+    python -m devtools.make_corpus --tatoeba /work/shared/data/tatoeba-cmn/cmn.txt \\
         --pairs 100000 --out /tmp/corpus100k --work /tmp/tatoeba-run
 
 writes ``OUT.zh`` / ``OUT.en`` (raw text, one sentence per line).
 
 ``--template FILE`` instead samples REAL pairs from a TSV ``en<TAB>zh[<TAB>…]`` (the layout
-of Tatoeba's cmn.txt and of ``bench/prepare_corpus.py``'s ``corpus.tsv``): seeded, without
+of Tatoeba's cmn.txt and of ``devtools/prepare_corpus.py``'s ``corpus.tsv``): seeded, without
 replacement up to the template's size and with replacement beyond it, optionally only pairs
 whose English has ``--length-bucket`` words ± ``--bucket-tolerance``.  No sentence is
 altered, so a corpus larger than its template repeats pairs (the pivot sees the same
 sentence pair several times; the cost per pair is what it measures):
 
-    python -m bench.make_corpus --template /work/corpora/wmt-news-zhen/corpus.tsv \
+    python -m devtools.make_corpus --template /work/corpora/wmt-news-zhen/corpus.tsv \
         --pairs 100000 --length-bucket 20 --out /tmp/news100k-w20
 
 ``OUT.json`` beside the two files says how the corpus was made (``bench_scale`` reads it).
@@ -32,6 +32,7 @@ import argparse
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -166,6 +167,22 @@ def _parse() -> argparse.Namespace:
     if args.tatoeba and args.length_bucket is not None:
         parser.error("--length-bucket applies to --template only")
     return args
+
+
+def corpus_info(corpus: Path) -> dict[str, Any]:
+    """How the corpus was made (``CORPUS.json`` from make_corpus) and its measured size and
+    English words per sentence."""
+    sidecar = Path(f"{corpus}.json")
+    info: dict[str, Any] = (json.loads(sidecar.read_text("utf-8")) if sidecar.is_file()
+                            else {"kind": "synthetic-tatoeba", "assumed": "no CORPUS.json"})
+    pairs = words = 0
+    with open(f"{corpus}.en", encoding="utf-8") as handle:
+        for line in handle:
+            pairs += 1
+            words += len(line.split())
+    kind = info.pop("kind")
+    return {"corpus_kind": kind, "synthetic": kind == "synthetic-tatoeba", "corpus_info": info,
+            "pairs": pairs, "en_words_per_sentence": round(words / max(pairs, 1), 2)}
 
 
 def main() -> None:

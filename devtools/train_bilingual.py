@@ -1,5 +1,5 @@
 """Train the shipped phrase/pattern ranker on human judgements of a bilingual run:
-``python -m cppdb.rank.train_bilingual --run RUN --labels JUDGEMENTS.tsv [--labels MORE.tsv]``.
+``python -m devtools.train_bilingual --run RUN --labels JUDGEMENTS.tsv [--labels MORE.tsv]``.
 
 The judgements (:mod:`cppdb.rank.judged`: type, source, target, rating 1–5) are matched to
 the run's phrase and pattern pairs, so every judged pair gets its real evidence: pivot
@@ -177,6 +177,8 @@ def train_bilingual(runs: Path | list[Path], labels: Path | list[Path], out: Pat
     names = usable_features(frame, bilingual_features())
     settings = ranker_settings(config, objective)
     table = evaluate(frame, names, settings, config, baseline_ranking, folds)
+    # the module's name before it moved to devtools/: the shipped model and every run's
+    # ranker.json carry this text, so refitting keeps them byte-identical
     summary = {"source": "shipped phrase/pattern model (cppdb.rank.train_bilingual)",
                "labels": " + ".join(path.name for path in labels),
                "runs": [str(r) for r in runs],

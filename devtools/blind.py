@@ -7,7 +7,7 @@ fresh.  A pair drawn in both cells is judged once.  The sheet holds only ``id``,
 and the two sides ``a``, ``b`` as a reader writes them (no space beside a Chinese
 character or a slot, one between two Latin words: ``用 multipart MIME [NN1]`` →
 ``用multipart MIME[NN1]``), shuffled; the key holds the
-rest.  ``bench/bench_quality.py`` is the command around it.
+rest.  ``devtools/judge.py`` is the command around it.
 
 Shares are the fraction rated ≥ 3 with a normal-approximation 95 % interval
 (± 1.96·√(p(1−p)/n)).

@@ -22,7 +22,7 @@ whom where, when, how many of what); each version renders the events in its own 
 (version -> file name -> the chapters it holds, in order; extras are ``x1`` ...) and
 ``root/merged_starts.json`` (version -> file name -> the first line of each of its chapters,
 for the files holding several).
-Run ``python bench/doc_collection.py OUT`` to write one.
+Run ``python devtools/doc_collection.py OUT`` to write one.
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ import math
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.evaluate.blind import TYPES, join_ratings, without_excluded
+from devtools.blind import TYPES, join_ratings, without_excluded
 from cppdb.rank.judged import ACCEPTABLE
 from cppdb.rank.tiers import in_top
 
@@ -50,7 +50,7 @@ def draw_tier_changes(before: pl.DataFrame, after: pl.DataFrame, per_set: int,
     """Key rows: up to ``per_set`` pairs entering and leaving the top ``share`` of each type
     (``cell`` = entering | leaving), with the tier sizes and both sets' sizes on every row (a
     set whose pairs were all excluded still counts in the tier's change); pairs of
-    ``exclude`` (:func:`cppdb.evaluate.blind.excluded_keys`) are not drawn — the shares then
+    ``exclude`` (:func:`devtools.blind.excluded_keys`) are not drawn — the shares then
     speak for the unjudged part of each set only, so leave it out unless the pairs judged
     before are few."""
     parts = []

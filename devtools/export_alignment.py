@@ -7,7 +7,7 @@ ids really are input line order: the run's Chinese tokens joined give the input 
 (whitespace and NFKC width forms aside) for every id — character for character, or at the same length where the
 annotator normalised variants and full-width forms (絶→绝, ＂→").
 
-    python -m bench.export_alignment /work/runs/news20k \\
+    python -m devtools.export_alignment /work/runs/news20k \\
         /work/corpora/wmt-news-zhen/corpus.20000.zh /work/corpora/wmt-news-zhen/news20k.align
 
 The file is only valid with the same input text and the same tokenisation settings;

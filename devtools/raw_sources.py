@@ -1,5 +1,5 @@
 """Turn three published layouts of zh–en text into ``NAME.zh`` / ``NAME.en`` line-aligned
-files for ``bench/prepare_corpus.py`` (docs/corpora.md, ``long-zhen``).  Kept OUTSIDE the
+files for ``devtools/prepare_corpus.py`` (docs/corpora.md, ``long-zhen``).  Kept OUTSIDE the
 repository like every corpus.
 
 - ``mteval``: two mteval XML files of one test set (IWSLT's ``*.zh-en.zh.xml`` and
@@ -13,9 +13,9 @@ repository like every corpus.
   ``prepare_corpus``); an empty or missing verse on either side (merged verses) is dropped
   (counted)
 
-    python -m bench.raw_sources mteval ZH.xml EN.xml --out RAW/ted-tst2016
-    python -m bench.raw_sources jsonl formal_zh_en.jsonl --out RAW/un-devtest
-    python -m bench.raw_sources bible CUVS_BOOKS/ KJV_BOOKS/ --out RAW/bible-cuvs-kjv
+    python -m devtools.raw_sources mteval ZH.xml EN.xml --out RAW/ted-tst2016
+    python -m devtools.raw_sources jsonl formal_zh_en.jsonl --out RAW/un-devtest
+    python -m devtools.raw_sources bible CUVS_BOOKS/ KJV_BOOKS/ --out RAW/bible-cuvs-kjv
 """
 from __future__ import annotations
 

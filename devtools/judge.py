@@ -1,11 +1,11 @@
 """Quality like the paper: Tatoeba end to end, a blind judging sheet, Table 5 shares.
 
-    python -m bench.bench_quality sheet --cmn cmn.txt --out DIR [--exclude labels.tsv]
-    python -m bench.bench_quality sheet --zh t.zh --en t.en --out DIR
-    python -m bench.bench_quality sheet --run RUN --out DIR        # an extracted run
-    python -m bench.bench_quality score --key DIR/key.jsonl --ratings ratings.tsv
-    python -m bench.bench_quality change-sheet --before RUN_A --after RUN_B --out DIR
-    python -m bench.bench_quality change-score --key DIR/key.jsonl --ratings ratings.tsv
+    python -m devtools.judge sheet --cmn cmn.txt --out DIR [--exclude labels.tsv]
+    python -m devtools.judge sheet --zh t.zh --en t.en --out DIR
+    python -m devtools.judge sheet --run RUN --out DIR        # an extracted run
+    python -m devtools.judge score --key DIR/key.jsonl --ratings ratings.tsv
+    python -m devtools.judge change-sheet --before RUN_A --after RUN_B --out DIR
+    python -m devtools.judge change-score --key DIR/key.jsonl --ratings ratings.tsv
 
 ``sheet`` runs ``extract-bilingual`` and ``rank`` with the defaults into ``DIR/run`` (or
 ranks ``--run`` when it has no ranking yet), then draws ``--per-cell`` (60) pairs per type
@@ -33,7 +33,7 @@ intervals — from ``automatic.json`` next to the key, or computed afresh with `
 enter and leave each type's top 20 % between two ranked runs (``--before``, ``--after``: run
 directories, or two copies of one run ranked with other settings), ``--per-set`` (50) of each,
 in a blind sheet like ``sheet``'s; ``change-score`` prints each set's acceptable share and the
-tier's change in points with its 95 % interval (:mod:`cppdb.evaluate.tier_change`: far
+tier's change in points with its 95 % interval (:mod:`devtools.tier_change`: far
 tighter than two tier samples, and it sees the entering pairs that earlier judgements rarely
 cover).
 """
@@ -45,7 +45,8 @@ from pathlib import Path
 
 import polars as pl
 
-from cppdb.evaluate.blind import (
+from cppdb.io import write_json_atomic
+from devtools.blind import (
     draw_cells,
     excluded_keys,
     format_shares,
@@ -55,7 +56,8 @@ from cppdb.evaluate.blind import (
     with_tier_metrics,
     write_jsonl,
 )
-from cppdb.io import write_json_atomic
+from devtools.prepare_corpus import tatoeba_inputs
+
 
 def _ranked_run(args: argparse.Namespace, out: Path) -> Path:
     from cppdb.config import load_config
@@ -66,8 +68,6 @@ def _ranked_run(args: argparse.Namespace, out: Path) -> Path:
     run = Path(args.run) if args.run else out / "run"
     if not args.run:
         if args.cmn:
-            from bench.bench_bilingual import tatoeba_inputs
-
             zh, en = tatoeba_inputs(Path(args.cmn), out / "input")
         else:
             zh, en = Path(args.zh), Path(args.en)
@@ -131,7 +131,7 @@ def cmd_score(args: argparse.Namespace) -> None:
 
 
 def cmd_change_sheet(args: argparse.Namespace) -> None:
-    from cppdb.evaluate.tier_change import draw_tier_changes
+    from devtools.tier_change import draw_tier_changes
     from cppdb.rank.pipeline import read_ranked
 
     out = Path(args.out)
@@ -152,7 +152,7 @@ def cmd_change_sheet(args: argparse.Namespace) -> None:
 
 
 def cmd_change_score(args: argparse.Namespace) -> None:
-    from cppdb.evaluate.tier_change import format_tier_change, tier_change
+    from devtools.tier_change import format_tier_change, tier_change
 
     table = tier_change(pl.read_ndjson(args.key), read_ratings(Path(args.ratings)))
     print(format_tier_change(table))

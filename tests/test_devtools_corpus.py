@@ -1,4 +1,4 @@
-"""bench/prepare_corpus.py and make_corpus.py --template: real pairs in, counted drops, seeded
+"""devtools/prepare_corpus.py and make_corpus.py --template: real pairs in, counted drops, seeded
 sampling, length buckets (tiny files built here; the real corpus lives outside the repo)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import bench_scale, make_corpus, prepare_corpus, raw_sources
+from devtools import make_corpus, prepare_corpus, raw_sources
 
 
 def _template(tmp_path: Path) -> Path:
@@ -63,14 +63,14 @@ def test_template_cli_writes_the_corpus_and_its_kind(tmp_path, monkeypatch):
     info = json.loads(Path(f"{out}.json").read_text("utf-8"))
     assert info["kind"] == "template" and info["length_bucket"] == 8
     assert info["bucket_tolerance"] == 2 and 6 <= info["en_words_mean"] <= 10
-    row = bench_scale.corpus_info(out)
+    row = make_corpus.corpus_info(out)
     assert row["corpus_kind"] == "template" and row["synthetic"] is False
     assert row["pairs"] == 40 and row["en_words_per_sentence"] == info["en_words_mean"]
 
 
-def test_bench_scale_labels_a_corpus_without_sidecar_synthetic(tmp_path):
+def test_corpus_info_labels_a_corpus_without_sidecar_synthetic(tmp_path):
     Path(f"{tmp_path / 'old'}.en").write_text("I am here.\nYou too.\n", "utf-8")
-    row = bench_scale.corpus_info(tmp_path / "old")
+    row = make_corpus.corpus_info(tmp_path / "old")
     assert row["corpus_kind"] == "synthetic-tatoeba" and row["synthetic"] is True
     assert row["pairs"] == 2 and row["en_words_per_sentence"] == 2.5
 
@@ -106,6 +106,9 @@ def test_prepare_corpus_counts_every_drop_and_writes_subsets(tmp_path):
     assert (tmp_path / "out" / "corpus.2.en").read_text("utf-8").count("\n") == 2
     assert not (tmp_path / "out" / "corpus.9.en").exists()      # larger than the corpus
     assert list(stats["subsets"]) == ["2"]
+    row = make_corpus.corpus_info(tmp_path / "out" / "corpus.2")    # the sidecar says real
+    assert (row["corpus_kind"], row["synthetic"], row["pairs"]) == ("real", False, 2)
+    assert row["corpus_info"]["seed"] is None and row["corpus_info"]["pairs"] == 2
 
 
 def test_prepare_corpus_shuffle_is_seeded_and_refuses_misaligned_files(tmp_path):
@@ -168,7 +171,7 @@ msgstr "太短了。"
 
 
 def test_po_to_raw_keeps_translated_entries_without_markup(tmp_path):
-    from bench import po_to_raw
+    from devtools import po_to_raw
 
     (tmp_path / "library").mkdir()
     (tmp_path / "library" / "os.po").write_text(_PO, "utf-8")
@@ -187,7 +190,7 @@ def test_po_to_raw_keeps_translated_entries_without_markup(tmp_path):
 def test_po_to_raw_markup_becomes_the_text_sphinx_shows():
     import polars as pl
 
-    from bench.po_to_raw import strip_markup
+    from devtools.po_to_raw import strip_markup
 
     cases = {":func:`~os.path.join`": "join", ":func:`os.path.join`": "os.path.join",
              ":class:`.Address`": "Address", ":py:meth:`!close`": "close",
@@ -202,7 +205,7 @@ def test_po_to_raw_markup_becomes_the_text_sphinx_shows():
 
 
 def test_po_to_raw_sentence_split_needs_equal_counts_and_skips_abbreviations():
-    from bench.po_to_raw import sentence_pairs, split_en
+    from devtools.po_to_raw import sentence_pairs, split_en
 
     assert split_en("See e.g. the list. Then stop.") == ["See e.g. the list.", "Then stop."]
     assert split_en("Named after J. Smith. Fine.") == ["Named after J. Smith.", "Fine."]
@@ -214,7 +217,7 @@ def test_po_to_raw_sentence_split_needs_equal_counts_and_skips_abbreviations():
 def test_export_alignment_writes_one_sorted_pharaoh_line_per_input_line():
     import polars as pl
 
-    from bench.export_alignment import pharaoh_lines
+    from devtools.export_alignment import pharaoh_lines
     from cppdb import schema as S
 
     table = pl.DataFrame({S.ID: [2, 0], S.LINK_ZH: [[1, 0, 0], []], S.LINK_EN: [[2, 1, 0], []]},
@@ -227,7 +230,7 @@ def test_export_alignment_writes_one_sorted_pharaoh_line_per_input_line():
 def test_export_alignment_token_lines_keep_every_input_line(tmp_path):
     import polars as pl
 
-    from bench.export_alignment import check_line_order, token_lines
+    from devtools.export_alignment import check_line_order, token_lines
     from cppdb import schema as S
 
     zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")

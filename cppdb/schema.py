@@ -163,7 +163,7 @@ JOINT = "joint"              # min(c(z1, e), c(z2, e))
 SOURCE_COUNT = "source_count"    # c(z1): extra columns of the bilingual pair tables
 TARGET_COUNT = "target_count"
 SLOT_SIGNATURE = "slot_signature"
-#: the pivot's evidence per pair (issue 25): Σ over pivots of the fewer distinct sentences of
+#: the pivot's evidence per pair: Σ over pivots of the fewer distinct sentences of
 #: its two sides; whether two different sentences ever support it; whether all its support is
 #: two nested spans of one sentence linked to one English span (an echo, not a paraphrase)
 N_SENTENCES = "n_sentences"

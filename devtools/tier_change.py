@@ -15,8 +15,8 @@ independent).  A sample of 50 + 50 gives about ± 2 points where a tier sample o
 
 Why not count the judged pairs that land in the new tier: the entering pairs come from
 deeper in the ranking, where few pairs were ever judged, so that count sees the pairs that
-leave and hardly any of those that take their place (a thesaurus penalty it scored at +1.5 to
-+2.4 points lost 1.3–1.6 points here: docs/benchmarks/rank.md, seventh round).
+leave and hardly any of those that take their place (a thesaurus penalty that count scored
+at +1.5 to +2.4 points lost 1.3–1.6 points when judged here: docs/benchmarks/rank.md).
 
 When a change also changes how many pairs of a type are ranked (a filter), the tiers differ
 in size and Δ depends on the pairs both keep: :func:`tier_change` then gives the two shares

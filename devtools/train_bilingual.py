@@ -54,8 +54,8 @@ SEED = 13
 FOLDS = 5
 #: small trees with strong regularisation, fitting P(rating ≥ 3) (cppdb.rank.ranker): on 11,063
 #: judged pairs the "acceptable" objective ranked the top of news-length runs better than a
-#: regression on the 1–5 labels (grouped CV, docs/benchmarks/rank.md, eighth round); it needs
-#: more rounds than the regression did (200 → 400)
+#: regression on the 1–5 labels (grouped CV, docs/benchmarks/rank.md); it needs 400 boosting
+#: rounds where the regression needed 200
 TREES = {"num_leaves": 7, "n_estimators": 400, "learning_rate": 0.03, "min_data_in_leaf": 20,
          "feature_fraction": 0.8, "bagging_fraction": 0.8, "lambda_l2": 5.0,
          "objective": "acceptable"}

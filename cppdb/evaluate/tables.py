@@ -20,7 +20,7 @@ For each pair type and each top share (default 20 / 60 / 100 % of the ranking):
     definitions agree.
 ``containment``
     share of pairs where one side's character text is a substring of the other's
-    (男孩 / 这个男孩): pairs that give the user the same words back (issue 25).
+    (男孩 / 这个男孩): pairs that give the user the same words back.
 ``containment_in_order``
     share of pairs where one side's words (slots included) appear in order in the other's —
     words added anywhere, not only at an edge (腐败 和 [NP1] / 腐败 和 其他 [NP1]) — or where

@@ -118,7 +118,7 @@ def argument_swap(frame: pl.DataFrame) -> pl.Series:
     return pl.Series("f_argument_swap", values, dtype=pl.Int8)
 
 
-# -- closed-class changes (issue 11): determiners, classifiers, deixis, person, heads ----------
+# -- closed-class changes: determiners, classifiers, deixis, person, heads --------------------
 #: words whose change alone turns a pattern into another pattern of the same slot content:
 #: demonstratives/determiners, classifiers and the bare numerals that count with them
 DETERMINER_WORDS = sorted(DETERMINERS | CLASSIFIERS | {"一", "两", "几", "些", "一些"})

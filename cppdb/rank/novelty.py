@@ -1,4 +1,4 @@
-"""Score adjustments for pairs that give the user (almost) the same words back (issue 25).
+"""Score adjustments for pairs that give the user (almost) the same words back.
 
 A paraphrase database is valuable for the *different* wordings it holds.  The ranker scores
 on the 1–5 rating scale (an expected rating, or ``1 + 4·P(acceptable)``: cppdb.rank.ranker),

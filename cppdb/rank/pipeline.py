@@ -1,4 +1,4 @@
-"""The ranking API: ``rank_run``, ``score_pairs``/``score_file`` and ``export_run``.
+"""The ranking API: ``rank_run``, ``score_pairs``/``score_file`` and ``read_ranked``.
 
 ``rank_run(run_dir)`` works in the sub-run ``RUN/ranking/`` (its own manifest, resumable):
 

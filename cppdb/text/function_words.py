@@ -3,7 +3,7 @@
 English function words decide which pivots carry no meaning of their own ("the", "of the
 [NP1]"); the Chinese contrast sets name words that differ in *who*, *which* or *how many*
 (我们/你们, 这/那, 一/所有): two phrases that differ only there are not paraphrases, however
-often the English pivot joins them (SPEC §1.6; issue 11).
+often the English pivot joins them (SPEC §1.6).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def is_function_pivot(tokens: list[str]) -> bool:
     return all(SLOT.match(t) or t.lower() in ENGLISH_FUNCTION_WORDS for t in tokens)
 
 
-# -- near-identity (issue 25): material whose addition or removal keeps a phrase's meaning ----
+# -- near-identity: material whose addition or removal keeps a phrase's meaning ----
 #: demonstratives and demonstrative/indefinite determiners (这个男孩 / 男孩; 一个 / 这个 are not
 #: a contrast: one side has no deixis at all).  每/各/整个/另 quantify and stay content.
 ZH_DEIXIS = frozenset({"这", "那", "这个", "那个", "这些", "那些", "这位", "那位", "这种",

@@ -11,13 +11,25 @@ Run: ``.venv/bin/python -m bench.bench_compression [--pairs 3000] [--workers 1,2
   after the other methods, as the paper's fallback for words none of them aligns.
 * Throughput: the bundled pairs repeated (ids made unique) to ``--pairs`` pairs, methods
   word+abbrev+paraphrase with DTT, offline backends (jieba + udchinese), per worker count.
+* ``--corpus DIR``: a real headline corpus prepared by ``bench.prepare_headlines`` built with
+  every default (only ``--paraphrases RUN``, a cppdb-ranked run, is given) at each ``--sizes``
+  (``corpus.<N>.jsonl``; ``all`` = ``corpus.jsonl``), each size in a fresh process so its peak
+  RSS is its own: kept / rejected per filter, pairs/s, peak RSS, growth.  The hand-written
+  table above is not used here.
+
+    .venv/bin/python -m bench.bench_compression --corpus /work/corpora/headlines-zh \\
+        --paraphrases /work/runs/long-zhen --sizes 10000,30000,all --keep-runs /work/runs/headlines
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
+import subprocess
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import polars as pl
@@ -165,6 +177,80 @@ def throughput(work: Path, n_pairs: int, workers: list[int],
             "backends": "jieba + udchinese(tagger=jieba)"})
 
 
+def _corpus_input(corpus: Path, size: str) -> Path:
+    path = corpus / ("corpus.jsonl" if size == "all" else f"corpus.{int(size)}.jsonl")
+    if not path.is_file():
+        raise SystemExit(f"{path} does not exist: prepare it with `python -m "
+                         "bench.prepare_headlines --subsets ...` (see docs/corpora.md)")
+    return path
+
+
+def _build_defaults(pairs: str, out: str, paraphrases: str | None) -> dict:
+    """One default build in this (fresh) process: the report's counts, time and own peak RSS."""
+    with timer() as clock:
+        result = build_compression(pairs, out, load_config(), paraphrases=paraphrases,
+                                   fresh=True)
+    report = result.report
+    stage = json.loads((Path(out) / "manifest.json").read_text("utf-8"))["stages"]
+    return {"report": report, "seconds_total": clock["seconds"],
+            "seconds_compress_stage": stage["compress"]["seconds"],
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def _code_state() -> dict:
+    """The commit the build ran at, and whether the compression code differed from it."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
+                              check=False).stdout.strip()
+    return {"git_head": git("rev-parse", "--short", "HEAD"),
+            "compression_code_modified": bool(git("status", "--porcelain", "--",
+                                                  "cppdb/extractors/compression"))}
+
+
+def corpus_build(corpus: Path, sizes: list[str], paraphrases: Path | None,
+                 runs: Path) -> list[dict]:
+    """Build the prepared corpus with every default at each size; one result row per size."""
+    rows = []
+    for size in sizes:
+        pairs = _corpus_input(corpus, size)
+        out = runs / f"{corpus.name}-{size}"
+        with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+            got = pool.submit(_build_defaults, str(pairs), str(out),
+                              str(paraphrases) if paraphrases else None).result()
+        report = got["report"]
+        n = report["input_pairs"]
+        rows.append(record("compression", {
+            "bench": "corpus", "corpus": str(pairs), "pairs": n, "run": str(out),
+            "paraphrase_table": report.get("paraphrase_table"),
+            "methods": "+".join(report["methods"]), "kept": report["kept"],
+            "rejected": report["rejected"], "kept_fraction": report["kept_fraction"],
+            "rejected_by_rule": report["rejected_by_rule"],
+            "links_by_method": {m: s["links"] for m, s in report["alignment"].items()},
+            "dtt_added": report["dtt_added"],
+            "mean_compression_rate": report["compression_rate"].get("mean"),
+            "median_compression_rate": report["compression_rate"].get("median"),
+            "seconds_total": got["seconds_total"],
+            "seconds_compress_stage": got["seconds_compress_stage"],
+            "pairs_per_s_total": round(n / got["seconds_total"], 1),
+            "peak_rss_mb": got["peak_rss_mb"], "loadavg_1min": round(os.getloadavg()[0], 2),
+            "backends": "jieba + udchinese(tagger=jieba)", **_code_state()}))
+    print(corpus_table(rows))
+    return rows
+
+
+def corpus_table(rows: list[dict]) -> str:
+    """The growth table of docs/benchmarks/compression.md, from the corpus rows."""
+    rules = list(rows[0]["rejected_by_rule"]) if rows else []
+    lines = ["| pairs | kept | " + " | ".join(rules) + " | seconds | pairs/s | peak RSS MB |",
+             "|---" * (len(rules) + 5) + "|"]
+    for row in rows:
+        counts = " | ".join(f"{row['rejected_by_rule'][r]:,}" for r in rules)
+        lines.append(f"| {row['pairs']:,} | {row['kept']:,} ({100 * row['kept_fraction']:.1f} %)"
+                     f" | {counts} | {row['seconds_total']:.0f} | {row['pairs_per_s_total']:.0f}"
+                     f" | {row['peak_rss_mb']:.0f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=3000)
@@ -174,7 +260,21 @@ def main() -> None:
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--with-bert", action="store_true",
                         help="throughput with BERT-align(e5) added to the methods")
+    parser.add_argument("--corpus", type=Path,
+                        help="a prepared headline corpus folder: build it with every default "
+                             "instead of the bundled-pair benchmarks")
+    parser.add_argument("--sizes", default="10000,30000,all",
+                        help="--corpus: subset sizes (corpus.<N>.jsonl) and/or 'all'")
+    parser.add_argument("--paraphrases", type=Path,
+                        help="--corpus: paraphrase table, a cppdb-ranked run directory")
+    parser.add_argument("--keep-runs", type=Path,
+                        help="--corpus: write the runs here (default: a temporary folder)")
     args = parser.parse_args()
+    if args.corpus is not None:
+        sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+        with tempfile.TemporaryDirectory(prefix="bench-compression-") as tmp:
+            corpus_build(args.corpus, sizes, args.paraphrases, args.keep_runs or Path(tmp))
+        return
     with tempfile.TemporaryDirectory(prefix="bench-compression-") as tmp:
         work = Path(tmp)
         if not args.skip_ablation:

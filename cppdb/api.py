@@ -54,6 +54,10 @@ _EXPORTS: dict[str, str] = {
     "write_hf_dataset": "cppdb.export_hf",
     # compression corpus (cppdb build-compression)
     "build_compression": "cppdb.extractors.compression.builder",
+    # a compressor trained on the corpus (cppdb train-compressor, compress)
+    "train_compressor": "cppdb.compressor.api",
+    "load_compressor": "cppdb.compressor.api",
+    "compress_file": "cppdb.compressor.files",
 }
 
 __all__ = sorted(_EXPORTS)

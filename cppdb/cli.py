@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "cppdb.commands.monolingual",  # align-sentences, extract-monolingual
     "cppdb.commands.ranking",      # rank, score, export, evaluate
     "cppdb.commands.compression",  # build-compression
+    "cppdb.commands.compressor",   # train-compressor, compress
     "cppdb.commands.lookup",       # lookup, report
 )
 

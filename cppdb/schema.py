@@ -76,9 +76,6 @@ PIVOTS = "pivots"            # list[str]: the pair's English pivots, best first 
 DOCUMENTS = "documents"      # list[DOCUMENT]: the documents the pair was aligned in, source
                              #   first (monolingual; [] for pivot pairs)
 DOCUMENT = pl.Struct(DOC_KEY_SCHEMA)
-#: the pair tables' column before issue 27, which held either of the two: a table that has
-#: it was written by an older cppdb (readers say so instead of guessing which it holds)
-OLD_ANCHORS = "anchors"
 ALIGN_SRC = "align_src"      # list[int32]: word alignment between source and target,
 ALIGN_TGT = "align_tgt"      #   parallel lists (Pharaoh pairs src-tgt)
 ORIGIN = "origin"            # "bilingual" | "ebook" | "subtitle" | ...

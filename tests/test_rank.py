@@ -12,7 +12,7 @@ from cppdb import schema as S
 from cppdb.config import load_config
 from cppdb.errors import BadInputError, RunStateError
 from cppdb.rank import filters, tiers, weak_labels
-from cppdb.rank.pairs import read_run_pairs, read_tsv_pairs, text_pairs
+from cppdb.rank.pairs import read_tsv_pairs, text_pairs
 from cppdb.rank.ranker import Ranker, RankerSettings, train_ranker
 
 NO_EMBEDDING = ["features.embedding=false"]
@@ -501,19 +501,3 @@ def test_features_in_chunks_equal_features_in_one_piece(tmp_path, labelled_pairs
         tables.append(pl.read_parquet(summary.ranking_dir / FEATURES))
     assert tables[0].height > 7 * 3
     assert tables[0].equals(tables[1])
-
-
-def test_a_pair_table_with_the_old_anchors_column(tmp_path):
-    """Before issue 27 ``anchors`` held English pivots (phrase/pattern rows) or composed
-    document ids (sentence rows): the pivots are read as pivots, so the lexical-weight
-    features of an old bilingual run stay; document ids are refused, not parsed."""
-    old = pl.DataFrame({S.SOURCE: ["大 狗"], S.TARGET: ["大 犬"], S.TYPE: ["phrase"],
-                        S.OLD_ANCHORS: [["big dog"]]})
-    old.write_parquet(tmp_path / S.PHRASE_PAIRS_FILE)
-    read = read_run_pairs(tmp_path)
-    assert read[S.PIVOTS].to_list() == [["big dog"]] and read[S.DOCUMENTS].to_list() == [[]]
-    assert S.OLD_ANCHORS not in read.columns
-    old.with_columns(pl.lit("sentence").alias(S.TYPE), pl.lit(["0:a/f.txt", "1:b/f.txt"])
-                     .alias(S.OLD_ANCHORS)).write_parquet(tmp_path / S.SENTENCE_PAIRS_FILE)
-    with pytest.raises(RunStateError, match=f"typed '{S.DOCUMENTS}'"):
-        read_run_pairs(tmp_path)

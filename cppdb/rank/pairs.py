@@ -39,28 +39,11 @@ def read_run_pairs(run_dir: str | Path) -> pl.DataFrame:
         if missing:
             raise BadInputError(f"{path} lacks column(s) {', '.join(missing)}",
                                 hint="pair tables follow cppdb.schema.PAIR_COLUMNS")
-        frame = without_old_anchors(frame, path)
         wanted = {**S.PAIR_COLUMNS, **EXTRA_COLUMNS}
         frames.append(frame.select(
             [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, dtype=t).alias(c)
              for c, t in wanted.items()]))
     return pl.concat(frames, how="vertical")
-
-
-def without_old_anchors(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
-    """A pair table written before issue 27, whose ``anchors`` column held English pivots
-    (phrase and pattern rows) or composed document ids (sentence rows), in today's columns:
-    pivots are renamed (the same values); document ids are not parsed back into keys, so a
-    table with sentence rows is refused.  Other tables are returned unchanged."""
-    if S.OLD_ANCHORS not in frame.columns:
-        return frame
-    if S.TYPE in frame.columns and frame.filter(pl.col(S.TYPE) == "sentence").height:
-        raise RunStateError(
-            f"{path} was written by an older cppdb: its '{S.OLD_ANCHORS}' column holds "
-            f"document ids, now the typed '{S.DOCUMENTS}' column",
-            hint="run extract-monolingual again into a new directory (or with --fresh)")
-    return frame.rename({S.OLD_ANCHORS: S.PIVOTS}).with_columns(
-        pl.lit([], dtype=S.PAIR_COLUMNS[S.DOCUMENTS]).alias(S.DOCUMENTS))
 
 
 def text_pairs(sources: list[str], targets: list[str], annotate: dict[str, Any]

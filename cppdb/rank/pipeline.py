@@ -52,7 +52,6 @@ from cppdb.rank.pairs import (
     read_run_pairs,
     read_tsv_pairs,
     text_pairs,
-    without_old_anchors,
 )
 from cppdb.rank.ranker import (
     Ranker,
@@ -453,7 +452,7 @@ def read_ranked(run_dir: str | Path) -> pl.DataFrame:
         from cppdb.errors import RunStateError
 
         raise RunStateError(f"{path} does not exist", hint=f"run `cppdb rank {run_dir}` first")
-    return without_old_anchors(pl.read_parquet(path), path)
+    return pl.read_parquet(path)
 
 
 def summary_dict(summary: RankSummary) -> dict[str, Any]:

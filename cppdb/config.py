@@ -7,10 +7,8 @@ never silently fall back to a default.
 The schema is the defaults themselves: every setting must have the type of its default (an
 int is accepted where the default is a float; a single value where the default is a list is
 read as a one-element list), and a number whose default is >= 0 must be >= 0.  Narrower
-ranges are declared in ``RANGES`` below — the one place to add them.  A setting that was
-renamed is listed in ``RENAMED``: a file or override still using the old name fails with the
-new one in the message.  Everything is checked when the configuration is loaded, before any
-work starts.
+ranges are declared in ``RANGES`` below — the one place to add them.  Everything is checked
+when the configuration is loaded, before any work starts.
 """
 from __future__ import annotations
 
@@ -66,27 +64,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 }
 
 
-# Renamed settings: old dotted key -> (new dotted key, what changed besides the name).  The old
-# name is an error that names the new one: a config written for an older cppdb must not
-# silently fall back to the default.
-RENAMED: dict[str, tuple[str, str]] = {
-    "features.workers": ("features.threads", "rapidfuzz threads, 0 = all cores (was -1); "
-                                             "`workers` always counts processes"),
-    "monolingual.pair_weight_number": ("monolingual.pair_weight_chapter_number",
-                                       "same meaning: chapter-number agreement"),
-    "monolingual.pair_weight_numbers": ("monolingual.pair_weight_numbers_in_text",
-                                        "same meaning: numbers mentioned in the text"),
-    "monolingual.pair_weight_times": ("monolingual.pair_weight_cue_timing",
-                                      "same meaning: subtitle cue timing"),
-}
-
-
-def _unknown(dotted: str, known: str | None, value: Any = None) -> ConfigError:
-    if dotted in RENAMED:
-        new, change = RENAMED[dotted]
-        example = f" (e.g. --set {new}={_toml_value(value)})" if value is not None else ""
-        return ConfigError(f"setting '{dotted}' was renamed to '{new}' ({change})",
-                           hint=f"write '{new}' instead of '{dotted}'{example}")
+def _unknown(dotted: str, known: str | None) -> ConfigError:
     return ConfigError(f"unknown setting '{dotted}'", hint=known)
 
 
@@ -155,7 +133,7 @@ def _merge(base: dict[str, Any], override: dict[str, Any], where: str) -> None:
         if key not in base:
             known = ", ".join(sorted(base)) or "(none)"
             raise _unknown(f"{where}{key}", f"known settings under '{where or 'top level'}': "
-                                            f"{known}", value)
+                                            f"{known}")
         if isinstance(base[key], dict) and isinstance(value, dict):
             _merge(base[key], value, f"{where}{key}.")
         else:

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cppdb.cli import app
-from cppdb.config import RENAMED, load_config
+from cppdb.config import load_config
 from cppdb.errors import ConfigError, RunStateError
 from cppdb.io import write_parquet_atomic
 from cppdb.registry import CAPABILITIES, backend_class
@@ -35,16 +35,6 @@ def test_unknown_setting_is_an_error_listing_known_ones(tmp_path):
     bad.write_text("[nosuch]\nx = 1\n")
     with pytest.raises(ConfigError, match="nosuch"):
         load_config(bad)
-
-
-@pytest.mark.parametrize("old", sorted(RENAMED))
-def test_a_renamed_setting_says_how_to_write_it(old):
-    """Beside the new name (tests/test_settings_workers.py), the error shows the override to
-    type, with the user's value."""
-    new, _ = RENAMED[old]
-    with pytest.raises(ConfigError, match=f"'{old}' was renamed to '{new}'") as info:
-        load_config(None, [f"{old}=2"])
-    assert info.value.code == "E100" and f"--set {new}=2" in str(info.value)
 
 
 def test_config_file_then_overrides(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cppdb import workers as workers_module
-from cppdb.config import RENAMED, load_config
+from cppdb.config import load_config
 from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
 from cppdb.workers import resolve_workers
@@ -83,23 +83,6 @@ def test_stages_resolve_zero_as_all_cores(six_cores):
     uncapped = OcrSettings.from_section(load_config(overrides={"ocr.max_workers": 0})
                                         .section("ocr"))
     assert uncapped.resolved_workers(100) == CORES
-
-
-@pytest.mark.parametrize("old", sorted(RENAMED))
-def test_a_renamed_key_is_an_error_naming_the_new_one(tmp_path, old):
-    new, _ = RENAMED[old]
-    section, key = old.split(".", 1)
-    path = tmp_path / "old.toml"
-    path.write_text(f"[{section}]\n{key} = 2\n", "utf-8")
-    for load in (lambda: load_config(path), lambda: load_config(overrides=[f"{old}=2"])):
-        with pytest.raises(ConfigError) as err:
-            load()
-        assert err.value.code == "E100"
-        assert f"'{old}' was renamed to '{new}'" in str(err.value)
-    defaults = load_config()
-    defaults.get(new)                                   # the new key exists ...
-    with pytest.raises(ConfigError, match="renamed"):
-        defaults.get(old)                               # ... the old one does not
 
 
 def test_an_unknown_key_still_lists_the_known_ones():

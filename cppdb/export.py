@@ -71,12 +71,12 @@ def _with_defaults(lf: pl.LazyFrame) -> pl.LazyFrame:
                 S.PIVOTS: pl.lit([], dtype=S.PAIR_COLUMNS[S.PIVOTS]),
                 S.DOCUMENTS: pl.lit([], dtype=S.PAIR_COLUMNS[S.DOCUMENTS]),
                 S.ALIGN_SRC: pl.lit([], dtype=pl.List(pl.Int32)),
-                S.ALIGN_TGT: pl.lit([], dtype=pl.List(pl.Int32)), "entailment": _entailment()}
+                S.ALIGN_TGT: pl.lit([], dtype=pl.List(pl.Int32)), "entailment": entailment_expr()}
     return lf.with_columns([expr.alias(name) for name, expr in defaults.items()
                             if name not in names])
 
 
-def _entailment() -> pl.Expr:
+def entailment_expr() -> pl.Expr:
     """PPDB 2.0's label where word containment decides it, else "" (unknown).
 
     A side whose words all occur in the other, longer side is more general: 这 座 城市 →

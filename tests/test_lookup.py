@@ -161,7 +161,7 @@ def test_readme_example_runs(ranked_bilingual_run, repo_root):
 
 
 def test_documents_are_shown_by_their_labels() -> None:
-    from cppdb.commands.lookup import _cell
+    from cppdb.lookup.view import cell as _cell
 
     documents = [{"version": 0, "path": "/runs/in/a/第一章.txt", "part": None},
                  {"version": 1, "path": "b/全书.txt", "part": 2}]

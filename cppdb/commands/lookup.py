@@ -11,36 +11,44 @@ from cppdb.commands.common import JsonOpt, QuietOpt, print_json
 from cppdb.io import check_output_file
 
 
-def _show(frame, text: str, features: bool) -> None:
-    from rich.table import Table
+def console():
+    """The command's result goes to stdout (``| less`` works); its width follows the
+    terminal, or $COLUMNS (80 when neither says)."""
+    from rich.console import Console
 
-    from cppdb.progress import console
+    return Console(highlight=False)
+
+
+def _show(frame, text: str, wide: bool, features: bool) -> None:
+    """The answers: the compact 80-column view, or with ``--wide``/``--features`` every
+    column (cppdb.lookup.view)."""
+    from cppdb.lookup.view import compact_tables, wide_table
 
     if frame.height == 0:
         typer.echo(f"no paraphrases of {text!r} in this database")
         return
-    table = Table(title=f"paraphrases of {text}", title_justify="left")
-    names = [c for c in frame.columns if features or c not in ("count", "origin")]
-    for name in names:
-        table.add_column(name, overflow="fold")
-    for row in frame.select(names).iter_rows():
-        table.add_row(*[_cell(v) for v in row])
-    console().print(table)
+    out = console()
+    if wide or features:
+        out.print(wide_table(frame, text, features))
+        return
+    for table in compact_tables(frame, text):
+        out.print(table)
 
 
-def _cell(value: object) -> str:
-    """One value as the table shows it (a document of ``schema.DOCUMENTS`` by its label)."""
-    from cppdb import schema
-    from cppdb.align.sentences.types import DocumentKey
+def _explain(database, text: str, target: str, type_: Optional[str], as_json: bool) -> None:
+    from cppdb.lookup.explain import explain_pairs
+    from cppdb.lookup.view import explanation_renderables
 
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, list):
-        return ", ".join(DocumentKey(*(v[k] for k in schema.DOC_KEY)).label
-                         if isinstance(v, dict) else str(v) for v in value)
-    return str(value)
+    explained = explain_pairs(database, text, target, type_)
+    if as_json:
+        print_json([e.to_dict() for e in explained])
+        return
+    out = console()
+    for index, explanation in enumerate(explained):
+        if index:
+            out.print()
+        for part in explanation_renderables(explanation):
+            out.print(part)
 
 
 def register(app: typer.Typer) -> None:
@@ -61,6 +69,13 @@ def register(app: typer.Typer) -> None:
             help="Only pairs in this size tier (S, M, L, XL; nested).")] = None,
         features: Annotated[bool, typer.Option(
             "--features", help="Show every feature, the pivots and the word links.")] = False,
+        wide: Annotated[bool, typer.Option(
+            "--wide", help="Every column, one row per pair (default: one row per target, "
+                           "80 columns).")] = False,
+        explain: Annotated[Optional[str], typer.Option(
+            "--explain", metavar="TARGET",
+            help="Why TEXT -> TARGET has its score: the features that moved it most and "
+                 "its English pivots with their probabilities.")] = None,
         rebuild: Annotated[bool, typer.Option(
             "--rebuild", help="Rebuild the index even if it is up to date.")] = False,
         quiet: QuietOpt = False, as_json: JsonOpt = False,
@@ -73,11 +88,15 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"built the lookup index {database.path} "
                            f"({database.built['rows']} pairs, "
                            f"{database.built['seconds']:.1f} s)", err=True)
-            found = database.lookup(text, top, type_, tier, features)
+            if explain is not None:
+                _explain(database, text, explain, type_, as_json)
+                return
+            shown = () if as_json or wide or features else ("entailment",)
+            found = database.lookup(text, top, type_, tier, features, extra=shown)
         if as_json:
             print_json(found.to_dicts())
         else:
-            _show(found, text, features)
+            _show(found, text, wide, features)
 
     @app.command("report")
     def report_cmd(

@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.lookup.index import ORDER, SCORE, connect, ensure_index
-from cppdb.lookup.keys import has_slots, query_keys
+from cppdb.lookup.keys import ANY_SLOT, SLOT, has_slots, query_keys
 from cppdb.lookup.source import PairSource, resolve_source
 
 TIER = "tier"
@@ -23,6 +24,8 @@ TIER = "tier"
 BASE_COLUMNS = (S.TYPE, S.SOURCE, S.TARGET, SCORE, TIER, "rank", S.LHS, S.COUNT, S.N_PIVOTS,
                 S.PIVOTS, S.DOCUMENTS, S.ORIGIN)
 _INTERNAL = {"key", "shape", "fixed", ORDER}
+#: the most rows :meth:`Database.find_pair` reads to find one target among a text's answers
+PAIR_SEARCH_LIMIT = 1_000_000
 
 
 def _tier_order() -> list[str]:
@@ -56,8 +59,9 @@ class Database:
     def path(self) -> Path:
         return self.source.index_path
 
-    def _select(self, features: bool) -> list[str]:
-        cols = [c for c in BASE_COLUMNS if c in self._columns]
+    def _select(self, features: bool, extra: Sequence[str] = ()) -> list[str]:
+        cols = [c for c in (*BASE_COLUMNS, *extra) if c in self._columns]
+        cols = list(dict.fromkeys(cols))
         if features:
             cols += [c for c in self._columns if c not in cols and c not in _INTERNAL]
         return cols
@@ -76,10 +80,10 @@ class Database:
         return f" AND {TIER} IN ({', '.join('?' * len(allowed))})"
 
     def _query(self, where: str, params: list[Any], top: int, tier: str | None,
-               features: bool) -> pl.DataFrame:
+               features: bool, extra: Sequence[str] = ()) -> pl.DataFrame:
         if top < 1:
             raise BadInputError(f"top must be at least 1, got {top}")
-        cols = self._select(features)
+        cols = self._select(features, extra)
         tier_sql = self._tier_filter(tier, params)
         sql = (f"SELECT {', '.join(cols)} FROM pairs WHERE {where}{tier_sql} "
                f"ORDER BY {ORDER} DESC NULLS LAST, {S.TARGET} LIMIT {int(top)}")
@@ -88,24 +92,26 @@ class Database:
 
     # -- queries --------------------------------------------------------------------------
     def paraphrases(self, text: str, top: int = 10, type: str | None = None,
-                    tier: str | None = None, features: bool = False) -> pl.DataFrame:
+                    tier: str | None = None, features: bool = False,
+                    extra: Sequence[str] = ()) -> pl.DataFrame:
         """Paraphrases of ``text`` best first; a text with slots (``[NP1]``) is a pattern query.
 
         Without ``type``, a slot-free text is looked up as a phrase and a sentence; with
-        ``type="pattern"`` (or slots in the text) see :meth:`patterns`.
+        ``type="pattern"`` (or slots in the text) see :meth:`patterns`.  ``extra`` names
+        columns to add when the database has them (``entailment`` of an export file).
         """
         if type is not None and type not in S.PAIR_TYPES:
             raise BadInputError(f"unknown pair type {type!r}",
                                 hint=f"choose one of {', '.join(S.PAIR_TYPES)}")
         if type == "pattern" or (type is None and has_slots(text)):
-            return self.patterns(text, top, tier, features)
+            return self.patterns(text, top, tier, features, extra)
         keys = query_keys(text)
         types = [type] if type else ["phrase", "sentence"]
         where = f"{S.TYPE} IN ({', '.join('?' * len(types))}) AND key = ?"
-        return self._query(where, [*types, keys["key"]], top, tier, features)
+        return self._query(where, [*types, keys["key"]], top, tier, features, extra)
 
     def patterns(self, text: str, top: int = 10, tier: str | None = None,
-                 features: bool = False) -> pl.DataFrame:
+                 features: bool = False, extra: Sequence[str] = ()) -> pl.DataFrame:
         """Pattern paraphrases: by the pattern (``[NP1] 出生于 [NP2]``) or by fixed words alone.
 
         A pattern whose slot labels are generic (``[X]``) matches any labels; with specific
@@ -119,23 +125,37 @@ class Database:
         if has_slots(text):
             if not keys["generic"]:
                 exact = self._query(f"{S.TYPE} = 'pattern' AND key = ?", [keys["key"]], top,
-                                    tier, features)
+                                    tier, features, extra)
                 if exact.height:
                     return exact
             return self._query(f"{S.TYPE} = 'pattern' AND shape = ?", [keys["shape"]], top,
-                               tier, features)
+                               tier, features, extra)
         where = (f"{S.TYPE} = 'pattern' AND key IN "
                  "(SELECT key FROM pattern_keys WHERE contains(fixed, ?))")
-        return self._query(where, [keys["fixed"]], top, tier, features)
+        return self._query(where, [keys["fixed"]], top, tier, features, extra)
 
     def lookup(self, text: str, top: int = 10, type: str | None = None, tier: str | None = None,
-               features: bool = False) -> pl.DataFrame:
+               features: bool = False, extra: Sequence[str] = ()) -> pl.DataFrame:
         """What ``cppdb lookup`` prints: phrases/sentences and, for slot-free words, patterns."""
         if type is not None or has_slots(text):
-            return self.paraphrases(text, top, type, tier, features)
-        found = [self.paraphrases(text, top, None, tier, features),
-                 self.patterns(text, top, tier, features)]
+            return self.paraphrases(text, top, type, tier, features, extra)
+        found = [self.paraphrases(text, top, None, tier, features, extra),
+                 self.patterns(text, top, tier, features, extra)]
         return pl.concat([f for f in found if f.height] or found[:1], how="diagonal_relaxed")
+
+    def find_pair(self, text: str, target: str, type: str | None = None) -> pl.DataFrame:
+        """Every row (all columns) among the answers to ``text`` whose target is ``target``,
+        spelled as a query may be (spaces, script, width; ``[X]`` slots match any labels):
+        one row per LHS label (or pattern source) of the pair, best first."""
+        wanted = query_keys(target)
+        found = self.lookup(text, PAIR_SEARCH_LIMIT, type, features=True)
+        if found.height == 0:
+            return found
+        keyed = found.with_columns(pl.col(S.TARGET).str.replace_all(r"\s+", "").alias("_key"))
+        if wanted["generic"]:
+            keyed = keyed.with_columns(pl.col("_key").str.replace_all(SLOT.pattern, ANY_SLOT))
+            return keyed.filter(pl.col("_key") == wanted["shape"]).drop("_key")
+        return keyed.filter(pl.col("_key") == wanted["key"]).drop("_key")
 
     def sample(self, tier: str | None = None, n: int = 20, type: str | None = None,
                seed: int = 0, features: bool = False) -> pl.DataFrame:

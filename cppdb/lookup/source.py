@@ -30,6 +30,9 @@ class PairSource:
     kind: str                 # "ranked-run" | "run" | "hf" | "file"
     files: tuple[Path, ...]   # every file the index depends on
     index_path: Path
+    #: the run directory behind the pairs (its model, features and occurrences explain a
+    #: score: ``cppdb lookup --explain``); None for an export
+    run_dir: Path | None = None
 
     def fingerprint(self, version: str) -> str:
         digest = hashlib.sha256(version.encode())
@@ -59,7 +62,8 @@ def resolve_source(path: str | Path, index_path: str | Path | None = None) -> Pa
         from cppdb.rank.pairs import pair_table_paths
 
         kind, files, index = "run", tuple(pair_table_paths(path)), path / "lookup" / "index.duckdb"
-    return PairSource(kind, files, Path(index_path) if index_path else index)
+    run_dir = path if kind in ("ranked-run", "run") else None
+    return PairSource(kind, files, Path(index_path) if index_path else index, run_dir)
 
 
 def _ranked_with_features(ranked: Path, features: Path | None) -> pl.LazyFrame:

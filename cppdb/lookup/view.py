@@ -1,0 +1,218 @@
+"""How ``cppdb lookup`` shows answers in a terminal: a compact view that fits 80 columns, and
+the wide one with every column.
+
+The compact view has one row per target: the rows of one target that differ only in their
+left-hand-side label (大洋 as NP and as NN) are one row whose ``LHS`` cell lists the labels,
+best first; its score, tier and pivot count are those of the best of them.  Each pattern
+source gets its own table (a word query finds patterns of several sources).
+
+The relation column is the export's ``entailment`` field (:func:`cppdb.export.entailment_expr`:
+Forward/ReverseEntailment where one side's words all occur in the other, ``-`` where that
+test says nothing) — named as what it is, a word-containment test, not a judged relation.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import polars as pl
+
+from cppdb import schema as S
+
+RELATION = "entailment"
+SCORE, TIER = "score", "tier"
+#: the compact view's columns, in order (``pivots`` = how many English pivots)
+COMPACT_COLUMNS = ("target", RELATION, SCORE, TIER, "pivots", "LHS")
+UNKNOWN = "-"
+
+
+def with_relation(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the relation column: the database's own (an export file keeps it),
+    else what the export would write for the pair."""
+    from cppdb.export import entailment_expr
+
+    if RELATION in frame.columns:
+        return frame.with_columns(pl.col(RELATION).fill_null(""))
+    return frame.with_columns(entailment_expr().alias(RELATION))
+
+
+def merged_targets(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per (type, source, target), best first: the best row's score, tier and pivot
+    count, the relation, and every LHS label joined by commas (best first)."""
+    frame = with_relation(frame)
+    score = (pl.col(SCORE) if SCORE in frame.columns else pl.lit(None, dtype=pl.Float64))
+    frame = frame.with_columns(score.cast(pl.Float64).alias("_score"),
+                               pl.int_range(pl.len()).alias("_order"))
+    for name, dtype in ((TIER, pl.String), (S.N_PIVOTS, pl.Int64), (S.LHS, pl.String)):
+        if name not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype=dtype).alias(name))
+    best_first = frame.sort("_score", "_order", descending=[True, False], nulls_last=True)
+    keys = [S.TYPE, S.SOURCE, S.TARGET]
+    return (best_first.group_by(keys, maintain_order=True)
+            .agg(pl.col(RELATION).first(), pl.col("_score").first().alias(SCORE),
+                 pl.col(TIER).first(), pl.col(S.N_PIVOTS).first(),
+                 pl.col(S.LHS).drop_nulls().unique(maintain_order=True).str.join(",")))
+
+
+def compact_tables(frame: pl.DataFrame, text: str) -> list[Any]:
+    """The compact view: one rich table per (type, source), each row one target."""
+    merged = merged_targets(frame)
+    tables = []
+    for (pair_type, source), part in merged.group_by([S.TYPE, S.SOURCE], maintain_order=True):
+        title = (f"{pair_type} paraphrases of {source}" if _key(source) == _key(text)
+                 else f"{pair_type} paraphrases of {source} (contains {text})")
+        table = _table(title)
+        for row in part.iter_rows(named=True):
+            table.add_row(row[S.TARGET], row[RELATION] or UNKNOWN, _number(row[SCORE]),
+                          row[TIER] or UNKNOWN, _count(row[S.N_PIVOTS]), row[S.LHS] or "")
+        tables.append(table)
+    return tables
+
+
+def _key(text: str) -> str:
+    return "".join(text.split())
+
+
+def _number(value: float | None) -> str:
+    return UNKNOWN if value is None else f"{value:.2f}"
+
+
+def _count(value: int | None) -> str:
+    return UNKNOWN if value is None else str(value)
+
+
+def _table(title: str) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  show_edge=False, collapse_padding=True)
+    for name in COMPACT_COLUMNS:
+        # the target wraps (between words: the data keeps spaces between them); the short
+        # cells never do, so a column is as wide as its widest value
+        table.add_column(name, justify="right" if name in (SCORE, "pivots") else "left",
+                         no_wrap=name != "target", overflow="fold")
+    return table
+
+
+def wide_table(frame: pl.DataFrame, text: str, features: bool) -> Any:
+    """Every column, one row per pair (``--wide``; with ``--features`` also the features)."""
+    from rich.table import Table
+
+    table = Table(title=f"paraphrases of {text}", title_justify="left")
+    names = [c for c in frame.columns if features or c not in ("count", "origin")]
+    for name in names:
+        table.add_column(name, overflow="fold")
+    for row in frame.select(names).iter_rows():
+        table.add_row(*[cell(v) for v in row])
+    return table
+
+
+def cell(value: object) -> str:
+    """One value as the wide table shows it (a document of ``schema.DOCUMENTS`` by its
+    label)."""
+    from cppdb.align.sentences.types import DocumentKey
+
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        return ", ".join(DocumentKey(*(v[k] for k in S.DOC_KEY)).label
+                         if isinstance(v, dict) else str(v) for v in value)
+    return str(value)
+
+
+#: how many features an explanation lists (the rest are summed on one line)
+EXPLAIN_FEATURES = 8
+
+
+def explanation_renderables(explanation: Any, features: int = EXPLAIN_FEATURES) -> list[Any]:
+    """``cppdb lookup --explain``: the pair, its model score's largest contributions, the
+    penalties, its pivots with their probabilities, and what could not be explained."""
+    from rich.text import Text
+
+    pair = explanation.pair
+    relation = with_relation(pl.DataFrame([pair]).select(S.SOURCE, S.TARGET, *(
+        [RELATION] if RELATION in pair else [])))[RELATION][0] or UNKNOWN
+    head = (f"{pair.get(S.TYPE)} {pair[S.SOURCE]} → {pair[S.TARGET]}  (LHS {pair.get(S.LHS)}; "
+            f"tier {pair.get(TIER) or UNKNOWN}, rank {pair.get('rank') or UNKNOWN}, score "
+            f"{_number(pair.get(SCORE))}; {RELATION} {relation})")
+    parts: list[Any] = [Text(head, style="bold")]
+    if explanation.contributions is not None:
+        parts += [Text(_score_line(explanation)), _contribution_table(explanation, features)]
+    if explanation.pivots is not None:
+        parts.append(_pivot_table(explanation.pivots, pair))
+    parts += [Text(note, style="italic") for note in explanation.notes]
+    return parts
+
+
+def _score_line(explanation: Any) -> str:
+    from cppdb.lookup.explain import LOG_ODDS
+
+    total = f"base {explanation.base:+.3f} + Σ contributions"
+    formula = f"1 + 4·σ({total})" if explanation.unit == LOG_ODDS else total
+    line = f"model score {explanation.model_score:.3f} = {formula}"
+    if explanation.penalty is not None and abs(explanation.penalty) > 5e-4:
+        line += (f"\nscore {explanation.pair[SCORE]:.3f} = model score - "
+                 f"{explanation.penalty:.3f} of sameness penalties (containment, diversity)")
+    return line
+
+
+def _short(description: str) -> str:
+    """A feature's description without its source tag (``[7]``, ``extra:``) and its fine
+    print (after the first ``;``)."""
+    text = re.sub(r"^(\[\d+\]|extra:)\s*", "", description)
+    return text.split("; ")[0]
+
+
+def _contribution_table(explanation: Any, features: int) -> Any:
+    from cppdb.features.table import FEATURE_DESCRIPTIONS
+
+    table = _plain_table(f"features that moved it most ({explanation.unit})",
+                         ("feature", "value", "contribution", "what it measures"))
+    frame = explanation.contributions
+    for row in frame.head(features).iter_rows(named=True):
+        table.add_row(row["feature"], _value(row["value"]), f"{row['contribution']:+.3f}",
+                      _short(FEATURE_DESCRIPTIONS.get(row["feature"], "")))
+    rest = frame.slice(features)
+    if rest.height:
+        table.add_row(f"{rest.height} other features", "",
+                      f"{rest['contribution'].sum():+.3f}", "")
+    return table
+
+
+def _pivot_table(pivots: pl.DataFrame, pair: dict[str, Any]) -> Any:
+    shown, total = pivots.height, pair.get(S.N_PIVOTS)
+    count = f"{shown} of {total}" if total is not None and total != shown else f"{shown}"
+    p_ts = pair.get(S.P_TGT_GIVEN_SRC)
+    tail = f"; p_t_given_s {p_ts:.3f} sums all its pivots" if p_ts is not None else ""
+    names = [c for c in ("pivot", "p_e_given_source", "p_target_given_e", "product")
+             if c in pivots.columns]
+    labels = {"p_e_given_source": "p(e|source)", "p_target_given_e": "p(target|e)"}
+    table = _plain_table(f"English pivots e ({count}, best first{tail})",
+                         tuple(labels.get(n, n) for n in names))
+    for row in pivots.select(names).iter_rows():
+        table.add_row(*[_value(v) if isinstance(v, float) else ("" if v is None else str(v))
+                        for v in row])
+    return table
+
+
+def _value(value: float | None) -> str:
+    if value is None or value != value:
+        return UNKNOWN
+    return f"{value:.3f}" if abs(value) < 1000 else f"{value:.0f}"
+
+
+def _plain_table(title: str, columns: tuple[str, ...]) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  show_edge=False, collapse_padding=True)
+    for index, name in enumerate(columns):
+        last = index == len(columns) - 1 and name == "what it measures"
+        # names and numbers never wrap; the description (English words) wraps to fit
+        table.add_column(name, justify="left" if index == 0 or last else "right",
+                         no_wrap=not last)
+    return table

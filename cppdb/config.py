@@ -53,6 +53,8 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "rank.min_pivot_product": (0.0, 1.0),
     "evaluate.max_embedded_pairs": (1, None),
     "evaluate.bootstrap_max_items": (1, None),
+    "evaluate.coverage_words": (1, None),
+    "evaluate.coverage_examples": (0, None),
     "compression.batch_size": (1, None),
     "compression.min_content_overlap": (0.0, 1.0),
     "embed.batch_size": (1, None),

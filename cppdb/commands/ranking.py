@@ -25,15 +25,17 @@ def _print_table(frame, title: str) -> None:
     console().print(table)
 
 
-def _print_evaluation(frame, title: str, signed: str) -> None:
-    """The table, its legend and its signature on stdout (they are the command's result;
-    the width follows the terminal, or $COLUMNS, 80 by default)."""
+def _print_evaluation(frame, title: str, signed: str, coverage=None) -> None:
+    """The table, the word coverage, the legend and the signature on stdout (they are the
+    command's result; the width follows the terminal, or $COLUMNS, 80 by default)."""
     from rich.console import Console
 
-    from cppdb.evaluate.display import evaluation_rich_table, legend
+    from cppdb.evaluate.display import coverage_renderables, evaluation_rich_table, legend
 
     out = Console(highlight=False)
     out.print(evaluation_rich_table(frame, title))
+    for part in coverage_renderables(coverage):
+        out.print(part)
     out.print(f"{legend(frame)}\nsignature: {signed}", markup=False, soft_wrap=True)
 
 
@@ -81,11 +83,13 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
                        f"({SCALE_HELP}), then run `cppdb evaluate {out}`")
         return
     else:
-        table, signed = api.evaluate_run_signed(target, cfg)
+        table, signed, coverage = api.evaluate_run_full(target, cfg)
         if as_json:
-            print_json({"signature": signed, "table": table.to_dicts()})
+            print_json({"signature": signed, "table": table.to_dicts(),
+                        "coverage": None if coverage is None else coverage.to_dicts()})
             return
-        _print_evaluation(table, "diversity and consistency per type and top share", signed)
+        _print_evaluation(table, "diversity and consistency per type and top share", signed,
+                          coverage)
         return
     if as_json:
         print_json({"signature": signed, "table": table.to_dicts()})

@@ -88,8 +88,33 @@ def evaluate_run(run_or_file: str | Path, config: Config | None = None) -> pl.Da
 
 def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
                         ) -> tuple[pl.DataFrame, str]:
-    """The table of :func:`evaluate_run` and its signature; a run directory also keeps both
-    in ``evaluation.json`` (what produced the numbers stays next to them)."""
+    """The table of :func:`evaluate_run` and its signature (see :func:`evaluate_run_full`)."""
+    return evaluate_run_full(run_or_file, config)[:2]
+
+
+def coverage_of(run_or_file: str | Path, ranking: pl.DataFrame, config: Config
+                ) -> pl.DataFrame | None:
+    """The word coverage of a ranking (:mod:`cppdb.evaluate.coverage`); None when it has no
+    tiers (a pair file written without them) or no phrase pairs (a monolingual run)."""
+    from cppdb import schema as S
+    from cppdb.evaluate.coverage import coverage_table
+    from cppdb.rank.tiers import tiers_from_config
+
+    if "tier" not in ranking.columns or (
+            S.TYPE in ranking.columns and not (ranking[S.TYPE] == "phrase").any()):
+        return None
+    section = config.section("evaluate")
+    path = Path(run_or_file)
+    first = tiers_from_config(config.section("rank"))[0].name
+    return coverage_table(ranking, path / S.ANNOTATIONS_FILE if path.is_dir() else None,
+                          first, section["coverage_words"], section["coverage_examples"])
+
+
+def evaluate_run_full(run_or_file: str | Path, config: Config | None = None
+                      ) -> tuple[pl.DataFrame, str, pl.DataFrame | None]:
+    """The table of :func:`evaluate_run`, its signature and the word coverage
+    (:func:`coverage_of`); a run directory also keeps the three in ``evaluation.json``
+    (what produced the numbers stays next to them)."""
     config = config or load_config()
     section = config.section("evaluate")
     first, second = _encoders(config, run_or_file)
@@ -105,11 +130,15 @@ def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
                               "tops": "/".join(f"{t:g}" for t in section["tops"]),
                               "ci": interval_method(section["bootstrap_max_items"]),
                               **DEFINITIONS,
-                              "cosine-cap": f"{section['max_embedded_pairs']}/type/top", **extra})
+                              "cosine-cap": f"{section['max_embedded_pairs']}/type/top",
+                              "coverage": f"top{section['coverage_words']}-content-words/"
+                                          "first-tier-phrase-source", **extra})
+    coverage = coverage_of(run_or_file, ranking, config)
     if Path(run_or_file).is_dir():
         write_json_atomic(Path(run_or_file) / EVALUATION_FILE,
-                          {"signature": signed, "table": table.to_dicts()})
-    return table, signed
+                          {"signature": signed, "table": table.to_dicts(),
+                           "coverage": None if coverage is None else coverage.to_dicts()})
+    return table, signed, coverage
 
 
 def write_sheet(run_or_file: str | Path, out: str | Path, n_per_type: int,

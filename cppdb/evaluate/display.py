@@ -81,3 +81,29 @@ def _table(title: str, columns: tuple[str, ...]) -> Any:
         table.add_column(name, justify="left" if name in ("type", "top") else "right",
                          no_wrap=True)
     return table
+
+
+def coverage_renderables(coverage: pl.DataFrame | None) -> list[Any]:
+    """The word coverage (:mod:`cppdb.evaluate.coverage`) for a terminal: a small table, then
+    each list's most frequent words without a first-tier paraphrase (lines that wrap)."""
+    from rich.text import Text
+
+    if coverage is None or coverage.is_empty():
+        return [Text("word coverage: not computed (no tiers, or no phrase pairs)")]
+    tier = coverage["tier"][0]
+    table = _table("", ("type", "top", f"in {tier}", "any tier"))
+    table.columns[0].header = "word list"
+    for row in coverage.iter_rows(named=True):
+        table.add_row(row["list"], f"{row['words']:,}", _share(row["with_tier"], row["words"]),
+                      _share(row["with_any"], row["words"]))
+    parts: list[Any] = [Text(f"word coverage: top content words with a phrase paraphrase in "
+                             f"tier {tier}"), table]
+    for row in coverage.iter_rows(named=True):
+        words = " ".join(row["missing"]) or "-"
+        parts.append(Text(f"{row['list']} ({row['content']}), the most frequent without "
+                          f"one in {tier}: {words}"))
+    return parts
+
+
+def _share(count: int, total: int) -> str:
+    return f"{count:,} = {100 * count / total:.1f}%" if total else "-"

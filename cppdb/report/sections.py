@@ -61,24 +61,64 @@ def ranking(run: Path, evaluate: bool = True) -> list[str]:
         parts.append(svg.bars("Tier sizes (nested: S ⊂ M ⊂ L ⊂ XL)",
                               [(f"{r['type']} {r['tier']}", r["pairs"])
                                for r in tiers.iter_rows(named=True)]))
-    if evaluate:
-        parts.append(evaluation(run))
+    parts += evaluation(run) if evaluate else [coverage(run, ranked)]
     parts.append(samples(ranked))
     return parts
 
 
-def evaluation(run: Path) -> str:
-    """The automatic table of ``cppdb evaluate RUN`` (diversity, consistency at 20/60/100 %)."""
+def evaluation(run: Path) -> list[str]:
+    """The automatic table of ``cppdb evaluate RUN`` (diversity, consistency at 20/60/100 %)
+    and its word coverage."""
     from cppdb.errors import CppdbError
-    from cppdb.evaluate.api import evaluate_run
+    from cppdb.evaluate.api import evaluate_run_full
 
     try:
-        table = evaluate_run(run)
+        table, _, words = evaluate_run_full(run)
     except CppdbError as exc:   # an encoder missing: say so on the page, keep the rest
-        return svg.figure("table", "Automatic evaluation", "", 0,
-                          note=f"not computed: {exc}")
-    return svg.table("Automatic evaluation: diversity (edit distance, containment share) and "
-                     "consistency (cosine) at the top 20/60/100 %", table.columns, table.rows())
+        return [svg.figure("table", "Automatic evaluation", "", 0, note=f"not computed: {exc}"),
+                coverage(run)]
+    return [svg.table("Automatic evaluation: diversity (edit distance, containment share) and "
+                      "consistency (cosine) at the top 20/60/100 %", table.columns,
+                      table.rows()),
+            coverage_figure(words)]
+
+
+def coverage(run: Path, ranked: pl.DataFrame | None = None) -> str:
+    """The word coverage of ``cppdb evaluate RUN`` alone (no encoder needed)."""
+    from cppdb.config import load_config
+    from cppdb.errors import CppdbError
+    from cppdb.evaluate.api import coverage_of, load_ranking
+
+    try:
+        ranking = load_ranking(run) if ranked is None else ranked
+        return coverage_figure(coverage_of(run, ranking, load_config()))
+    except CppdbError as exc:   # jieba's list missing: say so on the page, keep the rest
+        return svg.figure("table", COVERAGE_TITLE, "", 0, note=f"not computed: {exc}")
+
+
+COVERAGE_TITLE = "Word coverage: the most frequent content words with a first-tier paraphrase"
+
+
+def coverage_figure(words: pl.DataFrame | None) -> str:
+    """The coverage table (:mod:`cppdb.evaluate.coverage`), one row per word list, with the
+    most frequent words that have none."""
+    if words is None:
+        return svg.figure("table", COVERAGE_TITLE, "", 0,
+                          note="not computed: the ranking has no tiers or no phrase pairs")
+    rows = [(r["list"], r["content"], r["words"], r["with_tier"], _percent(r["share"]),
+             r["with_any"], _percent(r["share_any"]), " ".join(r["missing"]))
+            for r in words.iter_rows(named=True)]
+    tier = words["tier"][0] if words.height else "S"
+    return svg.table(f"{COVERAGE_TITLE} (tier {tier})",
+                      ["list", "content tags", "top words", f"in {tier}", f"share in {tier}",
+                       "any tier", "share any tier", f"most frequent without one in {tier}"],
+                      rows, note=f"A word counts when `cppdb lookup WORD --tier {tier}` finds "
+                                 "a phrase pair: a census of each list's top words "
+                                 "(evaluate.coverage_words), not a sample.")
+
+
+def _percent(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.1f} %"
 
 
 def samples(ranked: pl.DataFrame) -> str:

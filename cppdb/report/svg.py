@@ -132,13 +132,13 @@ def scatter(title: str, points: Sequence[tuple[float, float, int]], labels: Sequ
 
 
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]],
-          kind: str = "table") -> str:
+          kind: str = "table", note: str = "") -> str:
     """A plain sortable table (the page script sorts on a header click)."""
     head = "".join(f"<th>{escape(str(c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{escape(_cell(v))}</td>" for v in row) + "</tr>"
                    for row in rows)
     html = f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-    return figure(kind, title, html, len(rows))
+    return figure(kind, title, html, len(rows), note)
 
 
 def _cell(value: object) -> str:

@@ -166,6 +166,9 @@ RULES: dict[str, FilterRule] = {r.name: r for r in (
 #: makes a pair a compression at all), listed here so reports can name every rule in one place.
 POST_RULES: dict[str, str] = {
     "no_keywords": "no headline word could be aligned to the sentence",
+    "not_a_sentence": "the compression does not read as a sentence (the detail names the "
+                      "reason: no_predicate, not_a_clause, ends_in_function_word, "
+                      "verb_without_object)",
     "compression_too_long": "chars(C) > max_compression_ratio * chars(H)",
 }
 

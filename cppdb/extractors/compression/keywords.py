@@ -7,11 +7,18 @@ that the earlier ones left unaligned, so each link is attributed to exactly one 
   token.  Each headline occurrence takes the next unused sentence occurrence.
 * ``abbrev`` — abbreviation match (Hasegawa et al. 2017): the headline word's characters are a
   subsequence of the characters of a run of consecutive sentence nouns, anchored at the first
-  character of a noun (西 -> 西班牙, 中 / 美 -> 中国 / 美国, but not 西 -> 巴西).
+  character of a noun (西 -> 西班牙, 中 / 美 -> 中国 / 美国, but not 西 -> 巴西); else a long
+  form CC-CEDICT gives for the word occurs in S (京 -> 北京, 交大 -> 上海交通大学); else,
+  character by character, for a word made of abbreviations (中俄 -> 中国 + 俄罗斯, 京沪) or one
+  the dictionary lacks (访华 -> 访问 + 中国): :mod:`~cppdb.extractors.compression.lexicon`.
 * ``paraphrase`` — cppdb's paraphrase-aware alignment: a headline character span that is a
   table entry is linked to a sentence character span that is one of its paraphrases
   (留守 -> 剩余), each projected to the tokens it overlaps.  Longer entries first; best table
   score first.
+* ``gloss`` — a headline content word and a sentence content word that CC-CEDICT glosses
+  alike: a shared gloss (抓获/逮捕 "to arrest", 逝世/去世), or a shared character and a shared
+  gloss stem (夺冠 "to win a championship" / 冠军 "champion").  It generalises to pairs no
+  paraphrase table has seen.
 * ``bert`` — BERT-align (Zhao et al. 2022): mean character vectors per word, row-wise max
   cosine, from the bundled multilingual-e5-small (``compression.bert_encoder = "e5-tokens"``,
   :mod:`cppdb.extractors.compression.bert_e5`) or a local Chinese BERT directory
@@ -30,11 +37,12 @@ from cppdb.annotate.ud import TaggedText
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
+from cppdb.extractors.compression.lexicon import Lexicon, cedict_lexicon
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
 
 _COMPRESSION = toml_defaults("compression")
 
-METHODS = ("word", "abbrev", "paraphrase", "bert")
+METHODS = ("word", "abbrev", "paraphrase", "gloss", "bert")
 
 
 @dataclass(frozen=True)
@@ -119,26 +127,100 @@ def _subsequence_span(word: str, tokens: Sequence[str], first: int, stop: int) -
 
 
 def abbreviation_links(headline: Tokens, sentence: Tokens, covered: set[int],
-                       content_upos: frozenset[str], noun_upos: frozenset[str]) -> list[Link]:
-    """Headline words that abbreviate a run of sentence nouns (西 -> 西班牙)."""
+                       content_upos: frozenset[str], noun_upos: frozenset[str],
+                       lexicon: Lexicon | None = None) -> list[Link]:
+    """Headline words that abbreviate a run of sentence nouns (西 -> 西班牙), else (with a
+    lexicon) a long form of the word or of each of its characters found in S."""
     runs = _noun_runs(sentence, noun_upos)
-    links = []
+    links: list[Link] = []
     for h, (word, upos) in enumerate(zip(headline.tokens, headline.upos)):
         if h in covered or upos not in content_upos or not _is_han_word(word):
             continue
-        for run_start, run_stop in runs:
-            found = None
-            for first in range(run_start, run_stop):
-                last = _subsequence_span(word, sentence.tokens, first, run_stop)
-                if last is None:
-                    continue
-                expanded = "".join(sentence.tokens[first:last + 1])
-                if expanded != word and len(expanded) > len(word):
-                    found = Link(h, h + 1, first, last + 1, "abbrev")
-                    break
-            if found:
-                links.append(found)
-                break
+        found = _subsequence_link(h, word, sentence.tokens, runs)
+        if found:
+            links.append(found)
+        elif lexicon is not None:
+            links.extend(lexicon_links(h, word, sentence, content_upos, lexicon))
+    return links
+
+
+def _subsequence_link(h: int, word: str, tokens: Sequence[str],
+                      runs: list[tuple[int, int]]) -> Link | None:
+    for run_start, run_stop in runs:
+        for first in range(run_start, run_stop):
+            last = _subsequence_span(word, tokens, first, run_stop)
+            if last is None:
+                continue
+            expanded = "".join(tokens[first:last + 1])
+            if expanded != word and len(expanded) > len(word):
+                return Link(h, h + 1, first, last + 1, "abbrev")
+    return None
+
+
+def lexicon_links(h: int, word: str, sentence: Tokens, content_upos: frozenset[str],
+                  lexicon: Lexicon) -> list[Link]:
+    """A long form of ``word`` found in S; else, when every piece is explained, one link per
+    piece (the word cut into dictionary words): the piece inside a sentence word (海军 in 国海军), a long form of
+    it (京 -> 北京), or a sentence word sharing a character that the dictionary glosses alike
+    (访 -> 访问).  Piece by piece only for a word the dictionary lacks or whose every character
+    abbreviates a name (中俄): a dictionary word such as 中学 is not the sum of its parts."""
+    chars, owner, _ = _char_map(sentence.tokens)
+    whole = _find_long_form(word, chars, owner, lexicon)
+    if whole is not None:
+        return [Link(h, h + 1, whole[0], whole[1], "abbrev", matched=(word, whole[2]))]
+    if len(word) < 2:
+        return []
+    if word in lexicon.glosses and not all(lexicon.expansions(c) for c in word):
+        return []
+    links = []
+    for piece in lexicon.pieces(word) if word not in lexicon.glosses else list(word):
+        at = chars.find(piece) if len(piece) > 1 else -1
+        span = ((owner[at], owner[at + len(piece) - 1] + 1, piece) if at >= 0 else
+                _find_long_form(piece, chars, owner, lexicon)
+                or _gloss_host(piece, sentence, content_upos, lexicon))
+        if span is None:     # all pieces or none: a half-explained word is left to the
+            return []        # later methods (留守人员: 人员 alone would hide 留守 -> 剩余)
+        links.append(Link(h, h + 1, span[0], span[1], "abbrev", matched=(piece, span[2])))
+    return links
+
+
+def _find_long_form(word: str, chars: str, owner: list[int],
+                    lexicon: Lexicon) -> tuple[int, int, str] | None:
+    """(first token, stop token, long form) of the first long form of ``word`` in S."""
+    for long in lexicon.expansions(word):
+        at = chars.find(long)
+        if at >= 0:
+            return owner[at], owner[at + len(long) - 1] + 1, long
+    return None
+
+
+def _gloss_host(piece: str, sentence: Tokens, content_upos: frozenset[str],
+                lexicon: Lexicon) -> tuple[int, int, str] | None:
+    """The first sentence content word sharing a character with ``piece`` and glossed like
+    it."""
+    for s, (token, upos) in enumerate(zip(sentence.tokens, sentence.upos)):
+        if upos in content_upos and token != piece and lexicon.same_meaning(piece, token):
+            return s, s + 1, token
+    return None
+
+
+def gloss_links(headline: Tokens, sentence: Tokens, covered: set[int],
+                content_upos: frozenset[str], lexicon: Lexicon) -> list[Link]:
+    """Each unaligned headline content word to the sentence content word the dictionary
+    glosses most alike (a shared gloss before a shared character + gloss stem; on a tie the
+    longer word — 新政 to 政策, not to 新 — then the first)."""
+    links = []
+    candidates = [s for s, (t, u) in enumerate(zip(sentence.tokens, sentence.upos))
+                  if u in content_upos and _is_han_word(t)]
+    for h, (word, upos) in enumerate(zip(headline.tokens, headline.upos)):
+        if h in covered or upos not in content_upos or not _is_han_word(word):
+            continue
+        scored = [(lexicon.same_meaning(word, sentence.tokens[s]), len(sentence.tokens[s]), -s)
+                  for s in candidates if sentence.tokens[s] != word]
+        best = max(scored, default=(0, 0, 0))
+        if best[0] > 0:
+            s = -best[2]
+            links.append(Link(h, h + 1, s, s + 1, "gloss", float(best[0])))
     return links
 
 
@@ -362,11 +444,12 @@ def align_batch(headlines: Sequence[Tokens], sentences: Sequence[Tokens],
                           hint="--bert-dir DIR or --set compression.bert_dir=DIR")
     all_links: list[list[Link]] = [[] for _ in headlines]
     covered: list[set[int]] = [set() for _ in headlines]
+    lexicon = cedict_lexicon() if {"abbrev", "gloss"} & set(settings.methods) else None
     for method in settings.methods:
         if method == "bert":
             found = bert.links(headlines, sentences, covered, settings.content_upos)
         else:
-            found = [_one_method(method, h, s, done, settings, table)
+            found = [_one_method(method, h, s, done, settings, table, lexicon)
                      for h, s, done in zip(headlines, sentences, covered)]
         for links, done, new in zip(all_links, covered, found):
             links.extend(new)
@@ -376,11 +459,14 @@ def align_batch(headlines: Sequence[Tokens], sentences: Sequence[Tokens],
 
 
 def _one_method(method: str, headline: Tokens, sentence: Tokens, covered: set[int],
-                settings: AlignSettings, table: ParaphraseTable | None) -> list[Link]:
+                settings: AlignSettings, table: ParaphraseTable | None,
+                lexicon: Lexicon | None) -> list[Link]:
     if method == "word":
         return word_links(headline, sentence, covered, settings.content_upos)
     if method == "abbrev":
         return abbreviation_links(headline, sentence, covered, settings.content_upos,
-                                  settings.abbrev_upos)
+                                  settings.abbrev_upos, lexicon)
+    if method == "gloss":
+        return gloss_links(headline, sentence, covered, settings.content_upos, lexicon)
     return paraphrase_links(headline, sentence, covered, table, settings.content_upos,
                             settings.paraphrase_max_tokens)

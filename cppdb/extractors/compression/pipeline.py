@@ -16,11 +16,13 @@ from cppdb.annotate.types import AnnotatedSentence
 from cppdb.annotate.ud import TaggedText, tokenize_tag
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
-from cppdb.extractors.compression.dtt import DTTAddition, DTTRules, apply_dtt
+from cppdb.extractors.compression.dtt import DTTAddition, DTTRules
 from cppdb.extractors.compression.filters import FilterChain, FilterSettings
 from cppdb.extractors.compression.keywords import AlignSettings, BertAligner, Link, align_batch
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
 from cppdb.extractors.compression.reader import NewsPair
+from cppdb.extractors.compression.sentence import (SentenceRules, Tree, complete_sentence,
+                                                   sentence_problem)
 from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
 
 _COMPRESSION = toml_defaults("compression")
@@ -49,6 +51,8 @@ class CompressionSettings:
     bert_min_cosine: float
     bert_encoder: str = _COMPRESSION["bert_encoder"]
     bert_layer: int = _COMPRESSION["bert_layer"]
+    sentence: SentenceRules = SentenceRules.from_config(_COMPRESSION)
+    ratio_base: str = _COMPRESSION["ratio_base"]
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "CompressionSettings":
@@ -70,10 +74,20 @@ class CompressionSettings:
                    parser_options=options, bert_dir=str(section["bert_dir"]),
                    bert_batch_size=int(section["bert_batch_size"]),
                    bert_min_cosine=float(section["bert_min_cosine"]),
-                   bert_encoder=_bert_encoder(section), bert_layer=int(section["bert_layer"]))
+                   bert_encoder=_bert_encoder(section), bert_layer=int(section["bert_layer"]),
+                   sentence=SentenceRules.from_config(section),
+                   ratio_base=_ratio_base(section))
 
 
 _BERT_ENCODERS = ("auto", "e5-tokens", "transformers")
+RATIO_BASES = ("expanded_headline", "headline")
+
+
+def _ratio_base(section: dict[str, Any]) -> str:
+    if section["ratio_base"] not in RATIO_BASES:
+        raise ConfigError(f"unknown compression.ratio_base '{section['ratio_base']}'",
+                          hint=f"choose from: {', '.join(RATIO_BASES)}")
+    return str(section["ratio_base"])
 
 
 def _bert_encoder(section: dict[str, Any]) -> str:
@@ -202,23 +216,24 @@ class CompressionPipeline:
     def _compress(self, pair: NewsPair, headline: TaggedText, tree: AnnotatedSentence,
                   links: Sequence[Link]) -> Outcome:
         keywords = sorted({i for link in links for i in link.sentence_tokens()})
-        kept = set(minimal_rooted_subtree(tree.heads, keywords, root=self.settings.subtree_root))
-        added: tuple[DTTAddition, ...] = ()
-        if self.settings.dtt:
-            closed, added = apply_dtt(tree.tokens, tree.heads, tree.deprels, kept,
-                                      self.settings.dtt_rules)
-            kept = set(closed)
+        kept, added = self._kept(tree, keywords)
         labels = [1 if i in kept else 0 for i in range(len(tree.tokens))]
         compression = "".join(t for t, keep in zip(tree.tokens, labels) if keep)
         c_chars, h_chars = _chars(compression), _chars(pair.headline)
         s_chars = _chars(pair.sentence)
         rate = c_chars / s_chars if s_chars else 0.0
-        ratio = c_chars / h_chars if h_chars else float("inf")
+        base = (_expanded_chars(headline, tree.tokens, links, h_chars)
+                if self.settings.ratio_base == "expanded_headline" else h_chars)
+        ratio = c_chars / base if base else float("inf")
         status, rule, detail = "kept", "", None
-        if self.settings.max_ratio > 0 and ratio > self.settings.max_ratio:
+        problem = (sentence_problem(_tree(tree), kept, keywords) if self.settings.sentence.check
+                   else None)
+        if problem is not None:
+            status, rule, detail = "rejected", "not_a_sentence", f"{problem[0]}: {problem[1]}"
+        elif self.settings.max_ratio > 0 and ratio > self.settings.max_ratio:
             status, rule = "rejected", "compression_too_long"
-            detail = (f"compression has {c_chars} characters > "
-                      f"{self.settings.max_ratio} x headline ({h_chars})")
+            detail = (f"compression has {c_chars} characters > {self.settings.max_ratio} x "
+                      f"headline ({h_chars}, {base} with abbreviations expanded)")
         content = self.settings.align.content_upos
         return Outcome(pair.line, status, rule, pair.headline, pair.sentence, detail=detail,
                        carried=_carried(pair),
@@ -238,6 +253,31 @@ class CompressionPipeline:
                                                for i in range(link.h_start, link.h_end)}),
                        compression_rate=rate, headline_ratio=ratio,
                        dtt_rules=tuple(a.rule for a in added))
+
+    def _kept(self, tree: AnnotatedSentence,
+              keywords: Sequence[int]) -> tuple[frozenset[int], tuple[DTTAddition, ...]]:
+        """Minimal subtree over the keywords, closed under the DTT and the sentence rules."""
+        kept = minimal_rooted_subtree(tree.heads, keywords, root=self.settings.subtree_root)
+        dtt = self.settings.dtt_rules if self.settings.dtt else None
+        return complete_sentence(_tree(tree), kept, self.settings.sentence, dtt)
+
+
+def _expanded_chars(headline: TaggedText, sentence: Sequence[str], links: Sequence[Link],
+                    h_chars: int) -> int:
+    """Characters of H with each abbreviation read as its long form in S (京 as 北京, 中俄 as
+    中国 + 俄罗斯): the long form says no more than the headline, so the length rule must not
+    count it against the compression."""
+    spans: dict[tuple[int, int], int] = {}
+    for link in links:
+        if link.method == "abbrev":
+            key = (link.h_start, link.h_end)
+            spans[key] = spans.get(key, 0) + _chars("".join(sentence[link.s_start:link.s_end]))
+    return h_chars + sum(max(0, n - _chars("".join(headline.tokens[a:b])))
+                         for (a, b), n in spans.items())
+
+
+def _tree(tree: AnnotatedSentence) -> Tree:
+    return Tree(tree.tokens, tree.pos, tree.heads, tree.deprels)
 
 
 def load_pipeline(settings: CompressionSettings, table_path: str | Path | None,

@@ -6,8 +6,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from cppdb.extractors.compression.dtt import RULE_NAMES as DTT_RULES
 from cppdb.extractors.compression.filters import POST_RULES
 from cppdb.extractors.compression.pipeline import CompressionSettings
+from cppdb.extractors.compression.sentence import RULE_NAMES as SENTENCE_RULES
 
 RATE_BINS = [round(0.1 * i, 1) for i in range(1, 10)]
 UDCHINESE_NOTE = ("parser 'udchinese' is a weak offline substitute (UDPipe model trained on "
@@ -66,9 +68,11 @@ def build_report(records: pl.DataFrame, settings: CompressionSettings, *,
     rule_names = list(settings.filters.names) + list(POST_RULES)
     by_rule = {name: 0 for name in rule_names}
     by_rule.update(_counts(rejected, "rule"))
-    dtt = kept.select(pl.col("dtt_rules").explode()).drop_nulls()
+    added = _counts(kept.select(pl.col("dtt_rules").explode()).drop_nulls(), "dtt_rules")
     dtt_counts = {name: 0 for name in settings.dtt_rules.rules} if settings.dtt else {}
-    dtt_counts.update(_counts(dtt, "dtt_rules"))
+    dtt_counts.update({k: v for k, v in added.items() if k in DTT_RULES})
+    sentence_counts = {name: 0 for name in settings.sentence.rules}
+    sentence_counts.update({k: v for k, v in added.items() if k in SENTENCE_RULES})
     content = int(kept["n_headline_content"].sum() or 0)
     aligned = int(kept["n_headline_aligned"].sum() or 0)
     notes = [UDCHINESE_NOTE] if parser.get("name") == "udchinese" else []
@@ -82,7 +86,7 @@ def build_report(records: pl.DataFrame, settings: CompressionSettings, *,
         "keywords_total": int(kept["n_keywords"].sum() or 0),
         "headline_content_words": content,
         "headline_tokens_aligned": aligned,
-        "dtt": settings.dtt, "dtt_added": dtt_counts,
+        "dtt": settings.dtt, "dtt_added": dtt_counts, "sentence_added": sentence_counts,
         "compression_rate": _rate_distribution(kept),
         "headline_ratio_mean": (round(float(kept["headline_ratio"].mean()), 4)
                                 if kept.height else None),
@@ -116,5 +120,8 @@ def print_report(report: dict[str, Any]) -> None:
                   f"{rate['median']:.3f}, p10 {rate['p10']:.3f}, p90 {rate['p90']:.3f}")
     if report["dtt"]:
         out.print("DTT additions: " + ", ".join(f"{k} {v}" for k, v in report["dtt_added"].items()))
+    if report.get("sentence_added"):
+        out.print("sentence-rule additions: "
+                  + ", ".join(f"{k} {v}" for k, v in report["sentence_added"].items()))
     for note in report["notes"]:
         out.print(f"[yellow]note:[/yellow] {escape(note)}")

@@ -68,7 +68,9 @@ test: sysdeps sysdeps-test javadeps install-test
 test-fast: sysdeps sysdeps-test install-test
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not slow" tests
 
-bench: sysdeps benchfonts javadeps install-test
+# The benchmarks that need no argument, on bundled data (the list: bench/run_all.py; the ones
+# that need a corpus: docs/BENCHMARKS.md).  None of them starts Spark, so no Java here.
+bench: sysdeps benchfonts install-test
 	$(BIN)/python -m bench.run_all
 
 clean:

@@ -176,7 +176,9 @@ def synthetic_occurrences(n_sentences: int, path: Path, *, phrase_rate: float,
             j = np.minimum(rng.geometric(0.45, m), 30) - 1           # which translation
             z = (e // 2) * 31 + j                                    # shared across 2 e's
             two = rng.random(m) < 0.4 if kind == "pattern" else np.zeros(m, dtype=bool)
-            frame = pl.DataFrame({"e": e, "z": z, "two": two, "sw": rng.random(m) < 0.2})
+            sentence = (np.arange(start, start + m) * n_sentences) // max(n_rows, 1)
+            frame = pl.DataFrame({"e": e, "z": z, "two": two, "sw": rng.random(m) < 0.2,
+                                  "id": sentence})
             slot_zh = pl.when(pl.col("two")).then(pl.lit("[NP1] 的 [NP2]")).otherwise(pl.lit("[NP1]"))
             slot_en = pl.when(pl.col("two")).then(pl.lit("[NP1] of [NP2]")).otherwise(pl.lit("[NP1]"))
             zh = pl.format("z{} 之 z{}", pl.col("z"), pl.col("z") % 997)
@@ -185,12 +187,15 @@ def synthetic_occurrences(n_sentences: int, path: Path, *, phrase_rate: float,
                 zh = pl.concat_str([zh, slot_zh], separator=" ")
                 en = pl.concat_str([en, slot_en], separator=" ")
             out = frame.select(
+                id=pl.col("id").cast(pl.Int64),
                 lhs=pl.lit("NP"),
                 slot_sig=(pl.when(pl.col("two")).then(pl.lit("NP|NP")).otherwise(pl.lit("NP"))
                           if kind == "pattern" else pl.lit("")),
                 en=en, zh=zh, swapped=pl.col("sw") & pl.col("two"),
                 kind=pl.lit(kind),
-                align=pl.lit([0, 65537, 131073], dtype=pl.List(pl.Int32)))  # 0-0 1-1 2-1
+                align=pl.lit([0, 65537, 131073], dtype=pl.List(pl.Int32)),  # 0-0 1-1 2-1
+                **{col: pl.lit(0 if col.endswith("start") else 2, dtype=pl.Int32)
+                   for col in ("zh_start", "zh_end", "en_start", "en_end")})
             out = out.with_columns(zh_pos=pl.col("zh").str.replace_all(r"[^ ]+", "NN"))
             file = path.parent / f"{path.stem}-{kind}-{start:012d}.parquet"
             out.write_parquet(file)

@@ -23,7 +23,11 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def shared_data(*parts: str) -> Path | None:
-    """A path under ../shared/data if present (developer machines), else None."""
+    """A path under ../shared/data if present (developer machines), else None.
+
+    Always None under ``CPPDB_BENCH_BUNDLED_ONLY=1`` (`make bench`: bundled data only)."""
+    if os.environ.get("CPPDB_BENCH_BUNDLED_ONLY") == "1":
+        return None
     path = SHARED_DATA.joinpath(*parts)
     return path if path.exists() else None
 

@@ -152,6 +152,18 @@ def monolingual(out: Path, config: Config) -> None:
     _evaluation("evaluation of the sentence pairs", evaluate_run(text_run, config))
 
 
+#: how many kept compressions step 4 prints: the first ones in input order, not a selection
+SHOWN_COMPRESSIONS = 5
+
+
+def shown_compressions(compressions: Path) -> list[dict]:
+    """The kept pairs step 4 prints: the first :data:`SHOWN_COMPRESSIONS` in input order."""
+    import json
+
+    rows = [json.loads(line) for line in compressions.read_text("utf-8").splitlines()]
+    return sorted(rows, key=lambda row: row["line"])[:SHOWN_COMPRESSIONS]
+
+
 def compression(out: Path, bilingual_run: Path, config: Config) -> None:
     from cppdb.extractors.compression.builder import build_compression
 
@@ -163,11 +175,11 @@ def compression(out: Path, bilingual_run: Path, config: Config) -> None:
     report = result.report
     console.print(f"{report['input_pairs']} pairs: {report['kept']} kept, {report['rejected']} "
                   f"rejected {report['rejected_by_rule']}")
-    import json
-    records = [json.loads(line) for line in Path(result.compressions).read_text("utf-8").splitlines()]
-    _table("compressions", pl.DataFrame({
-        "headline": [r["headline"] for r in records[:5]],
-        "compression": [r["compression"] for r in records[:5]]}))
+    shown = shown_compressions(Path(result.compressions))
+    _table(f"the first {len(shown)} kept compressions (input order)", pl.DataFrame({
+        "headline": [r["headline"] for r in shown],
+        "compression": [r["compression"] for r in shown],
+        "sentence": [r["sentence"] for r in shown]}))
     console.print(f"outputs: {out / 'compression'} ({time.perf_counter() - started:.0f} s)")
 
 

@@ -8,7 +8,30 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cppdb.demo import main
+from cppdb.demo import SHOWN_COMPRESSIONS, main, shown_compressions
+
+#: kept pairs of data/news/pairs.jsonl in step 4 (the shipped defaults + the demo's table);
+#: a change here is a change in what the demo shows: read the new compressions first
+DEMO_KEPT = 16
+#: a compression cannot end in these: they open or link a word that would follow
+OPENERS = {"ADP", "CCONJ", "SCONJ"}
+
+
+def is_subsequence(short: list[str], long: list[str]) -> bool:
+    remaining = iter(long)
+    return all(any(token == other for other in remaining) for token in short)
+
+
+def ends_at_a_sentence_boundary(row: dict) -> bool:
+    """The last kept word does not open a phrase (preposition, conjunction, 的) and the kept
+    words hang from a verb or adjective: what is printed can end a sentence."""
+    kept = [i for i, label in enumerate(row["labels"]) if label]
+    last = kept[-1]
+    top = next(i for i in kept if row["heads"][i] not in kept)
+    particle = row["upos"][last] == "PART" and row["deprels"][last] in {
+        "mark:relcl", "case:dec", "mark", "case"}
+    return (row["upos"][last] not in OPENERS and not particle
+            and row["upos"][top] in {"VERB", "ADJ"})
 
 
 @pytest.mark.slow
@@ -20,7 +43,15 @@ def test_demo_runs_and_every_run_has_pairs(tmp_path: Path) -> None:
         assert pairs.height > 20, name
     assert pl.read_parquet(out / "bilingual" / "phrase_pairs.parquet").height > 100
     assert pl.read_parquet(out / "bilingual" / "pattern_pairs.parquet").height > 100
-    assert (out / "compression" / "compressions.jsonl").read_text("utf-8").count("\n") > 10
+    compressions = out / "compression" / "compressions.jsonl"
+    assert compressions.read_text("utf-8").count("\n") == DEMO_KEPT
+    shown = shown_compressions(compressions)
+    assert len(shown) == SHOWN_COMPRESSIONS
+    for row in shown:   # each printed compression: deletion-only, and it can end a sentence
+        kept = [t for t, label in zip(row["tokens"], row["labels"]) if label]
+        assert "".join(kept) == row["compression"]
+        assert is_subsequence(kept, row["tokens"]) and "".join(row["tokens"]) in row["sentence"]
+        assert ends_at_a_sentence_boundary(row), row["compression"]
     assert len(list(out.glob("*/report.html"))) == 5
     # the ranking keeps the sample's showcase pairs (not filtered, e.g. as weak evidence)
     ranked = pl.read_parquet(out / "bilingual" / "ranking" / "ranked_pairs.parquet")

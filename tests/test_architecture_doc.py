@@ -111,8 +111,6 @@ DOC_LINES = 400
 LONG_PAGES: dict[str, str] = {
     "docs/benchmarks/scale.md": "being rewritten with today's numbers",
     "docs/corpora.md": "being extended with the corpora of this week",
-    "docs/benchmarks/align_sentences.md": "its rounds still to move into CHANGELOG.md",
-    "docs/benchmarks/bilingual.md": "its rounds still to move into CHANGELOG.md",
 }
 
 

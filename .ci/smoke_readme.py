@@ -64,6 +64,7 @@ def steps(work: Path) -> list[tuple[str, list[str]]]:
         ("lookup", ["lookup", "每天早上", "--db", str(run)]),
         ("lookup pattern", ["lookup", "[NP1] 出生于 [NP2]", "--db", str(run), "--type", "pattern"]),
         ("lookup hf export", ["lookup", "这座城市", "--db", str(work / "hf")]),
+        ("lookup --explain", ["lookup", "这座城市", "--db", str(run), "--explain", "该市"]),
         ("evaluate", ["evaluate", str(run)]),
         ("evaluate --sample", ["evaluate", str(run), "--sample", "10",
                                "-o", str(work / "sheet.tsv")]),

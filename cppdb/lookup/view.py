@@ -125,6 +125,8 @@ def cell(value: object) -> str:
 
 #: how many features an explanation lists (the rest are summed on one line)
 EXPLAIN_FEATURES = 8
+#: a feature's description is cut here (two lines of its column at 80 columns)
+DESCRIPTION_CHARS = 60
 
 
 def explanation_renderables(explanation: Any, features: int = EXPLAIN_FEATURES) -> list[Any]:
@@ -133,16 +135,18 @@ def explanation_renderables(explanation: Any, features: int = EXPLAIN_FEATURES) 
     from rich.text import Text
 
     pair = explanation.pair
-    relation = with_relation(pl.DataFrame([pair]).select(S.SOURCE, S.TARGET, *(
-        [RELATION] if RELATION in pair else [])))[RELATION][0] or UNKNOWN
+    sides = {name: [pair[name]] for name in (S.SOURCE, S.TARGET, RELATION) if name in pair}
+    relation = with_relation(pl.DataFrame(sides))[RELATION][0] or UNKNOWN
     head = (f"{pair.get(S.TYPE)} {pair[S.SOURCE]} → {pair[S.TARGET]}  (LHS {pair.get(S.LHS)}; "
             f"tier {pair.get(TIER) or UNKNOWN}, rank {pair.get('rank') or UNKNOWN}, score "
             f"{_number(pair.get(SCORE))}; {RELATION} {relation})")
     parts: list[Any] = [Text(head, style="bold")]
     if explanation.contributions is not None:
-        parts += [Text(_score_line(explanation)), _contribution_table(explanation, features)]
+        parts += [Text(_score_line(explanation)),
+                  Text(f"features that moved it most ({explanation.unit})"),
+                  _contribution_table(explanation, features)]
     if explanation.pivots is not None:
-        parts.append(_pivot_table(explanation.pivots, pair))
+        parts += _pivot_table(explanation.pivots, pair)
     parts += [Text(note, style="italic") for note in explanation.notes]
     return parts
 
@@ -162,15 +166,16 @@ def _score_line(explanation: Any) -> str:
 def _short(description: str) -> str:
     """A feature's description without its source tag (``[7]``, ``extra:``) and its fine
     print (after the first ``;``)."""
-    text = re.sub(r"^(\[\d+\]|extra:)\s*", "", description)
-    return text.split("; ")[0]
+    text = re.sub(r"^(\[\d+\]|extra:)\s*", "", description).split("; ")[0]
+    if len(text) <= DESCRIPTION_CHARS:
+        return text
+    return text[:DESCRIPTION_CHARS].rsplit(" ", 1)[0] + " …"
 
 
 def _contribution_table(explanation: Any, features: int) -> Any:
     from cppdb.features.table import FEATURE_DESCRIPTIONS
 
-    table = _plain_table(f"features that moved it most ({explanation.unit})",
-                         ("feature", "value", "contribution", "what it measures"))
+    table = _plain_table("", ("feature", "value", "contribution", "what it measures"))
     frame = explanation.contributions
     for row in frame.head(features).iter_rows(named=True):
         table.add_row(row["feature"], _value(row["value"]), f"{row['contribution']:+.3f}",
@@ -182,7 +187,9 @@ def _contribution_table(explanation: Any, features: int) -> Any:
     return table
 
 
-def _pivot_table(pivots: pl.DataFrame, pair: dict[str, Any]) -> Any:
+def _pivot_table(pivots: pl.DataFrame, pair: dict[str, Any]) -> list[Any]:
+    from rich.text import Text
+
     shown, total = pivots.height, pair.get(S.N_PIVOTS)
     count = f"{shown} of {total}" if total is not None and total != shown else f"{shown}"
     p_ts = pair.get(S.P_TGT_GIVEN_SRC)
@@ -190,12 +197,11 @@ def _pivot_table(pivots: pl.DataFrame, pair: dict[str, Any]) -> Any:
     names = [c for c in ("pivot", "p_e_given_source", "p_target_given_e", "product")
              if c in pivots.columns]
     labels = {"p_e_given_source": "p(e|source)", "p_target_given_e": "p(target|e)"}
-    table = _plain_table(f"English pivots e ({count}, best first{tail})",
-                         tuple(labels.get(n, n) for n in names))
+    table = _plain_table("", tuple(labels.get(n, n) for n in names))
     for row in pivots.select(names).iter_rows():
         table.add_row(*[_value(v) if isinstance(v, float) else ("" if v is None else str(v))
                         for v in row])
-    return table
+    return [Text(f"English pivots e ({count}, best first{tail})"), table]
 
 
 def _value(value: float | None) -> str:
@@ -208,8 +214,8 @@ def _plain_table(title: str, columns: tuple[str, ...]) -> Any:
     from rich import box
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  show_edge=False, collapse_padding=True)
+    table = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False, show_edge=False, collapse_padding=True)
     for index, name in enumerate(columns):
         last = index == len(columns) - 1 and name == "what it measures"
         # names and numbers never wrap; the description (English words) wraps to fit

@@ -55,17 +55,21 @@ def merged_targets(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def compact_tables(frame: pl.DataFrame, text: str) -> list[Any]:
-    """The compact view: one rich table per (type, source), each row one target."""
+    """The compact view: per (type, source) a title line and a table, each row one target
+    (the title is a line of its own: a table's title wraps at the table's width)."""
+    from rich.console import Group
+    from rich.text import Text
+
     merged = merged_targets(frame)
     tables = []
     for (pair_type, source), part in merged.group_by([S.TYPE, S.SOURCE], maintain_order=True):
         title = (f"{pair_type} paraphrases of {source}" if _key(source) == _key(text)
                  else f"{pair_type} paraphrases of {source} (contains {text})")
-        table = _table(title)
+        table = _table()
         for row in part.iter_rows(named=True):
             table.add_row(row[S.TARGET], row[RELATION] or UNKNOWN, _number(row[SCORE]),
                           row[TIER] or UNKNOWN, _count(row[S.N_PIVOTS]), row[S.LHS] or "")
-        tables.append(table)
+        tables.append(Group(Text(title, style="bold"), table))
     return tables
 
 
@@ -81,12 +85,11 @@ def _count(value: int | None) -> str:
     return UNKNOWN if value is None else str(value)
 
 
-def _table(title: str) -> Any:
+def _table() -> Any:
     from rich import box
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  show_edge=False, collapse_padding=True)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     for name in COMPACT_COLUMNS:
         # the target wraps (between words: the data keeps spaces between them); the short
         # cells never do, so a column is as wide as its widest value

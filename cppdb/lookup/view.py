@@ -67,7 +67,8 @@ def compact_tables(frame: pl.DataFrame, text: str) -> list[Any]:
                  else f"{pair_type} paraphrases of {source} (contains {text})")
         table = _table()
         for row in part.iter_rows(named=True):
-            table.add_row(row[S.TARGET], row[RELATION] or UNKNOWN, _number(row[SCORE]),
+            # Text, not str: a cell's brackets are data, never rich markup
+            table.add_row(Text(row[S.TARGET]), row[RELATION] or UNKNOWN, _number(row[SCORE]),
                           row[TIER] or UNKNOWN, _count(row[S.N_PIVOTS]), row[S.LHS] or "")
         tables.append(Group(Text(title, style="bold"), table))
     return tables
@@ -101,13 +102,14 @@ def _table() -> Any:
 def wide_table(frame: pl.DataFrame, text: str, features: bool) -> Any:
     """Every column, one row per pair (``--wide``; with ``--features`` also the features)."""
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=f"paraphrases of {text}", title_justify="left")
+    table = Table(title=Text(f"paraphrases of {text}"), title_justify="left")
     names = [c for c in frame.columns if features or c not in ("count", "origin")]
     for name in names:
         table.add_column(name, overflow="fold")
     for row in frame.select(names).iter_rows():
-        table.add_row(*[cell(v) for v in row])
+        table.add_row(*[Text(cell(v)) for v in row])
     return table
 
 
@@ -176,13 +178,15 @@ def _short(description: str) -> str:
 
 
 def _contribution_table(explanation: Any, features: int) -> Any:
+    from rich.text import Text
+
     from cppdb.features.table import FEATURE_DESCRIPTIONS
 
     table = _plain_table("", ("feature", "value", "contribution", "what it measures"))
     frame = explanation.contributions
     for row in frame.head(features).iter_rows(named=True):
         table.add_row(row["feature"], _value(row["value"]), f"{row['contribution']:+.3f}",
-                      _short(FEATURE_DESCRIPTIONS.get(row["feature"], "")))
+                      Text(_short(FEATURE_DESCRIPTIONS.get(row["feature"], ""))))
     rest = frame.slice(features)
     if rest.height:
         table.add_row(f"{rest.height} other features", "",
@@ -202,7 +206,7 @@ def _pivot_table(pivots: pl.DataFrame, pair: dict[str, Any]) -> list[Any]:
     labels = {"p_e_given_source": "p(e|source)", "p_target_given_e": "p(target|e)"}
     table = _plain_table("", tuple(labels.get(n, n) for n in names))
     for row in pivots.select(names).iter_rows():
-        table.add_row(*[_value(v) if isinstance(v, float) else ("" if v is None else str(v))
+        table.add_row(*[_value(v) if isinstance(v, float) else Text("" if v is None else str(v))
                         for v in row])
     return [Text(f"English pivots e ({count}, best first{tail})"), table]
 

@@ -79,6 +79,13 @@ def test_predicate_rule_climbs_from_a_subject_to_its_verb():
     assert text == "被困的登山者被救出" and "predicate" in rules   # 被 by the DTT (aux:pass)
 
 
+def test_subject_rule_keeps_who_did_it_when_asked():
+    t = tree("市/NOUN:2:nmod 公安局/NOUN:3:nsubj 逮捕/VERB:0:root 嫌疑人/NOUN:3:obj")
+    assert complete(t, [2, 3])[0] == "逮捕嫌疑人"        # not a default rule
+    text, rules = complete(t, [2, 3], SentenceRules(rules=("subject",)))
+    assert text == "公安局逮捕嫌疑人" and rules == {"subject"}
+
+
 def test_rules_can_be_switched_off_and_the_check_then_names_the_problem():
     none = SentenceRules(rules=(), check=True)
     kept, _ = complete_sentence(CLIMBERS, [0, 2], none, DTT)

@@ -37,7 +37,9 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bench.bench_links", ()),
     ("bench.bench_lookup", ("--pairs", "100000")),
     ("bench.bench_meaning_margin", ("speed", "--pairs", "20000")),
-    ("bench.bench_monolingual_engines", ("--engines", "local", "--pairs", "10")),
+    # a small book: the meaning margin encodes every line (10 chapters took 10 min here)
+    ("bench.bench_monolingual_engines", ("--engines", "local", "--pairs", "4",
+                                         "--events", "40", "60")),
     ("bench.bench_ocr", ("--limit", "10", "--no-pages")),
     ("bench.bench_ocr_pages", ("--pages", "2", "--workers", "")),
     ("bench.bench_rank", ("scale", "20000")),

@@ -79,6 +79,13 @@ def test_predicate_rule_climbs_from_a_subject_to_its_verb():
     assert text == "被困的登山者被救出" and "predicate" in rules   # 被 by the DTT (aux:pass)
 
 
+def test_unit_rule_keeps_the_parts_of_a_split_word():
+    # jieba split the verb 铺通; UD joins the parts with flat
+    t = tree("铁路/NOUN:3:nsubj 全线/NOUN:3:obl 铺/VERB:0:root 通/VERB:3:flat:vv")
+    text, rules = complete(t, [0, 2])
+    assert text == "铁路铺通" and rules == {"unit"}
+
+
 def test_subject_rule_keeps_who_did_it_when_asked():
     t = tree("市/NOUN:2:nmod 公安局/NOUN:3:nsubj 逮捕/VERB:0:root 嫌疑人/NOUN:3:obj")
     assert complete(t, [2, 3])[0] == "逮捕嫌疑人"        # not a default rule

@@ -18,6 +18,9 @@ a child or the head of a kept node, so the kept set stays one rooted subtree):
 * ``predicate`` — the top of the kept subtree climbs to the nearest ancestor that is a
   predicate (VERB or ADJ) heading a clause (root, ccomp, parataxis, conj, advcl): a subject or
   a modifier alone is not a sentence.
+* ``unit`` — a kept word keeps its ``flat`` and ``fixed`` children: UD joins with them the
+  parts of one unit without a head of its own (a name 李/建华, a verb compound jieba split,
+  铺/通, a multiword function word); half of it is not a word.
 * ``subject`` (not a default) — a kept clause head keeps its ``nsubj`` (same clause).  On the
   paper's 100 development sentences it lowers word F1 slightly (annotators drop subjects
   Chinese can leave implicit, and the parser's nsubj is often wrong); it is there for users
@@ -38,7 +41,7 @@ from typing import Any
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.dtt import DTTAddition, DTTRules, apply_dtt
 
-DEFAULT_RULES = ("case", "coordination", "object", "predicate")
+DEFAULT_RULES = ("case", "coordination", "object", "predicate", "unit")
 RULE_NAMES = DEFAULT_RULES + ("subject",)
 
 #: relations whose dependent heads a clause that can stand as a sentence (UD; Chinese serial
@@ -56,6 +59,8 @@ FUNCTION_UPOS = frozenset({"ADP", "PART", "CCONJ", "SCONJ"})
 NOMINAL_RELATIONS = frozenset({"nsubj", "obj", "iobj", "obl"})
 #: relations of 的-type markers: a clause carrying one is a modifier, not a predicate
 MODIFIER_MARKERS = frozenset({"mark:relcl", "mark:rel", "case:dec"})
+#: relations joining the parts of one unit (UD: headless multiword expressions)
+UNIT_RELATIONS = frozenset({"flat", "fixed"})
 #: parts of speech a clause's predicate has (nominal predicates carry a kept ``cop``)
 PREDICATE_UPOS = frozenset({"VERB", "ADJ"})
 NOMINAL_UPOS = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
@@ -148,6 +153,8 @@ def _child_additions(tree: Tree, kept: set[int], rules: tuple[str, ...],
                 continue
             if "case" in rules and relation == "case":
                 added.append(DTTAddition(child, node, "case", deprel))
+            elif "unit" in rules and relation in UNIT_RELATIONS:
+                added.append(DTTAddition(child, node, "unit", deprel))
             elif "coordination" in rules and (
                     (relation == "cc" and tree.relation(node) == "conj")
                     or (relation == "conj" and tree.upos[node] in NOMINAL_UPOS

@@ -86,6 +86,14 @@ def test_unit_rule_keeps_the_parts_of_a_split_word():
     assert text == "铁路铺通" and rules == {"unit"}
 
 
+def test_copula_rule_keeps_the_subject_of_a_kept_copula():
+    # 题目 是 《…》: "是 X" without what is X is not a sentence
+    t = tree("人民日报/NOUN:2:nsubj 发表/VERB:0:root 文章/NOUN:2:obj ，/PUNCT:2:punct "
+             "题目/NOUN:7:nsubj 是/AUX:7:cop 贯穿/VERB:2:parataxis")
+    text, rules = complete(t, [0, 1, 2, 6])
+    assert text == "人民日报发表文章题目是贯穿" and rules == {"auxiliary", "copula"}
+
+
 def test_subject_rule_keeps_who_did_it_when_asked():
     t = tree("市/NOUN:2:nmod 公安局/NOUN:3:nsubj 逮捕/VERB:0:root 嫌疑人/NOUN:3:obj")
     assert complete(t, [2, 3])[0] == "逮捕嫌疑人"        # not a default rule

@@ -30,7 +30,9 @@ def test_long_forms_come_from_the_dictionary(short, long):
     ("逝世", "去世", 2), ("抓获", "逮捕", 2), ("上涨", "上升", 2),     # a shared gloss
     ("夺冠", "冠军", 1), ("签约", "签署", 1),                           # character + gloss stem
     ("市民", "市政府", 0),       # shares 市 and "city", but "city" glosses thousands of words
-    ("首相", "总统", 0)])
+    ("首相", "总统", 0),
+    ("今日", "今天", 2),         # one-word gloss "today", and a shared character
+    ("局势", "国家", 0)])        # one-word gloss "state" without a shared character: ambiguous
 def test_same_meaning_grades(a, b, grade):
     assert cedict_lexicon().same_meaning(a, b) == grade
 

@@ -199,7 +199,8 @@ def _gloss_host(piece: str, sentence: Tokens, content_upos: frozenset[str],
     """The first sentence content word sharing a character with ``piece`` and glossed like
     it."""
     for s, (token, upos) in enumerate(zip(sentence.tokens, sentence.upos)):
-        if upos in content_upos and token != piece and lexicon.same_meaning(piece, token):
+        if upos in content_upos and token != piece and set(piece) & set(token) \
+                and lexicon.same_meaning(piece, token):
             return s, s + 1, token
     return None
 

@@ -55,10 +55,13 @@ class Lexicon:
 
     def same_meaning(self, a: str, b: str) -> int:
         """2 = a shared gloss; 1 = a shared character and a shared (rare) gloss stem;
-        0 = neither."""
-        if self.glosses.get(a, frozenset()) & self.glosses.get(b, frozenset()):
+        0 = neither.  A one-word gloss is ambiguous in English (局势 "state" / 国家 "state",
+        强 "strong" / 扎实 "strong"): it counts only between words sharing a character."""
+        shared_chars = bool(set(a) & set(b))
+        shared = self.glosses.get(a, frozenset()) & self.glosses.get(b, frozenset())
+        if any(" " in gloss or shared_chars for gloss in shared):
             return 2
-        if set(a) & set(b) and self.stems.get(a, frozenset()) & self.stems.get(b, frozenset()):
+        if shared_chars and self.stems.get(a, frozenset()) & self.stems.get(b, frozenset()):
             return 1
         return 0
 

@@ -74,6 +74,9 @@ def test_targets_with_several_labels_are_one_row():
     assert merged["entailment"].to_list() == ["", "", ""]
     lines = rendered(compact_tables(frame, "海洋"))
     assert sum("大洋" in line for line in lines) == 1
+    # --top counts targets in this view, not rows: the two best targets, all their labels
+    two = "\n".join(rendered(compact_tables(frame, "海洋", top=2)))
+    assert "大海" in two and "NP,NN" in two and "海底" not in two
 
 
 def test_relation_column_is_the_exports_entailment_field():

@@ -19,9 +19,9 @@ def console():
     return Console(highlight=False)
 
 
-def _show(frame, text: str, wide: bool, features: bool) -> None:
-    """The answers: the compact 80-column view, or with ``--wide``/``--features`` every
-    column (cppdb.lookup.view)."""
+def _show(frame, text: str, wide: bool, features: bool, top: int) -> None:
+    """The answers: the compact 80-column view (the best ``top`` targets per kind), or with
+    ``--wide``/``--features`` every column (cppdb.lookup.view)."""
     from cppdb.lookup.view import compact_tables, wide_table
 
     if frame.height == 0:
@@ -31,7 +31,7 @@ def _show(frame, text: str, wide: bool, features: bool) -> None:
     if wide or features:
         out.print(wide_table(frame, text, features))
         return
-    for table in compact_tables(frame, text):
+    for table in compact_tables(frame, text, top):
         out.print(table)
 
 
@@ -64,7 +64,9 @@ def register(app: typer.Typer) -> None:
         type_: Annotated[Optional[str], typer.Option(
             "--type", help="phrase | pattern | sentence (default: phrases and sentences, "
                            "plus patterns containing the words).")] = None,
-        top: Annotated[int, typer.Option(help="How many paraphrases (per kind).")] = 10,
+        top: Annotated[int, typer.Option(help="How many paraphrases per kind (patterns; "
+                                              "phrases and sentences): targets in the "
+                                              "default view, rows with --wide/--json.")] = 10,
         tier: Annotated[Optional[str], typer.Option(
             help="Only pairs in this size tier (S, M, L, XL; nested).")] = None,
         features: Annotated[bool, typer.Option(
@@ -82,6 +84,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Paraphrases of TEXT, best first (an index is built once per database)."""
         from cppdb.lookup import open_database
+        from cppdb.lookup.view import ROWS_PER_TARGET
 
         with open_database(db, rebuild=rebuild) as database:
             if database.built and not quiet and not as_json:
@@ -91,12 +94,14 @@ def register(app: typer.Typer) -> None:
             if explain is not None:
                 _explain(database, text, explain, type_, as_json)
                 return
-            shown = () if as_json or wide or features else ("entailment",)
-            found = database.lookup(text, top, type_, tier, features, extra=shown)
+            rows_only = as_json or wide or features
+            # the compact view merges a target's rows (one per LHS label): it reads more
+            found = database.lookup(text, top if rows_only else top * ROWS_PER_TARGET, type_,
+                                    tier, features, extra=() if rows_only else ("entailment",))
         if as_json:
             print_json(found.to_dicts())
         else:
-            _show(found, text, wide, features)
+            _show(found, text, wide, features, top)
 
     @app.command("report")
     def report_cmd(

@@ -54,13 +54,21 @@ def merged_targets(frame: pl.DataFrame) -> pl.DataFrame:
                  pl.col(S.LHS).drop_nulls().unique(maintain_order=True).str.join(",")))
 
 
-def compact_tables(frame: pl.DataFrame, text: str) -> list[Any]:
+#: rows the compact view reads per target it shows (a target has a row per LHS label)
+ROWS_PER_TARGET = 5
+
+
+def compact_tables(frame: pl.DataFrame, text: str, top: int | None = None) -> list[Any]:
     """The compact view: per (type, source) a title line and a table, each row one target
-    (the title is a line of its own: a table's title wraps at the table's width)."""
+    (the title is a line of its own: a table's title wraps at the table's width).  ``top``
+    keeps the best ``top`` targets of each kind (patterns; phrases and sentences)."""
     from rich.console import Group
     from rich.text import Text
 
     merged = merged_targets(frame)
+    if top is not None:
+        kind = pl.col(S.TYPE) == "pattern"
+        merged = merged.filter(pl.int_range(pl.len()).over(kind) < top)
     tables = []
     for (pair_type, source), part in merged.group_by([S.TYPE, S.SOURCE], maintain_order=True):
         title = (f"{pair_type} paraphrases of {source}" if _key(source) == _key(text)

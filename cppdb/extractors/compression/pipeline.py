@@ -257,9 +257,10 @@ class CompressionPipeline:
     def _kept(self, tree: AnnotatedSentence,
               keywords: Sequence[int]) -> tuple[frozenset[int], tuple[DTTAddition, ...]]:
         """Minimal subtree over the keywords, closed under the DTT and the sentence rules."""
-        kept = minimal_rooted_subtree(tree.heads, keywords, root=self.settings.subtree_root)
+        parse = _tree(tree)
+        kept = minimal_rooted_subtree(parse.heads, keywords, root=self.settings.subtree_root)
         dtt = self.settings.dtt_rules if self.settings.dtt else None
-        return complete_sentence(_tree(tree), kept, self.settings.sentence, dtt)
+        return complete_sentence(parse, kept, self.settings.sentence, dtt)
 
 
 def _expanded_chars(headline: TaggedText, sentence: Sequence[str], links: Sequence[Link],

@@ -254,7 +254,7 @@ def _edge_problem(tree: Tree, keep: list[int], top: int) -> tuple[str, str] | No
         if tree.relation(node) in NOMINAL_RELATIONS and tree.upos[node] in PREDICATE_UPOS:
             return "verb_as_nominal", f"{_word(tree, node)} is {tree.upos[node]}"
         if tree.upos[node] in FUNCTION_UPOS and any(
-                tree.deprels[c] not in FUNCTION_WORD_CHILDREN for c in below):
+                tree.relation(c) not in FUNCTION_WORD_CHILDREN for c in below):
             return "function_word_head", f"{_word(tree, node)} heads kept words"
         if node != top and tree.relation(node) not in CLAUSE_RELATIONS | {"punct"} \
                 and not tree.same_clause(node, tree.heads[node]):

@@ -34,12 +34,16 @@ COMPARED = ("beads.parquet", "sentence_pairs.parquet", "low_confidence_pairs.par
 
 
 def make_inputs(root: Path, pairs: int, events: tuple[int, int], seed: int) -> list[Path]:
-    """The two version directories (made once; reused when ``root`` already holds them)."""
+    """The two version directories, made once per size and seed: reused only when ``root``
+    holds a collection made with the same arguments (``made_with.json``)."""
     dirs = [root / "v0", root / "v1"]
-    if not (root / "gold.json").exists():
+    made_with = {"pairs": pairs, "events": list(events), "seed": seed}
+    stamp = root / "made_with.json"
+    if not stamp.exists() or json.loads(stamp.read_text("utf-8")) != made_with:
         shutil.rmtree(root, ignore_errors=True)
         make_collection(root, seed, versions=2, chapters=pairs, extras=0, merged=False,
                         events=events)
+        stamp.write_text(json.dumps(made_with), "utf-8")
     return dirs
 
 

@@ -38,7 +38,7 @@ from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN
 from cppdb.extractors.near_identity import near_identity_reason
 from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
 from cppdb.progress import console, progress_bar
-from cppdb.run import part_path
+from cppdb.run import chunk_ranges, part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
 from cppdb.workers import limit_threads, resolve_workers, split_range, threads_per_worker
@@ -52,6 +52,7 @@ REJECTED = S.REJECTED_FILE
 LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
 _COUNT_PARTS = "consistency_counts.parts"
 ALIGN_MODEL = ".align-ensemble.pickle"     # the trained ensemble for align workers (removed after)
+ALIGN_PREFETCH = ".align-prefetch"         # fixed aligners' matrices made while thot trains (removed after)
 PIVOT_WORK = ".pivot-{kind}.work"          # the pivot's work folder per kind (removed after)
 PIVOT_NEAR = ".pivot-{kind}.near.parquet"  # its near-identity pairs per kind (removed after)
 
@@ -209,7 +210,17 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
     rows = _sample_rows(n_rows, size, int(config.get("align_words.seed")))
     sample = (scan.select(zh, en).with_row_index("_row")
               .filter(pl.col("_row").is_in(rows)).collect())
-    ensemble = train_ensemble(sample[zh].to_list(), sample[en].to_list(), config)
+    chunk = max(1, int(section["chunk_size"]))
+    workers = configured_workers(config)
+    prefetch = _start_prefetch(st, config, n_rows, chunk, workers)
+    try:
+        ensemble = train_ensemble(sample[zh].to_list(), sample[en].to_list(), config)
+        if prefetch is not None:
+            st.note("prefetched_slices", prefetch.stop_feeding())
+    except BaseException:
+        if prefetch is not None:
+            prefetch.close()
+        raise
     del sample
     run.record_backend("word_aligner", {"name": "+".join(ensemble.aligners),
                                         "signature": "+".join(ensemble.signatures)})
@@ -228,26 +239,55 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
     if lex_e_f.height:
         st.write_parquet(LEX_EN_GIVEN_ZH, lex_e_f)
         st.write_parquet(LEX_ZH_GIVEN_EN, lex_f_e)
-    chunk = max(1, int(section["chunk_size"]))
     ann_path = str(run.path(ANNOTATIONS))
     part = partial(align_part, ann_path, st.share(ensemble))
-    workers = configured_workers(config)
     model_file = run.path(ALIGN_MODEL)
     st.note("workers", workers)
-    pools = LocalPool(workers)
+    pools = LocalPool(workers if prefetch is None else 1)
+    compute = (_pooled(part, ann_path, pools, ensemble, model_file, workers) if prefetch is None
+               else _decoded_in(prefetch, ann_path, ensemble, model_file))
     try:
         with progress_bar(n_rows, "align") as advance:
-            st.run_parts(ALIGNMENT, n_rows, chunk,
-                         _pooled(part, ann_path, pools, ensemble, model_file, workers),
+            st.run_parts(ALIGNMENT, n_rows, chunk, compute,
                          shipped=lambda: nullcontext(part), progress=advance)
     finally:
         pools.shutdown()
+        if prefetch is not None:
+            prefetch.close()
         model_file.unlink(missing_ok=True)
     max_tokens = int(config.get("align_words.max_tokens"))
     lengths = [pl.col(c).list.len() for c in (zh, en)]
     st.count("rejected_by_aligner", scan.filter(
         pl.any_horizontal([(n == 0) | (n > max_tokens) for n in lengths])
     ).select(pl.len()).collect().item())
+
+
+def _slices(start: int, stop: int, workers: int) -> list[tuple[int, int]]:
+    """The tasks one align chunk is cut into for the local pool (and for prefetching)."""
+    return split_range(start, stop, workers * 2)
+
+
+def _start_prefetch(st: Any, config: Config, n_rows: int, chunk: int, workers: int) -> Any:
+    """Worker processes computing the fixed aligners' matrices of the chunks still to align
+    while the statistical aligner trains (``align_words.prefetch``, local pool only); None
+    when nothing would overlap: one worker, an engine elsewhere, no aligner of either kind."""
+    from cppdb.align.words.api import build_aligners, ensemble_params
+    from cppdb.align.words.prefetch import Prefetch
+
+    if workers <= 1 or st.engine_name is not None or not config.get("align_words.prefetch"):
+        return None
+    run = st.run
+    aligners, _ = build_aligners(config, ensemble_params(config).names)
+    fixed = {name: a for name, a in aligners.items() if not a.needs_training}
+    if not fixed or len(fixed) == len(aligners):
+        return None
+    parts = run.path(ALIGNMENT + ".parts")
+    slices = [piece for start, stop in chunk_ranges(n_rows, chunk)
+              if not part_path(parts, start).exists()
+              for piece in _slices(start, stop, workers)]
+    st.note("prefetch", {"aligners": sorted(fixed), "slices": len(slices)})
+    return Prefetch(run.path(ANNOTATIONS), fixed, int(config.get("align_words.max_tokens")),
+                    slices, run.path(ALIGN_PREFETCH), workers)
 
 
 def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: LocalPool,
@@ -261,14 +301,34 @@ def _pooled(part: Callable[[int, int], pl.DataFrame], ann_path: str, pools: Loca
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         pool = pools.get()
-        if not model_file.exists():
-            with atomic_path(model_file) as tmp:
-                tmp.write_bytes(pickle.dumps(ensemble, protocol=pickle.HIGHEST_PROTOCOL))
+        _save_once(model_file, ensemble)
         futures = [pool.submit(align_saved_part, ann_path, str(model_file), threads, a, b)
-                   for a, b in split_range(start, stop, workers * 2)]
+                   for a, b in _slices(start, stop, workers)]
         return pl.concat([f.result() for f in futures])
 
     return compute
+
+
+def _decoded_in(prefetch: Any, ann_path: str, ensemble: Any, model_file: Path
+                ) -> Callable[[int, int], pl.DataFrame]:
+    """A chunk decoded by the prefetch workers, which keep their fixed aligners loaded and
+    get the trained one from ``model_file``; each reads its slice's prefetched matrices."""
+    from cppdb.align.words.prefetch import trained_part
+
+    def compute(start: int, stop: int) -> pl.DataFrame:
+        _save_once(model_file, trained_part(ensemble))
+        futures = [prefetch.submit(align_prefetched_part, ann_path, str(model_file),
+                                   str(prefetch.folder), a, b)
+                   for a, b in _slices(start, stop, prefetch.workers)]
+        return pl.concat([f.result() for f in futures])
+
+    return compute
+
+
+def _save_once(model_file: Path, value: Any) -> None:
+    if not model_file.exists():
+        with atomic_path(model_file) as tmp:
+            tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 @lru_cache(maxsize=1)
@@ -289,10 +349,21 @@ def align_saved_part(ann_path: str, model_file: str, threads: int, start: int, s
     return align_part(ann_path, _saved_ensemble(model_file, threads), start, stop)
 
 
-def align_part(ann_path: str, ensemble: Any, start: int, stop: int) -> pl.DataFrame:
+def align_prefetched_part(ann_path: str, model_file: str, folder: str, start: int, stop: int
+                          ) -> pl.DataFrame:
+    """:func:`align_part` in a prefetch worker, reading the slice's prefetched matrices."""
+    from cppdb.align.words.prefetch import worker_ensemble
+
+    return align_part(ann_path, worker_ensemble(model_file), start, stop, folder)
+
+
+def align_part(ann_path: str, ensemble: Any, start: int, stop: int,
+               prefetched: str | None = None) -> pl.DataFrame:
     """Links of annotation rows ``[start, stop)`` decoded with the fixed models
-    (``ensemble.value``: the trained ensemble, shared by the engine)."""
+    (``ensemble.value``: the trained ensemble, shared by the engine), reusing the matrices
+    prefetched for exactly this slice when the folder ``prefetched`` holds them."""
     from cppdb.align.words.api import align_with
+    from cppdb.align.words.prefetch import read_slice, slice_file
 
     zh, en, lemma = S.ann("zh", "tokens"), S.ann("en", "tokens"), S.ann("en", "lemma")
     scan = pl.scan_parquet(ann_path)
@@ -300,7 +371,12 @@ def align_part(ann_path: str, ensemble: Any, start: int, stop: int) -> pl.DataFr
     part = scan.slice(start, stop - start).select(
         [S.ID, zh, en] + ([lemma] if has_lemma else [])).collect()
     lemmas = _usable_lemmas(part, lemma) if has_lemma else None
-    links, _ = align_with(ensemble.value, part[zh].to_list(), part[en].to_list(), lemmas)
+    folder = None if prefetched is None else Path(prefetched)
+    ready = read_slice(folder, start, stop)
+    links, _ = align_with(ensemble.value, part[zh].to_list(), part[en].to_list(), lemmas,
+                          prefetched=ready)
+    if folder is not None:
+        slice_file(folder, start, stop).unlink(missing_ok=True)
     return pl.DataFrame({S.ID: part[S.ID], LINK_ZH: [[i for i, _ in x] for x in links],
                          LINK_EN: [[j for _, j in x] for x in links]}, schema=ALIGNMENT_SCHEMA)
 

@@ -19,7 +19,7 @@ from cppdb.align.words.ensemble import EnsembleParams, combine, decode, load_par
 from cppdb.align.words.matrices import RejectedPair, chunk_matrices
 from cppdb.align.words.pool import FixedAlignerPool
 from cppdb.config import Config
-from cppdb.errors import BadInputError, ConfigError, CppdbError
+from cppdb.errors import BadInputError, ConfigError, CppdbError, RunStateError
 from cppdb.progress import console
 from cppdb.registry import CAPABILITIES, create_backend
 from cppdb.workers import resolve_workers
@@ -309,19 +309,28 @@ def train_ensemble(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]],
 
 
 def align_with(ensemble: TrainedEnsemble, zh: Sequence[Sequence[str]],
-               en: Sequence[Sequence[str]], en_lemmas: Sequence[Sequence[str]] | None = None
+               en: Sequence[Sequence[str]], en_lemmas: Sequence[Sequence[str]] | None = None,
+               prefetched: tuple[dict[str, list[np.ndarray]], list[RejectedPair]] | None = None
                ) -> tuple[list[list[tuple[int, int]]], list[RejectedPair]]:
-    """Links of every pair (empty for rejected ones) decoded with the fixed models."""
+    """Links of every pair (empty for rejected ones) decoded with the fixed models.
+    ``prefetched``: matrices some aligners already computed for the kept pairs
+    (:mod:`cppdb.align.words.prefetch`), and the pairs they failed on."""
     kept, rejected = screen_pairs(zh, en, ensemble.max_tokens)
     pairs = [(list(zh[k]), list(en[k])) for k in kept]
     check_pairs(pairs)
     lemmas = [list(en_lemmas[k]) for k in kept] if en_lemmas is not None else None
     links: list[list[tuple[int, int]]] = [[] for _ in zh]
-    failed: list[RejectedPair] = []
+    ready, failed = ({}, []) if prefetched is None else (prefetched[0], list(prefetched[1]))
+    if any(len(m) != len(pairs) for m in ready.values()):
+        raise RunStateError("prefetched word-alignment matrices do not match their slice",
+                            hint="delete the run's .align-prefetch folder and run again")
+    here = {name: a for name, a in ensemble.aligners.items() if name not in ready}
     for start in range(0, len(pairs), CHUNK_PAIRS):
         chunk = pairs[start:start + CHUNK_PAIRS]
         chunk_lemmas = None if lemmas is None else lemmas[start:start + CHUNK_PAIRS]
-        mats = chunk_matrices(ensemble.aligners, chunk, chunk_lemmas, None, failed)
+        mats = chunk_matrices(here, chunk, chunk_lemmas, None, failed)
+        mats = {name: mats[name] if name in mats else ready[name][start:start + CHUNK_PAIRS]
+                for name in ensemble.aligners}
         for k, one in zip(kept[start:start + CHUNK_PAIRS],
                           decode(combine(mats, ensemble.params), ensemble.params)):
             links[k] = one

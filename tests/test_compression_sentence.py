@@ -79,11 +79,14 @@ def test_predicate_rule_climbs_from_a_subject_to_its_verb():
     assert text == "被困的登山者被救出" and "predicate" in rules   # 被 by the DTT (aux:pass)
 
 
-def test_unit_rule_keeps_the_parts_of_a_split_word():
-    # jieba split the verb 铺通; UD joins the parts with flat
-    t = tree("铁路/NOUN:3:nsubj 全线/NOUN:3:obl 铺/VERB:0:root 通/VERB:3:flat:vv")
+def test_unit_rule_keeps_the_parts_of_a_name_not_a_flat_vv():
+    t = tree("李/PROPN:3:nsubj 建华/PROPN:1:flat:name 去世/VERB:0:root")
     text, rules = complete(t, [0, 2])
-    assert text == "铁路铺通" and rules == {"unit"}
+    assert text == "李建华去世" and rules == {"unit"}
+    # udchinese's flat:vv joins a time word and the 在 of a dropped place: not a unit
+    t = tree("会议/NOUN:2:nsubj 今天/VERB:0:root 在/VERB:2:flat:vv 深圳/PROPN:5:nsubj "
+             "闭幕/VERB:2:ccomp")
+    assert complete(t, [0, 1, 4])[0] == "会议今天闭幕"
 
 
 def test_copula_rule_keeps_the_subject_of_a_kept_copula():

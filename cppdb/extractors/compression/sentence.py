@@ -18,9 +18,9 @@ a child or the head of a kept node, so the kept set stays one rooted subtree):
 * ``predicate`` — the top of the kept subtree climbs to the nearest ancestor that is a
   predicate (VERB or ADJ) heading a clause (root, ccomp, parataxis, conj, advcl): a subject or
   a modifier alone is not a sentence.
-* ``unit`` — a kept word keeps its ``flat`` and ``fixed`` children: UD joins with them the
-  parts of one unit without a head of its own (a name 李/建华, a verb compound jieba split,
-  铺/通, a multiword function word); half of it is not a word.
+* ``unit`` — a kept word keeps its ``flat`` (not ``flat:vv``) and ``fixed`` children: UD joins
+  with them the parts of one unit without a head of its own (a name 李/建华, a multiword
+  function word); half of it is not a word.
 * ``copula`` — a kept predicate whose copula (是, 为) is kept keeps its ``nsubj`` (same clause):
   "是 X" says what something is only with the something (题目 是 《…》).
 * ``subject`` (not a default) — a kept clause head keeps its ``nsubj`` (same clause).  On the
@@ -62,8 +62,10 @@ FUNCTION_UPOS = frozenset({"ADP", "PART", "CCONJ", "SCONJ"})
 NOMINAL_RELATIONS = frozenset({"nsubj", "obj", "iobj", "obl"})
 #: relations of 的-type markers: a clause carrying one is a modifier, not a predicate
 MODIFIER_MARKERS = frozenset({"mark:relcl", "mark:rel", "case:dec"})
-#: relations joining the parts of one unit (UD: headless multiword expressions)
-UNIT_RELATIONS = frozenset({"flat", "fixed"})
+#: relations joining the parts of one unit (UD: headless multiword expressions).  Not the
+#: older GSD ``flat:vv`` (verb compounds): udchinese gives it as often to a time word and the
+#: 在 of a dropped place (今天/在 深圳 闭幕 -> 今天在闭幕) as to the parts of a split verb
+UNIT_RELATIONS = frozenset({"flat", "flat:name", "flat:foreign", "fixed"})
 #: parts of speech a clause's predicate has (nominal predicates carry a kept ``cop``)
 PREDICATE_UPOS = frozenset({"VERB", "ADJ"})
 NOMINAL_UPOS = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
@@ -158,7 +160,7 @@ def _child_additions(tree: Tree, kept: set[int], rules: tuple[str, ...],
                 continue
             if "case" in rules and relation == "case":
                 added.append(DTTAddition(child, node, "case", deprel))
-            elif "unit" in rules and relation in UNIT_RELATIONS:
+            elif "unit" in rules and deprel in UNIT_RELATIONS:
                 added.append(DTTAddition(child, node, "unit", deprel))
             elif "coordination" in rules and (
                     (relation == "cc" and tree.relation(node) == "conj")

@@ -28,6 +28,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "tests": {"cppdb", "devtools", "tests"},
 }
 DEVELOPMENT = ("bench", "devtools")          # no import cycle inside or between these
+# Imports across trees tolerated while other work moves the helper (importer, imported module
+# -> why).  Each must still exist — the test fails once it is gone, so the list only shrinks.
+PENDING_TREES: dict[tuple[str, str], str] = {
+    ("tests.test_compressor", "bench.bench_compressor"): "first_share moves to devtools/",
+    ("tests.test_compressor", "bench.prepare_compression_gold"): "corpus preparation moves to "
+                                                                 "devtools/",
+}
 
 # Upward edges tolerated while some other work removes them (edge -> why).  Each must still
 # exist — the test fails once it is gone, so the list only shrinks; today it is empty.
@@ -221,7 +228,12 @@ def test_the_checks_fire_on_a_synthetic_package(layers):
 
 
 def test_each_tree_imports_only_the_trees_it_may():
-    assert forbidden_imports(tree_sources(tuple(MAY_IMPORT))) == []
+    found = forbidden_imports(tree_sources(tuple(MAY_IMPORT)))
+    pending = {f"{a} imports {b}" for a, b in PENDING_TREES}
+    assert [f for f in found if f.rpartition(".")[0] not in pending and f not in pending] == []
+    gone = [edge for edge in pending
+            if not any(f == edge or f.rpartition(".")[0] == edge for f in found)]
+    assert not gone, f"no longer imported, remove from PENDING_TREES: {gone}"
 
 
 def test_the_development_trees_have_no_import_cycle():

@@ -11,7 +11,7 @@ Run: ``.venv/bin/python -m bench.bench_compression [--pairs 3000] [--workers 1,2
   after the other methods, as the paper's fallback for words none of them aligns.
 * Throughput: the bundled pairs repeated (ids made unique) to ``--pairs`` pairs, methods
   word+abbrev+paraphrase with DTT, offline backends (jieba + udchinese), per worker count.
-* ``--corpus DIR``: a real headline corpus prepared by ``bench.prepare_headlines`` built with
+* ``--corpus DIR``: a real headline corpus prepared by ``devtools.prepare_headlines`` built with
   every default (only ``--paraphrases RUN``, a cppdb-ranked run, is given) at each ``--sizes``
   (``corpus.<N>.jsonl``; ``all`` = ``corpus.jsonl``), each size in a fresh process so its peak
   RSS is its own: kept / rejected per filter, pairs/s, peak RSS, growth.  The hand-written
@@ -181,7 +181,7 @@ def _corpus_input(corpus: Path, size: str) -> Path:
     path = corpus / ("corpus.jsonl" if size == "all" else f"corpus.{int(size)}.jsonl")
     if not path.is_file():
         raise SystemExit(f"{path} does not exist: prepare it with `python -m "
-                         "bench.prepare_headlines --subsets ...` (see docs/corpora.md)")
+                         "devtools.prepare_headlines --subsets ...` (see docs/corpora.md)")
     return path
 
 

@@ -26,7 +26,7 @@ Writes (shuffled with ``--seed``, so every head subset mixes all years):
 - ``OUT/corpus.<N>.jsonl``      the first N pairs, for each ``--subsets`` size
 - ``OUT/stats.json``            counts per drop reason, per kind and per year, length statistics
 
-    python -m bench.prepare_headlines --raw /work/corpora/headlines-zh/raw/xwlb \\
+    python -m devtools.prepare_headlines --raw /work/corpora/headlines-zh/raw/xwlb \\
         --out /work/corpora/headlines-zh --subsets 10000,30000
 
 Never commit the output.

@@ -19,7 +19,9 @@ of Tatoeba's cmn.txt and of ``devtools/prepare_corpus.py``'s ``corpus.tsv``): se
 replacement up to the template's size and with replacement beyond it, optionally only pairs
 whose English has ``--length-bucket`` words ± ``--bucket-tolerance``.  No sentence is
 altered, so a corpus larger than its template repeats pairs (the pivot sees the same
-sentence pair several times; the cost per pair is what it measures):
+sentence pair several times; the cost per pair is what it measures) — unless ``--join``
+makes the pairs past the template's size from two real pairs joined end to end (zh₁zh₂ with
+en₁ en₂; no ordered combination twice, so no exact repeat; ``OUT.json`` counts them):
 
     python -m devtools.make_corpus --template /work/corpora/wmt-news-zhen/corpus.tsv \
         --pairs 100000 --length-bucket 20 --out /tmp/news100k-w20
@@ -124,11 +126,34 @@ def bucket_tolerance(length: int, tolerance: int | None) -> int:
     return tolerance if tolerance is not None else max(2, round(length / 4))
 
 
+def joined_pairs(template: pl.DataFrame, n_pairs: int, rng: np.random.Generator
+                 ) -> tuple[list[str], list[str]]:
+    """``n_pairs`` new pairs, each two different template pairs joined end to end (zh₁zh₂
+    with en₁ en₂), no ordered combination twice: real sentences, never an exact repeat."""
+    size = template.height
+    if size < 2 or n_pairs > size * (size - 1):
+        raise SystemExit(f"{size} template pairs cannot make {n_pairs:,} distinct joined pairs")
+    codes = np.zeros(0, dtype=np.int64)
+    while codes.size < n_pairs:
+        first = rng.integers(0, size, 2 * n_pairs)
+        second = rng.integers(0, size, 2 * n_pairs)
+        drawn = (first * size + second)[first != second]
+        merged = np.concatenate([codes, drawn])
+        _, where = np.unique(merged, return_index=True)
+        codes = merged[np.sort(where)]
+    codes = codes[:n_pairs]
+    first, second = (codes // size).tolist(), (codes % size).tolist()
+    zh, en = template["zh"].to_list(), template["en"].to_list()
+    return ([zh[a] + zh[b] for a, b in zip(first, second)],
+            [en[a] + " " + en[b] for a, b in zip(first, second)])
+
+
 def sample_template(template: pl.DataFrame, n_pairs: int, seed: int,
-                    length_bucket: int | None = None, tolerance: int | None = None
-                    ) -> tuple[list[str], list[str]]:
+                    length_bucket: int | None = None, tolerance: int | None = None,
+                    join: bool = False) -> tuple[list[str], list[str]]:
     """``n_pairs`` real pairs of ``template``: a seeded permutation while it lasts (no pair
-    twice), then seeded draws with replacement; only the length bucket's pairs if given."""
+    twice), then seeded draws with replacement — or, with ``join``, new pairs made of two
+    real ones end to end (:func:`joined_pairs`); only the length bucket's pairs if given."""
     if length_bucket is not None:
         tol = bucket_tolerance(length_bucket, tolerance)
         template = template.filter(
@@ -138,10 +163,14 @@ def sample_template(template: pl.DataFrame, n_pairs: int, seed: int,
     rng = np.random.default_rng(seed)
     size = template.height
     order = rng.permutation(size)[:n_pairs]
-    if n_pairs > size:
+    if n_pairs > size and not join:
         order = np.concatenate([order, rng.integers(0, size, n_pairs - size)])
     picked = template[order.tolist()]
-    return picked["zh"].to_list(), picked["en"].to_list()
+    zh, en = picked["zh"].to_list(), picked["en"].to_list()
+    if n_pairs > size and join:
+        more_zh, more_en = joined_pairs(template, n_pairs - size, rng)
+        zh, en = zh + more_zh, en + more_en
+    return zh, en
 
 
 def _parse() -> argparse.Namespace:
@@ -157,6 +186,9 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--length-bucket", type=int,
                         help="--template: only pairs with about this many English words")
+    parser.add_argument("--join", action="store_true",
+                        help="--template: past the template's size, join two real pairs end "
+                             "to end instead of repeating pairs")
     parser.add_argument("--bucket-tolerance", type=int,
                         help="± words of --length-bucket (default: a quarter, at least 2)")
     args = parser.parse_args()
@@ -164,8 +196,8 @@ def _parse() -> argparse.Namespace:
         parser.error("--pairs must be at least 1")
     if args.tatoeba and args.work is None:
         parser.error("--tatoeba needs --work")
-    if args.tatoeba and args.length_bucket is not None:
-        parser.error("--length-bucket applies to --template only")
+    if args.tatoeba and (args.length_bucket is not None or args.join):
+        parser.error("--length-bucket and --join apply to --template only")
     return args
 
 
@@ -188,9 +220,11 @@ def corpus_info(corpus: Path) -> dict[str, Any]:
 def main() -> None:
     args = _parse()
     if args.template:
-        zh, en = sample_template(read_template(args.template), args.pairs, args.seed,
-                                 args.length_bucket, args.bucket_tolerance)
+        template = read_template(args.template)
+        zh, en = sample_template(template, args.pairs, args.seed,
+                                 args.length_bucket, args.bucket_tolerance, args.join)
         info = {"kind": "template", "template": str(args.template), "seed": args.seed,
+                "joined_pairs": max(0, args.pairs - template.height) if args.join else 0,
                 "length_bucket": args.length_bucket,
                 "bucket_tolerance": None if args.length_bucket is None else
                 bucket_tolerance(args.length_bucket, args.bucket_tolerance)}

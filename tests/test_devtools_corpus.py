@@ -38,6 +38,21 @@ def test_template_sampling_with_replacement_beyond_its_size(tmp_path):
     assert len(set(zh)) == 16
 
 
+def test_joined_pairs_beyond_its_size_repeat_nothing(tmp_path):
+    template = make_corpus.read_template(_template(tmp_path))
+    zh, en = make_corpus.sample_template(template, 200, seed=1, join=True)
+    assert len(zh) == 200 and len(set(zip(zh, en))) == 200        # no exact repeat
+    assert sorted(zh[:16]) == sorted(template["zh"])             # every real pair once first
+    singles = dict(zip(template["zh"], template["en"]))
+    for z, e in zip(zh[16:], en[16:]):                           # two real pairs end to end
+        halves = [(a, b) for a, b in singles.items()
+                  if z.startswith(a) and z[len(a):] in singles and e == f"{b} {singles[z[len(a):]]}"]
+        assert halves and halves[0][0] != z[len(halves[0][0]):], z
+    assert (zh, en) == make_corpus.sample_template(template, 200, seed=1, join=True)
+    with pytest.raises(SystemExit, match="cannot make"):
+        make_corpus.sample_template(template, 16 + 16 * 15 + 1, seed=1, join=True)
+
+
 def test_length_bucket_keeps_only_pairs_of_that_english_length(tmp_path):
     template = make_corpus.read_template(_template(tmp_path))
     for bucket, (low, high) in ((8, (6, 10)), (20, (15, 25)), (40, (30, 50))):

@@ -126,21 +126,33 @@ def bucket_tolerance(length: int, tolerance: int | None) -> int:
     return tolerance if tolerance is not None else max(2, round(length / 4))
 
 
-def joined_pairs(template: pl.DataFrame, n_pairs: int, rng: np.random.Generator
-                 ) -> tuple[list[str], list[str]]:
+def joined_pairs(template: pl.DataFrame, n_pairs: int, rng: np.random.Generator,
+                 max_words: int = 0) -> tuple[list[str], list[str]]:
     """``n_pairs`` new pairs, each two different template pairs joined end to end (zh₁zh₂
-    with en₁ en₂), no ordered combination twice: real sentences, never an exact repeat."""
+    with en₁ en₂), no ordered combination twice: real sentences, never an exact repeat.
+    ``max_words`` > 0: only joins whose English has at most that many words (alignment
+    cost grows faster than length, so a 1M corpus of 40-word joins would cost ≈ 6× one of
+    20-word pairs per pair)."""
     size = template.height
     if size < 2 or n_pairs > size * (size - 1):
         raise SystemExit(f"{size} template pairs cannot make {n_pairs:,} distinct joined pairs")
+    words = template["en_words"].to_numpy()
     codes = np.zeros(0, dtype=np.int64)
-    while codes.size < n_pairs:
+    for _ in range(1000):
+        if codes.size >= n_pairs:
+            break
         first = rng.integers(0, size, 2 * n_pairs)
         second = rng.integers(0, size, 2 * n_pairs)
-        drawn = (first * size + second)[first != second]
+        fits = first != second
+        if max_words > 0:
+            fits &= words[first] + words[second] <= max_words
+        drawn = (first * size + second)[fits]
         merged = np.concatenate([codes, drawn])
         _, where = np.unique(merged, return_index=True)
         codes = merged[np.sort(where)]
+    if codes.size < n_pairs:
+        raise SystemExit(f"only {codes.size:,} distinct joins of at most {max_words} English "
+                         f"words: raise --max-joined-words")
     codes = codes[:n_pairs]
     first, second = (codes // size).tolist(), (codes % size).tolist()
     zh, en = template["zh"].to_list(), template["en"].to_list()
@@ -150,7 +162,8 @@ def joined_pairs(template: pl.DataFrame, n_pairs: int, rng: np.random.Generator
 
 def sample_template(template: pl.DataFrame, n_pairs: int, seed: int,
                     length_bucket: int | None = None, tolerance: int | None = None,
-                    join: bool = False) -> tuple[list[str], list[str]]:
+                    join: bool = False, max_joined_words: int = 0
+                    ) -> tuple[list[str], list[str]]:
     """``n_pairs`` real pairs of ``template``: a seeded permutation while it lasts (no pair
     twice), then seeded draws with replacement — or, with ``join``, new pairs made of two
     real ones end to end (:func:`joined_pairs`); only the length bucket's pairs if given."""
@@ -168,7 +181,7 @@ def sample_template(template: pl.DataFrame, n_pairs: int, seed: int,
     picked = template[order.tolist()]
     zh, en = picked["zh"].to_list(), picked["en"].to_list()
     if n_pairs > size and join:
-        more_zh, more_en = joined_pairs(template, n_pairs - size, rng)
+        more_zh, more_en = joined_pairs(template, n_pairs - size, rng, max_joined_words)
         zh, en = zh + more_zh, en + more_en
     return zh, en
 
@@ -189,6 +202,8 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--join", action="store_true",
                         help="--template: past the template's size, join two real pairs end "
                              "to end instead of repeating pairs")
+    parser.add_argument("--max-joined-words", type=int, default=0,
+                        help="--join: only joins of at most this many English words (0: any)")
     parser.add_argument("--bucket-tolerance", type=int,
                         help="± words of --length-bucket (default: a quarter, at least 2)")
     args = parser.parse_args()
@@ -222,9 +237,11 @@ def main() -> None:
     if args.template:
         template = read_template(args.template)
         zh, en = sample_template(template, args.pairs, args.seed,
-                                 args.length_bucket, args.bucket_tolerance, args.join)
+                                 args.length_bucket, args.bucket_tolerance, args.join,
+                                 args.max_joined_words)
         info = {"kind": "template", "template": str(args.template), "seed": args.seed,
                 "joined_pairs": max(0, args.pairs - template.height) if args.join else 0,
+                "max_joined_words": args.max_joined_words,
                 "length_bucket": args.length_bucket,
                 "bucket_tolerance": None if args.length_bucket is None else
                 bucket_tolerance(args.length_bucket, args.bucket_tolerance)}

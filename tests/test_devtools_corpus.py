@@ -51,6 +51,12 @@ def test_joined_pairs_beyond_its_size_repeat_nothing(tmp_path):
     assert (zh, en) == make_corpus.sample_template(template, 200, seed=1, join=True)
     with pytest.raises(SystemExit, match="cannot make"):
         make_corpus.sample_template(template, 16 + 16 * 15 + 1, seed=1, join=True)
+    words = dict(zip(template["en"], template["en_words"]))
+    limit = int(template["en_words"].sort()[:2].sum()) + 10
+    _, short = make_corpus.sample_template(template, 20, seed=1, join=True,
+                                           max_joined_words=limit)
+    assert all(len(e.split(" ")) <= limit for e in short[16:])
+    assert all(e in words for e in short[:16])
 
 
 def test_length_bucket_keeps_only_pairs_of_that_english_length(tmp_path):

@@ -4,6 +4,8 @@
         --out SHEETS --key KEY_DIR [--per-cell 140] [--overlap 200] [--sheet-size 250]
     python -m devtools.relation_sheets join --key KEY_DIR/key.parquet \\
         --ratings R1.tsv [--ratings R2.tsv ...] --second OVERLAP.tsv --out judgements.tsv
+    python -m devtools.relation_sheets evaluate --key KEY_DIR/key.parquet \\
+        --judgements judgements.tsv
 
 ``draw`` takes, from every ranked run (``NAME=DIR``; the name is the domain), a seeded
 random sample of ``--per-cell`` phrase and pattern pairs per (type, tier) so that every tier
@@ -20,7 +22,8 @@ same without features as ``key.tsv``), never next to the sheets.
 ``join`` reads the judges' ``id<TAB>relation<TAB>reason`` lines (unknown relations and
 unknown or repeated ids are errors, listed), writes one row per judged pair with its key
 columns (no features), and prints Cohen's κ on the overlap and the relation mix per domain,
-type and tier.
+type and tier.  ``evaluate`` measures :mod:`cppdb.rank.relations`' classifier on those
+judgements (features from the key): grouped CV by source phrase and leave-one-domain-out.
 """
 from __future__ import annotations
 
@@ -34,10 +37,9 @@ from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic, write_text_atomic
 from cppdb.rank.pairs import join_key
+from cppdb.rank.relations import RELATIONS
 from devtools.blind import surface_text
 
-RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment", "Exclusion",
-             "OtherRelated", "Independent")
 TYPES = ("phrase", "pattern")
 KEY_COLUMNS = ("id", "domain", "run", "type", "lhs", "source", "target", "tier", "score",
                "rank", "percentile", "stratum_pairs", "sheet", "overlap")
@@ -219,6 +221,30 @@ def cmd_join(args: argparse.Namespace) -> None:
         print(relation_mix(judged, ["domain", S.TYPE, "tier"]))
 
 
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    from cppdb.rank import relations
+
+    judged = pl.read_csv(args.judgements, separator="\t", infer_schema=False).select(
+        "id", "relation")
+    frame = relations.relation_features(pl.read_parquet(args.key).join(judged, on="id"))
+    if args.type:
+        frame = frame.filter(pl.col(S.TYPE) == args.type)
+    frame = frame.with_columns((pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern"))
+    fold = relations.grouped_folds(frame, args.folds, args.seed)
+    grouped = relations.scores(frame["relation"].to_list(),
+                               relations.out_of_fold(frame, fold, args.seed))
+    print(f"n={frame.height}, {len(relations.model_columns(frame))} features")
+    with pl.Config(tbl_rows=20, tbl_cols=20, tbl_width_chars=200):
+        print(f"grouped {args.folds}-fold CV (by source phrase): macro-F1 "
+              f"{grouped.macro_f1:.3f}")
+        print(grouped.per_class)
+        print(grouped.confusion)
+        for domain, held in relations.leave_one_domain_out(frame, seed=args.seed).items():
+            print(f"leave-one-domain-out, held out {domain}: macro-F1 {held.macro_f1:.3f}")
+            print(held.per_class)
+            print(held.confusion)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -236,8 +262,15 @@ def main(argv: list[str] | None = None) -> None:
                       help="a first judge's id<TAB>relation<TAB>reason file, repeatable")
     join.add_argument("--second", default=None, help="the overlap judge's file")
     join.add_argument("--out", required=True)
+    evaluate = sub.add_parser("evaluate", help="the relation classifier by grouped CV and "
+                                               "leave-one-domain-out (a report only)")
+    evaluate.add_argument("--key", required=True, help="key.parquet written by draw")
+    evaluate.add_argument("--judgements", required=True, help="the TSV that join wrote")
+    evaluate.add_argument("--type", choices=TYPES, default=None, help="one pair type only")
+    evaluate.add_argument("--folds", type=int, default=5)
+    evaluate.add_argument("--seed", type=int, default=46)
     args = parser.parse_args(argv)
-    {"draw": cmd_draw, "join": cmd_join}[args.command](args)
+    {"draw": cmd_draw, "join": cmd_join, "evaluate": cmd_evaluate}[args.command](args)
 
 
 if __name__ == "__main__":

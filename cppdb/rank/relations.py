@@ -1,0 +1,201 @@
+"""PPDB 2.0's six relations for phrase and pattern pairs, learned from blind judgements.
+
+PPDB 2.0 gives every pair one of Equivalence, ForwardEntailment (the source is more
+specific), ReverseEntailment, Exclusion (antonyms, negation, different numbers or persons,
+sister categories), OtherRelated and Independent, from a classifier trained on human labels.
+This module is that classifier's first form — a LightGBM multiclass model over the ranker's
+``f_*`` features plus a few ``r_*`` features of the surface that the ranker lacks — and its
+honest measurement: grouped cross-validation (folds by source phrase, so a phrase never
+helps predict itself) and leave-one-domain-out, with per-class precision and recall and the
+confusion matrix.  It is not wired into exports or the ranker.
+
+The ``r_*`` features come from the two sides' text alone (slots left out):
+
+* negation: how many words of the negation list (``cppdb.text.negation``: 不 没有 未 无 非
+  不能 …) each side has, and whether exactly one side has any (不能 / 能; word-level, so
+  无论 'no matter' is no negation);
+* antonym characters: after the characters both sides share are removed, a character left
+  on one side and one left on the other form a pair of a small table of opposite characters
+  (增加 / 减少, 男孩 / 女孩, 上面 / 下面) — Chinese builds antonyms from such characters, so
+  the table reaches words it does not list;
+* number and person flips: numerals or personal pronouns left on both sides (三个 / 五个,
+  我的 / 你的);
+* character containment, signed: +1 when the target's characters all occur in the longer
+  source (男孩 → 孩子, the source more specific), −1 the other way, 0 otherwise; and the
+  characters left on each side.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.text.negation import packaged_negation_words
+
+RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment", "Exclusion",
+             "OtherRelated", "Independent")
+RELATION = "relation"
+#: opposite characters; Chinese antonyms are mostly built from such pairs (增加/减少, 上升/下降)
+ANTONYM_CHARACTERS = (
+    "大小 多少 上下 男女 增减 加减 高低 长短 前后 左右 来去 买卖 开关 早晚 新旧 好坏 快慢 "
+    "冷热 真假 胜败 胜负 成败 进出 东西 南北 轻重 远近 黑白 生死 有无 是非 始终 内外 父母 "
+    "兄弟 姐妹 夫妻 昨今 今明 升降 爱恨 喜悲 哭笑 老少 老幼 深浅 宽窄 厚薄 粗细 明暗 对错 "
+    "正反 正负 阴阳 美丑 贵贱 贫富 穷富 强弱 软硬 甜苦 干湿 动静 收发 得失 输赢 借还 问答 "
+    "攻守 收支 入出 朝暮 首尾 头尾 先后 晴雨 醒睡 存取 褒贬 赞骂 亲疏 敌友 主客 师生 "
+    "里外 公私 雌雄 阴晴 开合 起落 盈亏 涨跌 涨落 推拉 供求 增删").split()
+NUMERALS = "一二两三四五六七八九十百千万亿零〇半几0123456789"
+PERSONS = "我你您他她它咱"
+#: a slot inside a side's text ([NP1], [VP2]); S.SLOT_TOKEN_PATTERN is anchored to one token
+_SLOT = r"\[[A-Z$]+\d*\]"
+R_FEATURES = ("r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_number_flip",
+              "r_person_flip", "r_char_containment", "r_source_only_chars",
+              "r_target_only_chars")
+
+
+def _characters(column: str) -> pl.Expr:
+    """The side's characters outside slots, as a list (repeats kept)."""
+    text = pl.col(column).str.replace_all(_SLOT, "").str.replace_all(r"\s+", "")
+    return text.str.split("")
+
+
+def _count_of(chars: pl.Expr, alphabet: str) -> pl.Expr:
+    return chars.list.eval(pl.element().is_in(list(alphabet))).list.sum()
+
+
+def relation_features(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (with ``source``, ``target``) plus every ``r_*`` feature (module docstring)."""
+    base = frame.with_columns(_characters(S.SOURCE).alias("_cs"),
+                              _characters(S.TARGET).alias("_ct"))
+    base = base.with_columns(pl.col("_cs").list.set_difference("_ct").alias("_os"),
+                             pl.col("_ct").list.set_difference("_cs").alias("_ot"))
+    antonym = pl.lit(False)
+    for a, b in ANTONYM_CHARACTERS:
+        antonym = antonym | (pl.col("_os").list.contains(a) & pl.col("_ot").list.contains(b)) \
+            | (pl.col("_os").list.contains(b) & pl.col("_ot").list.contains(a))
+    negation = sorted(packaged_negation_words())
+    neg_s, neg_t = (pl.col(side).str.split(" ").list.eval(pl.element().is_in(negation))
+                    .list.sum() for side in (S.SOURCE, S.TARGET))
+    left_s, left_t = pl.col("_os").list.len(), pl.col("_ot").list.len()
+    containment = (pl.when((left_t == 0) & (left_s > 0)).then(1)
+                   .when((left_s == 0) & (left_t > 0)).then(-1).otherwise(0))
+    both_left = (lambda alphabet: (_count_of(pl.col("_os"), alphabet) > 0)
+                 & (_count_of(pl.col("_ot"), alphabet) > 0))
+    return base.with_columns(
+        neg_s.cast(pl.Int32).alias("r_neg_source"), neg_t.cast(pl.Int32).alias("r_neg_target"),
+        ((neg_s > 0) != (neg_t > 0)).cast(pl.Int8).alias("r_neg_flip"),
+        antonym.cast(pl.Int8).alias("r_antonym"),
+        both_left(NUMERALS).cast(pl.Int8).alias("r_number_flip"),
+        both_left(PERSONS).cast(pl.Int8).alias("r_person_flip"),
+        containment.cast(pl.Int8).alias("r_char_containment"),
+        left_s.cast(pl.Int32).alias("r_source_only_chars"),
+        left_t.cast(pl.Int32).alias("r_target_only_chars"),
+    ).drop("_cs", "_ct", "_os", "_ot")
+
+
+def model_columns(frame: pl.DataFrame) -> list[str]:
+    """The numeric ``f_*`` and ``r_*`` columns of ``frame`` that the model reads, sorted."""
+    return sorted(c for c, dtype in frame.schema.items()
+                  if c.startswith(("f_", "r_")) and (dtype.is_numeric() or dtype == pl.Boolean))
+
+
+def _matrix(frame: pl.DataFrame, columns: list[str]) -> np.ndarray:
+    return frame.select(pl.col(c).cast(pl.Float64) for c in columns).to_numpy()
+
+
+def train(frame: pl.DataFrame, columns: list[str], seed: int = 46):
+    """A LightGBM multiclass model of ``relation`` (labels as indices of RELATIONS).
+
+    Small trees and balanced class weights: a few thousand judgements, and the rare classes
+    (Exclusion) are the ones the issue asks recall of."""
+    import lightgbm as lgb
+
+    labels = frame[RELATION].replace_strict(list(RELATIONS), list(range(len(RELATIONS))))
+    model = lgb.LGBMClassifier(objective="multiclass", num_class=len(RELATIONS),
+                               n_estimators=200, learning_rate=0.05, num_leaves=15,
+                               min_child_samples=10, subsample=0.8, subsample_freq=1,
+                               colsample_bytree=0.8, class_weight="balanced",
+                               random_state=seed, deterministic=True, n_jobs=1, verbose=-1)
+    model.fit(_matrix(frame, columns), labels.to_numpy())
+    return model
+
+
+def predict(model, frame: pl.DataFrame, columns: list[str]) -> np.ndarray:
+    """Probabilities per row, one column per relation of RELATIONS (absent classes: 0)."""
+    raw = model.predict_proba(_matrix(frame, columns))
+    full = np.zeros((frame.height, len(RELATIONS)))
+    full[:, model.classes_.astype(int)] = raw
+    return full
+
+
+def grouped_folds(frame: pl.DataFrame, folds: int, seed: int) -> np.ndarray:
+    """Fold number per row; rows sharing a source phrase share a fold, classes spread."""
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    groups = frame[S.SOURCE].str.replace_all(r"\s+", "").to_numpy()
+    splitter = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=seed)
+    fold = np.zeros(frame.height, dtype=int)
+    for index, (_, test) in enumerate(splitter.split(np.zeros(frame.height),
+                                                     frame[RELATION].to_numpy(), groups)):
+        fold[test] = index
+    return fold
+
+
+def out_of_fold(frame: pl.DataFrame, fold: np.ndarray, seed: int = 46) -> list[str]:
+    """Each row's predicted relation from a model that never saw its fold."""
+    columns = model_columns(frame)
+    predicted = np.empty(frame.height, dtype=object)
+    for value in np.unique(fold):
+        test = fold == value
+        model = train(frame.filter(pl.Series(~test)), columns, seed)
+        probabilities = predict(model, frame.filter(pl.Series(test)), columns)
+        predicted[test] = [RELATIONS[i] for i in probabilities.argmax(axis=1)]
+    return list(predicted)
+
+
+@dataclass(frozen=True)
+class Scores:
+    per_class: pl.DataFrame         # relation, support, precision, recall, f1
+    macro_f1: float                 # over the classes present in the gold
+    confusion: pl.DataFrame         # gold relation × predicted relation counts
+
+
+def scores(gold: list[str], predicted: list[str]) -> Scores:
+    """Per-class precision/recall/F1 (0 where undefined), macro-F1, confusion matrix."""
+    pairs = pl.DataFrame({"gold": gold, "predicted": predicted})
+    rows = []
+    for relation in RELATIONS:
+        tp = pairs.filter((pl.col("gold") == relation) & (pl.col("predicted") == relation)).height
+        support = pairs.filter(pl.col("gold") == relation).height
+        guessed = pairs.filter(pl.col("predicted") == relation).height
+        precision = tp / guessed if guessed else 0.0
+        recall = tp / support if support else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        rows.append((relation, support, guessed, precision, recall, f1))
+    per_class = pl.DataFrame(rows, orient="row", schema=[RELATION, "support", "predicted",
+                                                         "precision", "recall", "f1"])
+    present = per_class.filter(pl.col("support") > 0)
+    confusion = (pairs.group_by("gold", "predicted").len()
+                 .pivot(on="predicted", index="gold", values="len").fill_null(0))
+    for relation in RELATIONS:
+        if relation not in confusion.columns:
+            confusion = confusion.with_columns(pl.lit(0, dtype=pl.UInt32).alias(relation))
+    order = pl.DataFrame({"gold": list(RELATIONS)})
+    confusion = order.join(confusion, on="gold", how="left").fill_null(0)
+    return Scores(per_class, float(present["f1"].mean() or 0.0),
+                  confusion.select("gold", *RELATIONS))
+
+
+def leave_one_domain_out(frame: pl.DataFrame, domain: str = "domain", seed: int = 46
+                         ) -> dict[str, Scores]:
+    """Per held-out domain: a model trained on every other domain, scored on that one."""
+    values = sorted(frame[domain].unique().to_list())
+    fold = frame[domain].replace_strict(values, list(range(len(values)))).to_numpy()
+    predicted = out_of_fold(frame, fold, seed)
+    result = {}
+    for value in values:
+        held = (frame[domain] == value).to_numpy()
+        result[value] = scores(list(frame[RELATION].filter(pl.Series(held))),
+                               [p for p, h in zip(predicted, held, strict=True) if h])
+    return result

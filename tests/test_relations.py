@@ -1,0 +1,99 @@
+"""cppdb.rank.relations: surface features of PPDB 2.0 relations, the classifier, its scores."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from cppdb.rank.relations import (RELATION, RELATIONS, grouped_folds, leave_one_domain_out,
+                                  model_columns, out_of_fold, relation_features, scores)
+
+
+def _features(pairs: list[tuple[str, str]]) -> list[dict]:
+    frame = pl.DataFrame(pairs, orient="row", schema=["source", "target"])
+    return relation_features(frame).to_dicts()
+
+
+def test_surface_features_of_the_rubric_examples():
+    rows = _features([("增加", "减少"), ("不能", "能"), ("三 个", "五 个"), ("这 座 城市", "城市"),
+                      ("车", "红色 的 车"), ("大海", "海洋"), ("我 的 书", "你 的 书"),
+                      ("[NP1] 不 喜欢 [NP2]", "[NP1] 喜欢 [NP2]"), ("不 一样", "不 相同")])
+    exclusion, negation, number, forward, reverse, same, person, pattern, both_neg = rows
+    assert exclusion["r_antonym"] == 1 and same["r_antonym"] == 0
+    assert negation["r_neg_flip"] == 1 and negation["r_neg_source"] == 1
+    assert both_neg["r_neg_flip"] == 0              # a negation on both sides is no flip
+    assert pattern["r_neg_flip"] == 1 and pattern["r_target_only_chars"] == 0  # slots ignored
+    assert number["r_number_flip"] == 1 and forward["r_number_flip"] == 0
+    assert person["r_person_flip"] == 1 and number["r_person_flip"] == 0
+    assert forward["r_char_containment"] == 1 and reverse["r_char_containment"] == -1
+    assert same["r_char_containment"] == 0 and same["r_source_only_chars"] == 1
+
+
+def _synthetic(n_per_class: int = 60, seed: int = 0) -> pl.DataFrame:
+    """Pairs whose relation follows from the features (with a noise feature), in two
+    domains, every source phrase used twice (so grouping matters)."""
+    rng = np.random.default_rng(seed)
+    pool = list("山水木石田土日月云风雨花草鸟鱼虫米麦竹")
+    rows = []
+    for index in range(n_per_class * len(RELATIONS)):
+        relation = RELATIONS[index % len(RELATIONS)]
+        stem = "".join(rng.choice(pool, 2))
+        source = f"{stem}{index // 2}"          # two rows per source phrase
+        target = {"Exclusion": f"减{stem}", "ForwardEntailment": stem,
+                  "ReverseEntailment": f"{stem}红{index}"}.get(relation, f"{index}号")
+        if relation == "Exclusion":
+            source = f"增{stem}{index // 2}"
+        if relation == "ReverseEntailment":
+            source = stem
+        gloss = {"Equivalence": 0.9, "OtherRelated": 0.35, "Independent": 0.0}.get(
+            relation, 0.5) + rng.normal(0, 0.05)
+        rows.append({"source": source, "target": target, RELATION: relation,
+                     "f_gloss_overlap": gloss, "f_noise": rng.normal(),
+                     "domain": "a" if index % 4 < 2 else "b"})
+    return relation_features(pl.DataFrame(rows))
+
+
+def test_grouped_folds_keep_a_source_in_one_fold():
+    frame = _synthetic()
+    fold = grouped_folds(frame, 5, seed=1)
+    per_source = (frame.with_columns(pl.Series("fold", fold))
+                  .group_by("source").agg(pl.col("fold").n_unique()))
+    assert per_source["fold"].max() == 1
+    assert len(set(fold)) == 5
+
+
+def test_out_of_fold_learns_separable_relations():
+    frame = _synthetic()
+    assert "r_antonym" in model_columns(frame) and "f_noise" in model_columns(frame)
+    predicted = out_of_fold(frame, grouped_folds(frame, 5, seed=1))
+    result = scores(frame[RELATION].to_list(), predicted)
+    recall = dict(result.per_class.select(RELATION, "recall").iter_rows())
+    assert recall["Exclusion"] >= 0.9 and recall["ForwardEntailment"] >= 0.9
+    assert result.macro_f1 >= 0.8
+    assert int(result.confusion.select(RELATIONS).sum_horizontal().sum()) == frame.height
+    assert out_of_fold(frame, grouped_folds(frame, 5, seed=1)) == predicted   # same twice
+
+
+def test_leave_one_domain_out_scores_each_domain_on_its_own_rows():
+    frame = _synthetic(30)
+    result = leave_one_domain_out(frame)
+    assert sorted(result) == ["a", "b"]
+    for name, held in result.items():
+        assert held.per_class["support"].sum() == frame.filter(pl.col("domain") == name).height
+
+
+def test_scores_known_values():
+    gold = ["Equivalence", "Equivalence", "Exclusion", "Independent"]
+    predicted = ["Equivalence", "Exclusion", "Exclusion", "Equivalence"]
+    result = scores(gold, predicted)
+    rows = {r[RELATION]: r for r in result.per_class.to_dicts()}
+    assert rows["Equivalence"]["precision"] == pytest.approx(0.5)
+    assert rows["Equivalence"]["recall"] == pytest.approx(0.5)
+    assert rows["Exclusion"]["precision"] == pytest.approx(0.5)
+    assert rows["Exclusion"]["recall"] == pytest.approx(1.0)
+    assert rows["Independent"]["f1"] == 0.0
+    # macro over the three classes present in the gold: (0.5 + 2/3 + 0) / 3
+    assert result.macro_f1 == pytest.approx((0.5 + 2 / 3) / 3)
+    assert result.confusion.columns == ["gold", *RELATIONS]
+    exclusion_row = result.confusion.filter(pl.col("gold") == "Equivalence").row(0, named=True)
+    assert exclusion_row["Exclusion"] == 1 and exclusion_row["Equivalence"] == 1

@@ -107,6 +107,6 @@ def _chained(initializer: Callable[..., Any] | None, parent_pid: int, *args: Any
 
 def pool_initializer(initializer: Callable[..., Any] | None = None,
                      initargs: tuple[Any, ...] = ()) -> dict[str, Any]:
-    """``initializer``/``initargs`` keywords for ``ProcessPoolExecutor`` that add
+    """``initializer``/``initargs`` keywords for a process pool that add
     :func:`die_with_parent` in front of the pool's own initializer (if any)."""
     return {"initializer": _chained, "initargs": (initializer, os.getpid(), *initargs)}

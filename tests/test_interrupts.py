@@ -15,11 +15,9 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1",
        "TRANSFORMERS_OFFLINE": "1"}
 POOL_SCRIPT = """
 import os, sys, time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
-from cppdb.workers import pool_initializer
+from cppdb.engine.pools import process_pool
 if __name__ == "__main__":
-    pool = ProcessPoolExecutor(2, mp_context=get_context(sys.argv[1]), **pool_initializer())
+    pool = process_pool(2, start_method=sys.argv[1])
     futures = [pool.submit(time.sleep, 60) for _ in range(2)]
     time.sleep(1.0)
     print(" ".join(str(p) for p in pool._processes), flush=True)

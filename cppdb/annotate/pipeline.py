@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -19,9 +19,10 @@ from typing import Any, Literal
 import polars as pl
 
 from cppdb.defaults import toml_defaults
-from cppdb.workers import pool_initializer, resolve_workers
+from cppdb.workers import resolve_workers
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.config import Config
+from cppdb.engine.pools import process_pool
 from cppdb.errors import ConfigError
 from cppdb.progress import progress_bar
 from cppdb.annotate.staging import (STAGED_INPUT, StagedInput, read_staged_rows,
@@ -165,7 +166,7 @@ class AnnotationSession:
             "annotate.workers")
         self.start_method = start_method(config)
         self.specs = {lang: annotator_spec(lang, config) for lang in ("zh", "en")}
-        self._pools: dict[str, ProcessPoolExecutor] = {}
+        self._pools: dict[str, Executor] = {}
 
     def __enter__(self) -> "AnnotationSession":
         return self
@@ -204,15 +205,13 @@ class AnnotationSession:
                            [pretokenized] * len(batches))
         return [s for batch in results for s in batch]
 
-    def _pool(self, lang: str, pretokenized: bool) -> ProcessPoolExecutor:
+    def _pool(self, lang: str, pretokenized: bool) -> Executor:
         if lang not in self._pools:
             if self.start_method == "fork":  # load models before forking: workers inherit
                 warm = [["热身"] if lang == "zh" else ["warm", "up"]] if pretokenized else \
                     ["热身" if lang == "zh" else "warm up"]
                 self.annotator(lang).annotate(warm, pretokenized=pretokenized)
-            self._pools[lang] = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context(self.start_method),
-                **pool_initializer())
+            self._pools[lang] = process_pool(self.workers, start_method=self.start_method)
         return self._pools[lang]
 
 

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from cppdb.engine.pools import process_pool
 from cppdb.errors import ConfigError
 from cppdb.registry import CAPABILITIES, Backend, backend_class
 
@@ -96,13 +97,7 @@ class LocalPool:
 
     def get(self) -> Any:
         if self._pool is None and self.workers > 1:
-            from concurrent.futures import ProcessPoolExecutor
-            from multiprocessing import get_context
-
-            from cppdb.workers import pool_initializer
-
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"),
-                                             **pool_initializer())
+            self._pool = process_pool(self.workers)
         return self._pool
 
     def shutdown(self) -> None:

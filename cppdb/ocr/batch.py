@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -19,12 +20,13 @@ from typing import Any
 
 from cppdb.config import Config
 from cppdb.defaults import toml_defaults
+from cppdb.engine.pools import process_pool
 from cppdb.errors import BadInputError, ConfigError, CppdbError
 from cppdb.ocr.engines import DET_SIDE, REC_PAD, OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
-from cppdb.workers import pool_initializer, resolve_workers
+from cppdb.workers import resolve_workers
 
 _OCR = toml_defaults("ocr")
 
@@ -243,8 +245,8 @@ def _ocr_source_serial(source: ImageSource, settings: OcrSettings) -> ImageText:
 def _iter_results(sources: Sequence[ImageSource], settings: OcrSettings,
                   workers: int) -> Iterator[ImageText]:
     """Results in input order; at most ``4 * workers`` images in flight."""
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
-                             **pool_initializer(_engine.cache_clear)) as pool:
+    with process_pool(workers, start_method=_start_method(),
+                      initializer=_engine.cache_clear) as pool:
         pending: list[tuple[ImageSource, Future[ImageText] | ImageText]] = []
         for source in sources:
             data, error = _read_or_error(source)
@@ -258,7 +260,7 @@ def _iter_results(sources: Sequence[ImageSource], settings: OcrSettings,
             yield _resolve(item)
 
 
-def _pool_context():
+def _start_method() -> str:
     """``fork`` on Linux, ``spawn`` elsewhere.
 
     ``spawn`` re-imports the caller's ``__main__``, which breaks for code run from stdin and
@@ -266,10 +268,7 @@ def _pool_context():
     starts with an empty engine cache (``initializer``) and so builds its own onnxruntime
     sessions instead of using ones inherited from the parent.
     """
-    import multiprocessing
-    import sys
-
-    return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    return "fork" if sys.platform.startswith("linux") else "spawn"
 
 
 def _resolve(item: Future[ImageText] | ImageText) -> ImageText:

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import get_context
+from concurrent.futures import Future
 
 import numpy as np
 
 from cppdb.align.words.base import TokenPair, WordAligner
 from cppdb.align.words.matrices import RejectedPair, chunk_matrices
-from cppdb.workers import limit_threads, pool_initializer, split_range, threads_per_worker
+from cppdb.engine.pools import process_pool
+from cppdb.workers import limit_threads, split_range, threads_per_worker
 
 #: a worker's aligners, set once by the pool initializer
 _ALIGNERS: dict[str, WordAligner] = {}
@@ -51,11 +51,9 @@ class FixedAlignerPool:
         self.workers = workers
         threads = threads_per_worker(workers)
         blob = pickle.dumps(aligners, protocol=pickle.HIGHEST_PROTOCOL)
-        self._pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
-                                         **pool_initializer(_start_worker, (blob, threads)))
-        # start the workers now: they load their models while this process trains
-        for _ in range(workers):
-            self._pool.submit(int)
+        # started now: the workers load their models while this process trains
+        self._pool = process_pool(workers, initializer=_start_worker, initargs=(blob, threads),
+                                  start_now=True)
 
     def submit(self, pairs: Sequence[TokenPair], lemmas: Sequence[Sequence[str]] | None
                ) -> list[tuple[int, Future]]:

@@ -19,9 +19,8 @@ import pickle
 import shutil
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, wait
 from functools import lru_cache
-from multiprocessing import get_context
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -32,9 +31,10 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.align.words.base import CHUNK_PAIRS, WordAligner
 from cppdb.align.words.matrices import RejectedPair, chunk_matrices
+from cppdb.engine.pools import process_pool
 from cppdb.io import atomic_path
 from cppdb.progress import console
-from cppdb.workers import limit_threads, pool_initializer, threads_per_worker
+from cppdb.workers import limit_threads, threads_per_worker
 
 #: a worker's fixed aligners and their screening limit, set once by the pool initializer
 _WORKER: dict[str, object] = {}
@@ -153,13 +153,10 @@ class Prefetch:
         self.error: str | None = None
         folder.mkdir(parents=True, exist_ok=True)
         blob = pickle.dumps(aligners, protocol=pickle.HIGHEST_PROTOCOL)
-        self._pool = ProcessPoolExecutor(
-            workers, mp_context=get_context("spawn"),
-            **pool_initializer(_start_worker, (blob, max_tokens, workers)))
-        # start every worker from this thread: Linux ends a pool worker when the *thread*
+        # every worker started from this thread: Linux ends a pool worker when the *thread*
         # that spawned it exits (PR_SET_PDEATHSIG), and the feeder thread ends early
-        for _ in range(workers):
-            self._pool.submit(int)
+        self._pool = process_pool(workers, initializer=_start_worker,
+                                  initargs=(blob, max_tokens, workers), start_now=True)
         self._in_flight = threading.Semaphore(2 * workers)
         self._feeder = threading.Thread(target=self._feed, name="prefetch", daemon=True)
         self._feeder.start()

@@ -12,9 +12,7 @@ Chunks of ``batch_size * workers`` pairs are written atomically, so an interrupt
 from __future__ import annotations
 
 import json
-import multiprocessing
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +20,9 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema
-from cppdb.workers import pool_initializer, resolve_workers
+from cppdb.workers import resolve_workers
 from cppdb.config import Config
+from cppdb.engine.pools import process_pool
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.pipeline import (CompressionPipeline, CompressionSettings,
                                                    Outcome, load_pipeline)
@@ -221,9 +220,8 @@ def _compress_stage(stage: StageHandle, reader: PairReader, local: CompressionPi
             run.run_chunked(stage, RECORDS, len(reader), chunk, compute, advance)
             return
         # spawn, not fork: forking after polars/jieba started threads can deadlock the child
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context, **pool_initializer(
-                _init_worker, (settings, table_path, table_options))) as pool:
+        with process_pool(workers, start_method="spawn", initializer=_init_worker,
+                          initargs=(settings, table_path, table_options)) as pool:
             def compute_parallel(start: int, stop: int) -> pl.DataFrame:
                 pairs = reader.read(start, stop)
                 parts = [pairs[i:i + batch] for i in range(0, len(pairs), batch)]

@@ -97,3 +97,40 @@ def test_relation_mix_shares_sum_to_one():
     share_columns = [c for c in mix.columns if c not in ("tier", "n")]
     assert mix.select(pl.sum_horizontal(share_columns)).to_series().to_list() == \
         pytest.approx([1.0, 1.0], abs=0.002)
+
+
+def _fake_run(path, ranked: pl.DataFrame) -> None:
+    """A run directory with just the two ranking tables that ``draw`` reads."""
+    ranking = path / "ranking"
+    ranking.mkdir(parents=True)
+    ranked.write_parquet(ranking / "ranked_pairs.parquet")
+    ranked.select("type", "lhs", "source", "target").with_columns(
+        pl.col("source").str.len_chars().cast(pl.Float64).alias("f_source_chars"),
+        pl.lit(0.5).alias("f_p_t_given_s")).write_parquet(ranking / "features.parquet")
+
+
+def test_draw_command_writes_sheets_and_a_key_with_features(tmp_path):
+    from devtools.relation_sheets import main
+
+    _fake_run(tmp_path / "one", _ranked(20))
+    _fake_run(tmp_path / "two", _ranked(20))
+    main(["draw", "--run", f"one={tmp_path / 'one'}", "--run", f"two={tmp_path / 'two'}",
+          "--out", str(tmp_path / "sheets"), "--key", str(tmp_path / "key"),
+          "--per-cell", "5", "--overlap", "10", "--sheet-size", "30"])
+    key = pl.read_parquet(tmp_path / "key" / "key.parquet")
+    assert key.height == 2 * 8 * 5 and key["f_p_t_given_s"].null_count() == 0
+    assert (key["f_source_chars"] == key["source"].str.len_chars()).all()
+    assert sorted(p.name for p in (tmp_path / "sheets").iterdir()) == [
+        "overlap.tsv", "sheet-01.tsv", "sheet-02.tsv", "sheet-03.tsv"]
+    plain = pl.read_csv(tmp_path / "key" / "key.tsv", separator="\t")
+    assert not any(c.startswith("f_") for c in plain.columns)
+    ratings = tmp_path / "r.tsv"
+    ratings.write_text("".join(f"{i}\tEquivalence\tsame\n" for i in key["id"]), "utf-8")
+    second = tmp_path / "second.tsv"
+    second.write_text("".join(f"{i}\tEquivalence\tsame\n"
+                              for i in key.filter(pl.col("overlap"))["id"]), "utf-8")
+    out = tmp_path / "judged.tsv"
+    main(["join", "--key", str(tmp_path / "key" / "key.parquet"), "--ratings", str(ratings),
+          "--second", str(second), "--out", str(out)])
+    judged = pl.read_csv(out, separator="\t")
+    assert judged.height == key.height and judged["relation_2"].drop_nulls().len() == 10

@@ -212,3 +212,10 @@ def test_length_rule_keeps_the_first_share():
 
     assert first_share([{"tokens": list("abcdefghij")}], 0.3) == [[1, 1, 1] + [0] * 7]
     assert np.sum(first_share([{"tokens": ["a"]}], 0.05)) == 1
+
+
+def test_rate_decoding_keeps_the_most_probable_share():
+    from bench.bench_compressor import top_share
+
+    assert top_share(np.array([0.1, 0.9, 0.5, 0.5]), 0.5) == [0, 1, 1, 0]   # tie: earlier
+    assert top_share(np.array([0.2]), 0.05) == [1]

@@ -18,14 +18,19 @@ from typing import Any
 
 import numpy as np
 
+from cppdb.align.words.simalign_e5 import sentence_word_vectors
+from cppdb.annotate.ud import tokenize_tag
 from cppdb.compressor.data import (corpus_parser, corpus_records, parse_tagged, read_corpus,
                                    tag_pretokenized)
 from cppdb.compressor.features import ParsedSentence, Vocabulary, numeric_values
 from cppdb.compressor.model import (Architecture, Encoded, build_network,
                                     predict_probabilities)
 from cppdb.compressor.train import TrainSettings, held_out_split, train_network
+from cppdb.config import load_config
+from cppdb.embed.e5_tokens import E5TokenEncoder
+from cppdb.embed.e5_torch import resolve_device
 from cppdb.errors import BadInputError, ModelNotFoundError
-from cppdb.io import check_output_file, file_sha256, write_json_atomic
+from cppdb.io import atomic_path, check_output_file, file_sha256, write_json_atomic
 
 FORMAT = "cppdb-compressor/1"
 
@@ -34,8 +39,6 @@ def _vectors(sentences: Sequence[ParsedSentence], layer: int,
              device: str) -> list[np.ndarray | None]:
     if layer < 0:
         return [None] * len(sentences)
-    from cppdb.align.words.simalign_e5 import sentence_word_vectors
-    from cppdb.embed.e5_tokens import E5TokenEncoder
 
     encoder = E5TokenEncoder(prefix="query", device=device)
     vectors = sentence_word_vectors(encoder, [list(s.tokens) for s in sentences], None, (layer,))
@@ -54,9 +57,6 @@ def train_compressor(corpus: str | Path, out_dir: str | Path, config: Any = None
                      device: str | None = None) -> dict[str, Any]:
     """Train on the kept rows of ``corpus`` (a build-compression run) into ``out_dir``;
     returns what ``model.json`` records."""
-    from cppdb.config import load_config
-    from cppdb.embed.e5_torch import resolve_device
-
     cfg = config if config is not None else load_config()
     settings = TrainSettings.from_config(cfg.section("compressor"))
     out = Path(out_dir)
@@ -92,8 +92,6 @@ def _save(out: Path, network: Any, info: dict[str, Any]) -> None:
 
     import torch
 
-    from cppdb.io import atomic_path
-
     # through a buffer: a file name would be written into the archive, so the same weights
     # saved twice (atomic temporary names differ) would differ in bytes
     buffer = io.BytesIO()
@@ -119,8 +117,6 @@ class Compressor:
         import json
 
         import torch
-
-        from cppdb.embed.e5_torch import resolve_device
 
         path = Path(model_dir)
         if not (path / "model.json").is_file() or not (path / "weights.pt").is_file():
@@ -149,8 +145,6 @@ class Compressor:
         return parse_tagged(tag_pretokenized(token_lists), self.info["parser"])
 
     def parse_texts(self, texts: Sequence[str]) -> list[ParsedSentence]:
-        from cppdb.annotate.ud import tokenize_tag
-
         return parse_tagged(tokenize_tag(texts), self.info["parser"])
 
     def labels(self, sentences: Sequence[ParsedSentence],

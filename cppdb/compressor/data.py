@@ -17,6 +17,7 @@ import polars as pl
 from cppdb.annotate.ud import TaggedText, tokenize_tag, upos_of
 from cppdb.compressor.features import ParsedSentence
 from cppdb.errors import BadInputError
+from cppdb.registry import load_backend
 
 _TREE_COLUMNS = ("tokens", "upos", "heads", "deprels", "labels")
 
@@ -100,8 +101,6 @@ def tag_pretokenized(sentences: Sequence[Sequence[str]]) -> list[TaggedText]:
 def parse_tagged(tagged: Sequence[TaggedText], parser: dict[str, Any],
                  batch_size: int = 256) -> list[ParsedSentence]:
     """Dependency trees of tagged sentences by the named ``ud_parser`` backend."""
-    from cppdb.registry import load_backend
-
     empty = [i for i, t in enumerate(tagged) if not t.tokens]
     if empty:
         raise BadInputError(f"cannot compress an empty sentence (input positions {empty[:5]})")

@@ -11,7 +11,7 @@ import numpy as np
 
 from cppdb.compressor.metrics import keep_f1
 from cppdb.compressor.model import (Architecture, Encoded, build_network, collate,
-                                    predict_probabilities)
+                                    cpu_threads, predict_probabilities)
 from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
 
@@ -108,7 +108,8 @@ def train_network(train: Sequence[Encoded], held: Sequence[Encoded], arch: Archi
     best, best_f1, log = None, -1.0, []
     for epoch in range(1, settings.epochs + 1):
         started = time.perf_counter()
-        loss = _epoch(network, optimizer, train, settings, arch, device, rng)
+        with cpu_threads(device):
+            loss = _epoch(network, optimizer, train, settings, arch, device, rng)
         row: dict[str, Any] = {"epoch": epoch, "loss": round(loss, 5),
                                "seconds": round(time.perf_counter() - started, 2)}
         if held:

@@ -86,16 +86,17 @@ def _with_features(drawn: pl.DataFrame, run: Path) -> pl.DataFrame:
     return drawn.join(table, on=on, how="left", maintain_order="left")
 
 
-def number_and_cut(drawn: pl.DataFrame, sheet_size: int, overlap: int, seed: int
-                   ) -> pl.DataFrame:
-    """Shuffle every domain together, number ``r0001`` …, cut into sheets, and mark
-    ``overlap`` ids (equal shares per domain) for the second judge."""
+def number_and_cut(drawn: pl.DataFrame, sheet_size: int, overlap: int, seed: int,
+                   first_id: int = 1, first_sheet: int = 1) -> pl.DataFrame:
+    """Shuffle every domain together, number ``r0001`` … (from ``first_id``), cut into sheets
+    (from ``first_sheet``: a later batch continues an earlier one), and mark ``overlap`` ids
+    (equal shares per domain) for the second judge."""
     rng = np.random.default_rng(seed)
     mixed = drawn[rng.permutation(drawn.height)].with_row_index("_n")
     mixed = mixed.with_columns(
-        pl.format("r{}", (pl.col("_n") + 1).cast(pl.String).str.zfill(4)).alias("id"),
-        pl.format("sheet-{}", (pl.col("_n") // sheet_size + 1).cast(pl.String).str.zfill(2))
-        .alias("sheet"))
+        pl.format("r{}", (pl.col("_n") + first_id).cast(pl.String).str.zfill(4)).alias("id"),
+        pl.format("sheet-{}", (pl.col("_n") // sheet_size + first_sheet).cast(pl.String)
+                  .str.zfill(2)).alias("sheet"))
     domains = sorted(mixed["domain"].unique().to_list())
     chosen: list[str] = []
     for index, domain in enumerate(domains):
@@ -111,8 +112,9 @@ def _sheet_text(rows: pl.DataFrame) -> str:
     return "id\ta\tb\n" + "".join(f"{i}\t{a}\t{b}\n" for i, a, b in shown.iter_rows())
 
 
-def write_sheets(key: pl.DataFrame, out: Path, seed: int) -> list[Path]:
-    """One TSV per sheet (in id order) and ``overlap.tsv`` (its own seeded order)."""
+def write_sheets(key: pl.DataFrame, out: Path, seed: int, overlap_name: str = "overlap.tsv"
+                 ) -> list[Path]:
+    """One TSV per sheet (in id order) and the overlap sheet (its own seeded order)."""
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for (sheet,), rows in sorted(key.group_by("sheet"), key=lambda item: item[0]):
@@ -120,7 +122,7 @@ def write_sheets(key: pl.DataFrame, out: Path, seed: int) -> list[Path]:
         write_text_atomic(paths[-1], _sheet_text(rows.sort("id")))
     shared = key.filter(pl.col("overlap")).sort("id")
     shared = shared[np.random.default_rng(seed + 1).permutation(shared.height)]
-    paths.append(out / "overlap.tsv")
+    paths.append(out / overlap_name)
     write_text_atomic(paths[-1], _sheet_text(shared))
     return paths
 
@@ -138,9 +140,12 @@ def cmd_draw(args: argparse.Namespace) -> None:
         parts.append(_with_features(drawn, Path(path)).with_columns(
             pl.lit(domain).alias("domain"), pl.lit(str(Path(path).resolve())).alias("run")))
     drawn = pl.concat(parts, how="diagonal_relaxed")
-    key = number_and_cut(drawn, args.sheet_size, args.overlap, args.seed)
+    key = number_and_cut(drawn, args.sheet_size, args.overlap, args.seed, args.first_id,
+                         args.first_sheet)
     key = key.select(*KEY_COLUMNS, *[c for c in key.columns if c.startswith("f_")])
-    paths = write_sheets(key, Path(args.out), args.seed)
+    overlap_name = ("overlap.tsv" if args.first_sheet == 1
+                    else f"overlap-from-sheet-{args.first_sheet:02d}.tsv")
+    paths = write_sheets(key, Path(args.out), args.seed, overlap_name)
     key_dir = Path(args.key)
     key_dir.mkdir(parents=True, exist_ok=True)
     write_parquet_atomic(key_dir / "key.parquet", key)
@@ -196,7 +201,7 @@ def relation_mix(judged: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 
 
 def cmd_join(args: argparse.Namespace) -> None:
-    key = pl.read_parquet(args.key).select(KEY_COLUMNS)
+    key = pl.concat([pl.read_parquet(k).select(KEY_COLUMNS) for k in args.key])
     first = pl.concat([read_relations(Path(p)).with_columns(pl.lit(Path(p).name)
                                                             .alias("ratings_file"))
                        for p in args.ratings])
@@ -226,7 +231,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
     judged = pl.read_csv(args.judgements, separator="\t", infer_schema=False).select(
         "id", "relation")
-    frame = relations.relation_features(pl.read_parquet(args.key).join(judged, on="id"))
+    keys = pl.concat([pl.read_parquet(k) for k in args.key], how="diagonal_relaxed")
+    frame = relations.relation_features(keys.join(judged, on="id"))
     if args.type:
         frame = frame.filter(pl.col(S.TYPE) == args.type)
     frame = frame.with_columns((pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern"))
@@ -256,15 +262,20 @@ def main(argv: list[str] | None = None) -> None:
     draw.add_argument("--overlap", type=int, default=200)
     draw.add_argument("--sheet-size", type=int, default=250)
     draw.add_argument("--seed", type=int, default=46)
+    draw.add_argument("--first-id", type=int, default=1,
+                      help="number ids from here (a later batch continues an earlier one)")
+    draw.add_argument("--first-sheet", type=int, default=1, help="number sheets from here")
     join = sub.add_parser("join", help="ratings joined to the key; kappa and relation mix")
-    join.add_argument("--key", required=True, help="key.parquet written by draw")
+    join.add_argument("--key", action="append", required=True,
+                      help="key.parquet written by draw (repeatable: batches)")
     join.add_argument("--ratings", action="append", required=True,
                       help="a first judge's id<TAB>relation<TAB>reason file, repeatable")
     join.add_argument("--second", default=None, help="the overlap judge's file")
     join.add_argument("--out", required=True)
     evaluate = sub.add_parser("evaluate", help="the relation classifier by grouped CV and "
                                                "leave-one-domain-out (a report only)")
-    evaluate.add_argument("--key", required=True, help="key.parquet written by draw")
+    evaluate.add_argument("--key", action="append", required=True,
+                          help="key.parquet written by draw (repeatable: batches)")
     evaluate.add_argument("--judgements", required=True, help="the TSV that join wrote")
     evaluate.add_argument("--type", choices=TYPES, default=None, help="one pair type only")
     evaluate.add_argument("--folds", type=int, default=5)

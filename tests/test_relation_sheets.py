@@ -134,3 +134,11 @@ def test_draw_command_writes_sheets_and_a_key_with_features(tmp_path):
           "--second", str(second), "--out", str(out)])
     judged = pl.read_csv(out, separator="\t")
     assert judged.height == key.height and judged["relation_2"].drop_nulls().len() == 10
+
+
+def test_a_later_batch_continues_the_ids_and_sheets():
+    drawn = draw_domain(_ranked(), 10, 1).with_columns(pl.lit("a").alias("domain"))
+    key = number_and_cut(drawn, sheet_size=50, overlap=10, seed=3, first_id=1121,
+                         first_sheet=6)
+    assert sorted(key["id"])[0] == "r1121" and sorted(key["id"])[-1] == "r1200"
+    assert sorted(key["sheet"].unique()) == ["sheet-06", "sheet-07"]

@@ -23,7 +23,6 @@ def test_surface_features_of_the_rubric_examples():
     assert negation["r_neg_flip"] == 1 and negation["r_neg_source"] == 1
     assert both_neg["r_neg_flip"] == 0              # a negation on both sides is no flip
     assert pattern["r_neg_flip"] == 1 and pattern["r_target_only_chars"] == 0  # slots ignored
-    assert number["r_number_flip"] == 1 and forward["r_number_flip"] == 0
     assert person["r_person_flip"] == 1 and number["r_person_flip"] == 0
     assert forward["r_char_containment"] == 1 and reverse["r_char_containment"] == -1
     assert same["r_char_containment"] == 0 and same["r_source_only_chars"] == 1

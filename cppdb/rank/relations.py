@@ -18,8 +18,8 @@ The ``r_*`` features come from the two sides' text alone (slots left out):
   on one side and one left on the other form a pair of a small table of opposite characters
   (增加 / 减少, 男孩 / 女孩, 上面 / 下面) — Chinese builds antonyms from such characters, so
   the table reaches words it does not list;
-* number and person flips: numerals or personal pronouns left on both sides (三个 / 五个,
-  我的 / 你的);
+* person flips: personal pronouns left on both sides (我的 / 你的); number flips are the
+  ranker's ``f_numbers_identical``, which reads values (六月 / 6月 is no flip);
 * character containment, signed: +1 when the target's characters all occur in the longer
   source (男孩 → 孩子, the source more specific), −1 the other way, 0 otherwise; and the
   characters left on each side.
@@ -45,12 +45,10 @@ ANTONYM_CHARACTERS = (
     "正反 正负 阴阳 美丑 贵贱 贫富 穷富 强弱 软硬 甜苦 干湿 动静 收发 得失 输赢 借还 问答 "
     "攻守 收支 入出 朝暮 首尾 头尾 先后 晴雨 醒睡 存取 褒贬 赞骂 亲疏 敌友 主客 师生 "
     "里外 公私 雌雄 阴晴 开合 起落 盈亏 涨跌 涨落 推拉 供求 增删").split()
-NUMERALS = "一二两三四五六七八九十百千万亿零〇半几0123456789"
 PERSONS = "我你您他她它咱"
 #: a slot inside a side's text ([NP1], [VP2]); S.SLOT_TOKEN_PATTERN is anchored to one token
 _SLOT = r"\[[A-Z$]+\d*\]"
-R_FEATURES = ("r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_number_flip",
-              "r_person_flip", "r_char_containment", "r_source_only_chars",
+R_FEATURES = ("r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_person_flip", "r_char_containment", "r_source_only_chars",
               "r_target_only_chars")
 
 
@@ -80,14 +78,12 @@ def relation_features(frame: pl.DataFrame) -> pl.DataFrame:
     left_s, left_t = pl.col("_os").list.len(), pl.col("_ot").list.len()
     containment = (pl.when((left_t == 0) & (left_s > 0)).then(1)
                    .when((left_s == 0) & (left_t > 0)).then(-1).otherwise(0))
-    both_left = (lambda alphabet: (_count_of(pl.col("_os"), alphabet) > 0)
-                 & (_count_of(pl.col("_ot"), alphabet) > 0))
+    person = (_count_of(pl.col("_os"), PERSONS) > 0) & (_count_of(pl.col("_ot"), PERSONS) > 0)
     return base.with_columns(
         neg_s.cast(pl.Int32).alias("r_neg_source"), neg_t.cast(pl.Int32).alias("r_neg_target"),
         ((neg_s > 0) != (neg_t > 0)).cast(pl.Int8).alias("r_neg_flip"),
         antonym.cast(pl.Int8).alias("r_antonym"),
-        both_left(NUMERALS).cast(pl.Int8).alias("r_number_flip"),
-        both_left(PERSONS).cast(pl.Int8).alias("r_person_flip"),
+        person.cast(pl.Int8).alias("r_person_flip"),
         containment.cast(pl.Int8).alias("r_char_containment"),
         left_s.cast(pl.Int32).alias("r_source_only_chars"),
         left_t.cast(pl.Int32).alias("r_target_only_chars"),

@@ -8,6 +8,7 @@ import typer
 
 from cppdb.commands.common import CliApp
 from cppdb.errors import CppdbError, RunInterrupted
+from cppdb.run import active_run_summary
 
 app = CliApp(name="cppdb", no_args_is_help=True, add_completion=False,
                   help="Build, rank and export a Chinese paraphrase database.")
@@ -32,8 +33,6 @@ for _name in COMMAND_MODULES:
 
 def _interrupted(signum: int, _frame: object) -> None:
     """Ctrl-C / SIGTERM: one coded line (what finished, how to resume), not tracebacks."""
-    from cppdb.run import active_run_summary
-
     signal.signal(signal.SIGINT, signal.SIG_DFL)      # a second Ctrl-C stops at once
     raise RunInterrupted(f"interrupted by {signal.Signals(signum).name}"
                          f"{active_run_summary()}; re-run the same command to resume "

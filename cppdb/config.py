@@ -22,6 +22,7 @@ from typing import Any
 
 from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
+from cppdb.registry import with_aliases
 
 
 # Explicit ranges (inclusive; None = open), by dotted key.  Everything else: see the docstring.
@@ -116,8 +117,6 @@ def _check(key: str, default: Any, value: Any) -> Any:
 
 def validate(data: dict[str, Any], defaults: dict[str, Any] | None = None) -> dict[str, Any]:
     """``data`` checked against the types and ranges of the defaults (see module docstring)."""
-    from cppdb.registry import with_aliases
-
     defaults = defaults if defaults is not None else all_sections()
     return with_aliases({name: _check(name, defaults[name], table) if name in defaults
                          else table for name, table in data.items()})

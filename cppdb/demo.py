@@ -23,7 +23,17 @@ from rich.console import Console
 from rich.table import Table
 
 from cppdb import schema as S
+from cppdb.align.words.workflow import align_files
 from cppdb.config import Config, load_config
+from cppdb.evaluate.api import evaluate_run
+from cppdb.evaluate.display import evaluation_rich_table, legend
+from cppdb.export_ranked import export_run
+from cppdb.extractors.bilingual import extract_bilingual
+from cppdb.extractors.compression.builder import build_compression
+from cppdb.extractors.monolingual import extract_monolingual
+from cppdb.ocr.render import render_page_images
+from cppdb.rank.pipeline import rank_run, read_ranked
+from cppdb.report import write_report
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
@@ -40,8 +50,6 @@ def _table(title: str, frame: pl.DataFrame) -> None:
 
 
 def _evaluation(title: str, frame: pl.DataFrame) -> None:
-    from cppdb.evaluate.display import evaluation_rich_table, legend
-
     console.print(evaluation_rich_table(frame, title))
     console.print(legend(frame), markup=False, highlight=False)
 
@@ -52,8 +60,6 @@ def _step(title: str) -> float:
 
 
 def bilingual(out: Path, config: Config) -> Path:
-    from cppdb.extractors.bilingual import extract_bilingual
-
     started = _step("1. bilingual pivot extraction (data/parallel, 294 zh-en pairs)")
     result = extract_bilingual(DATA / "parallel" / "sample.zh", DATA / "parallel" / "sample.en",
                                out / "bilingual", config)
@@ -67,8 +73,6 @@ def bilingual(out: Path, config: Config) -> Path:
 
 
 def word_alignment(out: Path, config: Config) -> None:
-    from cppdb.align.words.workflow import align_files
-
     started = _step("1b. word alignment ensemble scored against the bundled gold (30 pairs)")
     report = align_files(config, out=out / "wordalign.align",
                          parallel=DATA / "wordalign" / "sample.txt",
@@ -81,10 +85,6 @@ def word_alignment(out: Path, config: Config) -> None:
 
 
 def ranking(run_dir: Path, config: Config) -> None:
-    from cppdb.evaluate.api import evaluate_run
-    from cppdb.export_ranked import export_run
-    from cppdb.rank.pipeline import rank_run, read_ranked
-
     started = _step("2. features, filtering, LightGBM ranking, top-20% export, evaluation")
     summary = rank_run(run_dir, config)
     console.print(f"{summary.pairs} candidates, {summary.rejected} filtered out (with reasons), "
@@ -111,8 +111,6 @@ def _subtitle_versions(work: Path) -> list[Path]:
 
 
 def _screenshot_version(work: Path) -> Path:
-    from cppdb.ocr.render import render_page_images
-
     target = work / "screenshots_b"
     if not target.exists():
         for chapter in sorted((DATA / "story" / "version_b").glob("*.txt")):
@@ -122,8 +120,6 @@ def _screenshot_version(work: Path) -> Path:
 
 
 def monolingual(out: Path, config: Config) -> None:
-    from cppdb.extractors.monolingual import extract_monolingual
-
     started = _step("3. monolingual extraction: two translations of the bundled story")
     work = out / "inputs"
     cases = [
@@ -139,9 +135,6 @@ def monolingual(out: Path, config: Config) -> None:
                       f"{summary.sentence_pairs} sentence pairs -> {run_dir}")
         _table(f"{name}: sentence pairs", pairs.select("source", "target").head(3))
     console.print(f"({time.perf_counter() - started:.0f} s)")
-    from cppdb.evaluate.api import evaluate_run
-    from cppdb.export_ranked import export_run
-    from cppdb.rank.pipeline import rank_run
 
     text_run = out / "monolingual-text"
     summary = rank_run(text_run, config.with_overrides(["rank.model=default"]))
@@ -165,8 +158,6 @@ def shown_compressions(compressions: Path) -> list[dict]:
 
 
 def compression(out: Path, bilingual_run: Path, config: Config) -> None:
-    from cppdb.extractors.compression.builder import build_compression
-
     started = _step("4. compression corpus from data/news with the demo paraphrase table")
     aware = config.with_overrides(["compression.overlap_denominator=headline_content",
                                    "compression.overlap_source=alignment"])
@@ -184,8 +175,6 @@ def compression(out: Path, bilingual_run: Path, config: Config) -> None:
 
 
 def reports(out: Path) -> None:
-    from cppdb.report import write_report
-
     _step("5. one HTML report per run (open in a browser; works offline)")
     for run_dir in sorted(p.parent for p in out.glob("*/manifest.json")):
         console.print(f"report: {write_report(run_dir)}")

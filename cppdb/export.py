@@ -30,6 +30,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.io import ROW_GROUP_ROWS, atomic_path
+from cppdb.readers.pharaoh import parse_links
 
 Format = Literal["ppdb", "jsonl", "tsv", "parquet"]
 FORMATS: tuple[str, ...] = ("ppdb", "jsonl", "tsv", "parquet")
@@ -175,8 +176,6 @@ def _count(path: str | Path, format: str) -> int:
 
 # -- readers --------------------------------------------------------------------------------
 def _split_pharaoh(links: list[str], where: str) -> tuple[list[int], list[int]]:
-    from cppdb.readers.pharaoh import parse_links
-
     pairs = parse_links(links, where)
     return [i for i, _ in pairs], [j for _, j in pairs]
 

@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.io import write_text_atomic
+from cppdb.io import write_parquet_atomic, write_text_atomic
 from cppdb.rank.tiers import RANK, SCORE, TIER, Tier
 
 DATA_DIR = "data"
@@ -54,7 +54,6 @@ def _write_shards(band: pl.DataFrame, folder: Path, rows_per_shard: int) -> list
     names = []
     for i in range(n):
         name = f"train-{i:05d}-of-{n:05d}.parquet"
-        from cppdb.io import write_parquet_atomic
 
         write_parquet_atomic(folder / name, band.slice(i * rows_per_shard, rows_per_shard))
         names.append(name)

@@ -12,6 +12,8 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.errors import OutputPathError
+
 
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
@@ -114,8 +116,6 @@ def _nearest_existing(path: Path) -> Path:
 
 def check_output_file(path: str | Path, what: str = "output file") -> Path:
     """Fail before any work if ``path`` cannot be written as a file."""
-    from cppdb.errors import OutputPathError
-
     path = Path(path)
     if path.is_dir():
         raise OutputPathError(f"{what} {path} is an existing directory",
@@ -141,8 +141,6 @@ def check_run_dir(path: str | Path, marker: str = "manifest.json") -> Path:
     An existing directory must be empty or hold a manifest: writing a run into a directory
     of other data would overwrite same-named files.
     """
-    from cppdb.errors import OutputPathError
-
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputPathError(f"run directory {path} is an existing file",

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from cppdb.version import __version__
+
 RESAMPLES = 1000
 LEVEL = 0.95
 #: bootstrap indices drawn at once (memory bound of :func:`bootstrap_mean`)
@@ -127,8 +129,6 @@ def _name(encoder: Any) -> str:
 def signature(*, encoder: Any = None, seed: int, n: int, resamples: int = RESAMPLES,
               extra: dict[str, Any] | None = None) -> str:
     """``encoder:…|model-sha:…|seed:…|n:…|resamples:…|version:…`` (plus ``extra`` fields)."""
-    from cppdb.version import __version__
-
     fields = {"encoder": _name(encoder), "model-sha": model_sha(encoder), "seed": seed, "n": n,
               "resamples": resamples, **(extra or {}), "version": __version__}
     return "|".join(f"{key}:{value}" for key, value in fields.items())

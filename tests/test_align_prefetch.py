@@ -47,7 +47,7 @@ def _align_notes(run: Path) -> dict:
 
 def _training_waits_for_prefetch(monkeypatch, run: Path, expected_slices: int) -> None:
     """Training returns only once every slice is on disk, so the pass reads all of them."""
-    real = api.train_ensemble
+    real = bilingual.train_ensemble
     folder = run / bilingual.ALIGN_PREFETCH
 
     def slow_train(zh, en, config):
@@ -58,7 +58,7 @@ def _training_waits_for_prefetch(monkeypatch, run: Path, expected_slices: int) -
             time.sleep(0.2)
         return trained
 
-    monkeypatch.setattr(api, "train_ensemble", slow_train)
+    monkeypatch.setattr(bilingual, "train_ensemble", slow_train)
 
 
 @pytest.mark.slow

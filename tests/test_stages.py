@@ -171,21 +171,20 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, corpus):
                                    pytest.param("align", marks=pytest.mark.slow)])
 def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpus, monkeypatch,
                                                                  where):
-    import cppdb.align.words.api as word_api
     import cppdb.extractors.bilingual as bilingual
 
     sampled = where == "align"
     clean = _tables(_extract(corpus, tmp_path / "clean", sampled).run_dir)
     calls = {"n": 0}
     if where == "align":                   # the sampled, chunked align stage: fail on chunk 2
-        real_align = word_api.align_with
+        real_align = bilingual.align_with
 
         def flaky_align(*args, **kwargs):
             calls["n"] += 1
             if calls["n"] == 2:
                 raise RuntimeError("injected failure")
             return real_align(*args, **kwargs)
-        monkeypatch.setattr(word_api, "align_with", flaky_align)
+        monkeypatch.setattr(bilingual, "align_with", flaky_align)
     elif where == "extract":                 # fail on the second chunk, after one part is on disk
         real = bilingual.extract_range
 

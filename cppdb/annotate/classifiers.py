@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from cppdb.text.cedict import packaged_entries
+
 _CL_ITEM = re.compile(r"(?:[^|,\[\s]+\|)?([^|,\[\s]+)\[")
 
 
 @lru_cache(maxsize=1)
 def noun_classifiers() -> dict[str, frozenset[str]]:
     """Simplified noun -> the simplified classifiers CC-CEDICT lists for it."""
-    from cppdb.text.cedict import packaged_entries
-
     table: dict[str, set[str]] = {}
     for entry in packaged_entries():
         for note in (g[3:] for g in entry.glosses if g.startswith("CL:")):

@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cppdb.text.cedict import packaged_entries
+
 NAME_FLAGS = frozenset({"nr", "nrfg", "nrt", "ns", "nt", "nz", "j"})
 #: jieba frequency at or below which a dictionary entry is a bulk-added phrase, not a word
 RARE = 10
@@ -47,8 +49,6 @@ class CedictEntry:
 @lru_cache(maxsize=1)
 def cedict_entries() -> dict[str, CedictEntry]:
     """Parse CC-CEDICT once per process (about 0.5 s)."""
-    from cppdb.text.cedict import packaged_entries
-
     raw: dict[str, list[tuple[bool, list[str]]]] = {}
     for entry in packaged_entries():
         proper = any(ch.isupper() for ch in entry.pinyin)

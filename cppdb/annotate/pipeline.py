@@ -19,6 +19,7 @@ from typing import Any, Literal
 import polars as pl
 
 from cppdb.defaults import toml_defaults
+from cppdb.stages import Stage, run_stages
 from cppdb.workers import resolve_workers
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.config import Config
@@ -276,8 +277,6 @@ def _annotate_chunk(session: AnnotationSession, parallel: ParallelText | Path, s
 def annotate_stage(run: RunDir, parallel: ParallelText | ParallelSource, config: Config
                    ) -> Path:
     """Write ``annotations.parquet`` (+ ``rejected.jsonl``) into ``run``; resumable."""
-    from cppdb.stages import Stage, run_stages
-
     run_stages(run, "annotate", [Stage(STAGE, (), (ANNOTATIONS, REJECTED),
                                        lambda st: annotate_into(st, parallel, config),
                                        chunked=True)], finish=False)

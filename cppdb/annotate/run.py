@@ -6,17 +6,16 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.annotate.pipeline import REJECTED, annotate_stage
 from cppdb.config import Config
 from cppdb.readers.parallel import open_parallel_input
+from cppdb.run import RunDir
 
 
 def run_annotate(config: Config, out: Path, *, zh: Path | None = None, en: Path | None = None,
                  parallel: Path | None = None, tatoeba: Path | None = None,
                  limit: int | None = None, fresh: bool = False) -> dict[str, Any]:
     """Plain-function form of the command; returns the summary it prints."""
-    from cppdb.annotate.pipeline import REJECTED, annotate_stage
-    from cppdb.run import RunDir
-
     source = open_parallel_input(zh, en, parallel, tatoeba, limit=limit,
                                  max_chars=int(config.section("annotate")["max_chars"]))
     run = RunDir(out, config, command="annotate", inputs=list(source.files), fresh=fresh)

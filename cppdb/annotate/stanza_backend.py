@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from cppdb.annotate.chinese import JiebaChinese
 from cppdb.annotate.phrases import sort_spans, with_spans
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.errors import BackendUnavailableError, ModelNotFoundError
@@ -166,8 +167,6 @@ class StanzaChinese(_StanzaBackend):
     fetch_name: ClassVar[str] = "stanza-zh"
 
     def annotate(self, texts: Sequence[str]) -> list[AnnotatedSentence]:
-        from cppdb.annotate.chinese import JiebaChinese
-
         segmented = JiebaChinese().annotate(texts)
         return self._run([s.tokens for s in segmented], True, list(texts))
 

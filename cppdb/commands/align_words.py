@@ -72,6 +72,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         if ctx.invoked_subcommand is not None:
             return
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.align.words.workflow import align_files
 
         cfg = make_config(config, set_, quiet, outputs=(out,))
@@ -96,6 +97,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Fit ensemble weights, decoding and threshold on dev gold (minimum AER)."""
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.align.words.workflow import tune_files
 
         cfg = make_config(config, set_, quiet, outputs=(out,))

@@ -11,12 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from cppdb.commands.common import CliApp, ConfigOpt, JsonOpt, SetOpt, make_config, print_json
+from cppdb.doctor import doctor_rows, missing_defaults
+from cppdb.models import MODELS, fetch_model
 
 
 def doctor(config: ConfigOpt = None, overrides: SetOpt = None, as_json: JsonOpt = False) -> None:
     """Show every capability, its backends, whether each is usable here, and how to enable it."""
-    from cppdb.doctor import doctor_rows, missing_defaults
-
     cfg = make_config(config, overrides)
     rows = doctor_rows(cfg)
     if as_json:
@@ -52,16 +52,12 @@ def models_fetch(
     target: Annotated[Optional[Path], typer.Option("--target", help="Directory to put it in.")] = None,
 ) -> None:
     """Download a full model with its library's own call (needs internet)."""
-    from cppdb.models import fetch_model
-
     path = fetch_model(name, target)
     typer.echo(f"downloaded {name} to {path}")
 
 
 def models_list(as_json: JsonOpt = False) -> None:
     """List the full models cppdb knows how to fetch and which setting points at them."""
-    from cppdb.models import MODELS
-
     rows = [{"name": m.name, "source": m.ident, "used_for": m.used_for,
              "setting": m.config_key} for m in MODELS.values()]
     if as_json:

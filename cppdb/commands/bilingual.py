@@ -8,6 +8,7 @@ import typer
 
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
                                    SetOpt, SparkMasterOpt, make_config, print_json, print_plan)
+from cppdb.progress import console
 
 
 def extract_bilingual_command(
@@ -36,6 +37,7 @@ def extract_bilingual_command(
     engine: EngineOpt = "local", spark_master: SparkMasterOpt = None,
 ) -> None:
     """Annotate, word-align, extract aligned phrases and patterns, and pivot through English."""
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.extractors.bilingual import extract_bilingual, plan_bilingual
 
     overrides = list(set_ or [])
@@ -60,8 +62,6 @@ def extract_bilingual_command(
 
 
 def _print_summary(result: object, quiet: bool) -> None:
-    from cppdb.progress import console
-
     if quiet:
         return
     out = console()

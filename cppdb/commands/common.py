@@ -12,6 +12,7 @@ import typer
 
 from cppdb.config import Config, load_config
 from cppdb.errors import CppdbError
+from cppdb.io import check_output_file
 from cppdb.progress import set_quiet
 
 ConfigOpt = Annotated[Optional[Path], typer.Option(
@@ -35,8 +36,6 @@ def make_config(config: Path | None, overrides: list[str] | None, quiet: bool = 
                 outputs: tuple[Path | None, ...] = ()) -> Config:
     """The effective Config, after checking every output file can be written: both fail
     here, before any work starts (an unwritable -o must not lose an hour of alignment)."""
-    from cppdb.io import check_output_file
-
     set_quiet(quiet)
     cfg = load_config(config, overrides)
     for path in outputs:

@@ -44,6 +44,7 @@ def build_compression_command(
     json_out: JsonOpt = False, fresh: FreshOpt = False, dry_run: DryRunOpt = False,
 ) -> None:
     """Build a Chinese sentence-compression corpus (SPEC §4) with paraphrase-aware alignment."""
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.extractors.compression.builder import build_compression, plan_compression
     from cppdb.extractors.compression.report import print_report
 

@@ -23,6 +23,7 @@ def train_compressor_command(
     quiet: QuietOpt = False, json_out: JsonOpt = False,
 ) -> None:
     """Train a keep/drop compressor on a built compression corpus (settings: [compressor])."""
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.compressor.api import train_compressor
 
     cfg = make_config(config, overrides, quiet)
@@ -50,6 +51,7 @@ def compress_command(
     device: DeviceOpt = None, quiet: QuietOpt = False, json_out: JsonOpt = False,
 ) -> None:
     """Compress sentences with a trained compressor (deletion only: kept tokens in order)."""
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.compressor.files import compress_file
 
     make_config(None, None, quiet, outputs=(out,))

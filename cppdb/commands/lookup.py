@@ -9,6 +9,7 @@ import typer
 from cppdb.commands.common import JsonOpt, QuietOpt, print_json
 
 from cppdb.io import check_output_file
+from cppdb.lookup import open_database
 
 
 def console():
@@ -22,6 +23,7 @@ def console():
 def _show(frame, text: str, wide: bool, features: bool, top: int) -> None:
     """The answers: the compact 80-column view (the best ``top`` targets per kind), or with
     ``--wide``/``--features`` every column (cppdb.lookup.view)."""
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.lookup.view import compact_tables, wide_table
 
     if frame.height == 0:
@@ -36,6 +38,7 @@ def _show(frame, text: str, wide: bool, features: bool, top: int) -> None:
 
 
 def _explain(database, text: str, target: str, type_: Optional[str], as_json: bool) -> None:
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.lookup.explain import explain_pairs
     from cppdb.lookup.view import explanation_renderables
 
@@ -83,7 +86,7 @@ def register(app: typer.Typer) -> None:
         quiet: QuietOpt = False, as_json: JsonOpt = False,
     ) -> None:
         """Paraphrases of TEXT, best first (an index is built once per database)."""
-        from cppdb.lookup import open_database
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.lookup.view import ROWS_PER_TARGET
 
         with open_database(db, rebuild=rebuild) as database:
@@ -112,6 +115,7 @@ def register(app: typer.Typer) -> None:
         quiet: QuietOpt = False, as_json: JsonOpt = False,
     ) -> None:
         """One self-contained HTML page with the run's plots (opens offline)."""
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.report import write_report
 
         if out is not None:

@@ -8,7 +8,6 @@ import typer
 
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
                                    SetOpt, SparkMasterOpt, make_config, print_json, print_plan)
-from cppdb.align.sentences.files import align_files
 
 
 def _print_scores(report: dict) -> None:
@@ -44,6 +43,8 @@ def register(app: typer.Typer) -> None:
         json_: JsonOpt = False,
     ) -> None:
         """Align the sentences of two versions of one text (BAM anchors + Vecalign)."""
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
+        from cppdb.align.sentences.files import align_files
         cfg = make_config(config, set_, quiet, outputs=(out,))
         report = align_files(src, tgt, out, cfg, units=units, method=method, gold=gold,
                              cache_dir=cache_dir)
@@ -68,6 +69,7 @@ def register(app: typer.Typer) -> None:
         engine: EngineOpt = "local", spark_master: SparkMasterOpt = None,
     ) -> None:
         """Pair chapters, align sentences, and write 1-1 paraphrase sentence pairs."""
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.extractors.monolingual import extract_monolingual, plan_monolingual
 
         cfg = make_config(config, set_, quiet)

@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from cppdb import api
 from cppdb.commands.common import ConfigOpt, JsonOpt, QuietOpt, SetOpt, make_config, print_json
 from cppdb.progress import console
 
@@ -39,8 +40,6 @@ def register(app: typer.Typer) -> None:
         (headers, footers, page numbers, low confidence) and error (null, or why the image
         could not be read: the other images are still processed).
         """
-        from cppdb import api
-
         cfg = make_config(config, set_, quiet, outputs=(output,))
         summary = api.run_ocr(inputs, output, cfg, kind=kind, engine=engine, workers=workers)
         if json_:

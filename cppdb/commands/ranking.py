@@ -9,12 +9,12 @@ import typer
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
                                    SetOpt, SparkMasterOpt, make_config, print_json, print_plan)
 from cppdb.errors import BadInputError
+from cppdb.evaluate.display import coverage_renderables, evaluation_rich_table, legend
+from cppdb.progress import console
 
 
 def _print_table(frame, title: str) -> None:
     from rich.table import Table
-
-    from cppdb.progress import console
 
     table = Table(title=title)
     for name in frame.columns:
@@ -30,8 +30,6 @@ def _print_evaluation(frame, title: str, signed: str, coverage=None) -> None:
     command's result; the width follows the terminal, or $COLUMNS, 80 by default)."""
     from rich.console import Console
 
-    from cppdb.evaluate.display import coverage_renderables, evaluation_rich_table, legend
-
     out = Console(highlight=False)
     out.print(evaluation_rich_table(frame, title))
     for part in coverage_renderables(coverage):
@@ -42,6 +40,7 @@ def _print_evaluation(frame, title: str, signed: str, coverage=None) -> None:
 def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, quiet: bool,
           as_json: bool, fresh: bool, dry_run: bool = False, engine: str = "local",
           spark_master: Optional[str] = None) -> None:
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.rank.pipeline import plan_rank, rank_run, summary_dict
 
     cfg = make_config(config, overrides, quiet)
@@ -60,7 +59,8 @@ def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, 
 
 def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, overrides,
               quiet: bool, as_json: bool) -> None:
-    from cppdb.evaluate import api
+    # lazy: `cppdb --help` loads no stage code (numpy, numba)
+    from cppdb.evaluate import api, sheet
 
     cfg = make_config(config, overrides, quiet, outputs=(out,))
     if not target.exists():
@@ -74,13 +74,11 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
         out = out or (target / "annotation_sheet.tsv" if target.is_dir()
                       else target.with_suffix(".sheet.tsv"))
         rows = api.write_sheet(target, out, sample, cfg)
-        from cppdb.evaluate.sheet import SCALE_HELP
-
         if as_json:
             print_json({"sheet": str(out), "rows": rows})
         else:
             typer.echo(f"wrote {rows} pairs to {out}; fill the 'rating' column "
-                       f"({SCALE_HELP}), then run `cppdb evaluate {out}`")
+                       f"({sheet.SCALE_HELP}), then run `cppdb evaluate {out}`")
         return
     else:
         table, signed, coverage = api.evaluate_run_full(target, cfg)
@@ -126,6 +124,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Score arbitrary pairs: higher = better paraphrase (about the 1-5 scale)."""
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.rank.pipeline import score_file
 
         count = score_file(pairs, out, make_config(config, set_, quiet, outputs=(out,)), model)
@@ -150,6 +149,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Export the top k% (or a size tier) of the ranking."""
+        # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.export_ranked import export_run
 
         # hf writes a dataset directory (checked by its writer), the others one file

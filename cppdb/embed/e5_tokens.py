@@ -28,6 +28,7 @@ from cppdb.embed import e5_onnx, e5_torch
 from cppdb.embed.e5_kernels import gelu_inplace
 from cppdb.embed.e5_tokenizer import Tokenized, UnigramTokenizer
 from cppdb.embed.e5_weights import E5Weights, bundled_model_path, load_e5
+from cppdb.embed.encoders import backend_options
 from cppdb.errors import BackendUnavailableError, BadInputError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
 
@@ -206,8 +207,6 @@ class E5TokenEncoder(Backend):
     @classmethod
     def from_config(cls, config: Any) -> "E5TokenEncoder":
         """As the ``[embed]`` section configures it (the sentence-encoder role)."""
-        from cppdb.embed.encoders import backend_options
-
         return cls(**backend_options(cls.name, config.section("embed")))
 
     def resolved_runtime(self) -> str:

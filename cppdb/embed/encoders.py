@@ -36,7 +36,7 @@ import numpy as np
 
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError
-from cppdb.registry import Backend
+from cppdb.registry import Backend, load_backend
 
 _EMBED = toml_defaults("embed")
 
@@ -203,8 +203,6 @@ class SentenceTransformerEncoder(Backend):
 
 def encoder_from_config(section: dict[str, Any]) -> Backend:
     """Build and check the encoder named by an ``[embed]`` config section."""
-    from cppdb.registry import load_backend
-
     name = section.get("backend", _EMBED["backend"])
     return load_backend("sentence_encoder", name, **backend_options(name, section))
 

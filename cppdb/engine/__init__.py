@@ -18,7 +18,9 @@ from typing import Any
 
 from cppdb.engine.pools import process_pool
 from cppdb.errors import ConfigError
+from cppdb.io import write_parquet_atomic
 from cppdb.registry import CAPABILITIES, Backend, backend_class
+from cppdb.run import chunk_ranges, part_path
 
 
 class Engine(Backend):
@@ -72,7 +74,6 @@ def compute_parts(engine: Engine, parts_dir: Path, n_items: int, chunk_size: int
     On the local engine nothing happens here: ``run_chunked`` computes the chunks itself."""
     if not engine.remote:
         return
-    from cppdb.run import chunk_ranges, part_path
 
     Path(parts_dir).mkdir(parents=True, exist_ok=True)
     missing = [(a, b) for a, b in chunk_ranges(n_items, chunk_size)
@@ -81,9 +82,6 @@ def compute_parts(engine: Engine, parts_dir: Path, n_items: int, chunk_size: int
 
 
 def _write_part(parts_dir: str, part: Callable[[int, int], Any], start: int, stop: int) -> None:
-    from cppdb.io import write_parquet_atomic
-    from cppdb.run import part_path
-
     write_parquet_atomic(part_path(Path(parts_dir), start), part(start, stop))
 
 

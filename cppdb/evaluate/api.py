@@ -8,9 +8,15 @@ from typing import Any
 
 import polars as pl
 
+from cppdb import schema as S
 from cppdb.config import Config, load_config
+from cppdb.evaluate.coverage import coverage_table
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
+from cppdb.features.models import load_encoder
+from cppdb.rank.pipeline import RANK_DIR, read_ranked
+from cppdb.rank.tiers import tiers_from_config
+from cppdb.registry import load_backend
 from cppdb.stats import model_sha, signature
 from cppdb.evaluate.tables import (DEFINITIONS, evaluation_table, interval_method,
                                    load_ranked_file)
@@ -32,8 +38,6 @@ def load_ranking(run_or_file: str | Path) -> pl.DataFrame:
     """A run directory's ranked pairs, or a pair file ranked by score / line order."""
     path = Path(run_or_file)
     if path.is_dir():
-        from cppdb.rank.pipeline import read_ranked
-
         return read_ranked(path)
     return load_ranked_file(path)
 
@@ -42,15 +46,11 @@ def _encoders(config: Config, run_or_file: str | Path) -> tuple[Any, Any]:
     section = config.section("evaluate")
     first = second = None
     if section["embedding"]:
-        from cppdb.features.models import load_encoder
-
         # a run directory's embedding cache (embed.cache) already holds the vectors `rank`
         # computed for its pairs' cosine feature: the same strings, so most need no encoding
         run = Path(run_or_file)
         first = load_encoder(config.section("embed"), run if run.is_dir() else None)
     if section["second_model_path"]:
-        from cppdb.registry import load_backend
-
         second = load_backend("sentence_encoder", "sentence-transformers",
                               model_path=section["second_model_path"])
     return first, second
@@ -61,8 +61,6 @@ def ranking_fingerprint(run_or_file: str | Path) -> str:
     hex digits of a pair file's SHA-256."""
     path = Path(run_or_file)
     if path.is_dir():
-        from cppdb.rank.pipeline import RANK_DIR
-
         manifest = path / RANK_DIR / "manifest.json"
         if manifest.exists():
             return str(json.loads(manifest.read_text("utf-8")).get("fingerprint", "unknown"))
@@ -96,10 +94,6 @@ def coverage_of(run_or_file: str | Path, ranking: pl.DataFrame, config: Config
                 ) -> pl.DataFrame | None:
     """The word coverage of a ranking (:mod:`cppdb.evaluate.coverage`); None when it has no
     tiers (a pair file written without them) or no phrase pairs (a monolingual run)."""
-    from cppdb import schema as S
-    from cppdb.evaluate.coverage import coverage_table
-    from cppdb.rank.tiers import tiers_from_config
-
     if "tier" not in ranking.columns or (
             S.TYPE in ranking.columns and not (ranking[S.TYPE] == "phrase").any()):
         return None

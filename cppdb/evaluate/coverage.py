@@ -26,6 +26,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import BackendUnavailableError
+from cppdb.text.convert import default_converter
 
 CORPUS_POS = ("NN", "NT", "VV", "VA", "JJ")
 JIEBA_TAGS = ("n", "t", "v", "vn", "vd", "a", "an", "ad")
@@ -61,8 +62,6 @@ def jieba_dictionary() -> Path:
 
 def jieba_frequencies(path: Path | None = None) -> pl.DataFrame:
     """(word, freq) of the content words of jieba's dictionary, in simplified script."""
-    from cppdb.text.convert import default_converter
-
     table = pl.read_csv(path or jieba_dictionary(), separator=" ", has_header=False,
                         new_columns=[WORD, FREQ, "tag"], quote_char=None,
                         schema_overrides={WORD: pl.String, FREQ: pl.Int64, "tag": pl.String})

@@ -52,8 +52,10 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.features.table import contained, contained_in_order, has_slot, pair_edit_distances
-from cppdb.rank.tiers import PERCENTILE, RANK, in_top
+from cppdb.export import read_pairs
+from cppdb.features.table import (contained, contained_in_order, has_slot, model_text,
+                                  pair_edit_distances)
+from cppdb.rank.tiers import PERCENTILE, RANK, SCORE, in_top
 from cppdb.stats import RESAMPLES, bootstrap_mean, normal_mean
 
 #: the metric columns, each with a per-pair source column and a bootstrap interval
@@ -87,8 +89,6 @@ def pair_cosines(encoder: Any, sources: list[str], targets: list[str]) -> np.nda
     """Cosine of each pair's sentence vectors; each distinct text is encoded once, in one
     batched call, in the form the ranker's cosine feature uses (``model_text``, so a run's
     embedding cache serves both)."""
-    from cppdb.features.table import model_text
-
     frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
     texts = frame.select(model_text("s"), model_text("t"))
     unique = pl.concat([texts["s"], texts["t"]]).unique(maintain_order=True)
@@ -207,9 +207,6 @@ def load_ranked_file(path: str | Path) -> pl.DataFrame:
 
     Ranked by its ``score`` column when present, else by its line order (first = best).
     """
-    from cppdb.export import read_pairs
-    from cppdb.rank.tiers import SCORE
-
     frame = read_pairs(path)
     if S.TYPE not in frame.columns:
         frame = frame.with_columns(pl.lit("phrase").alias(S.TYPE))

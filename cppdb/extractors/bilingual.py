@@ -28,17 +28,25 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.align.words.api import (align_tokenized, align_with, build_aligners, configured_workers,
+                                   ensemble_params, train_ensemble)
+from cppdb.align.words.prefetch import (Prefetch, read_slice, slice_file, trained_part,
+                                        worker_ensemble)
+from cppdb.annotate.pipeline import annotate_into, stage_annotate_input
 from cppdb.annotate.staging import STAGED_INPUT
 from cppdb.config import Config, load_config
-from cppdb.engine import LocalPool
+from cppdb.engine import LocalPool, make_engine
 from cppdb.errors import BadInputError
+from cppdb.extractors.pivot_sql import pivot_sql
 from cppdb.io import ROW_GROUP_ROWS, atomic_path, write_parquet_atomic
 from cppdb.extractors.occurrences import (ALIGNMENT_SCHEMA, COUNT_MODES, LINK_EN, LINK_ZH,
                                           OCCURRENCE_SCHEMA, ExtractionSettings, extract_range)
 from cppdb.extractors.near_identity import near_identity_reason
 from cppdb.extractors.pivot import PivotSettings, empty_pair_table, pivot
 from cppdb.progress import console, progress_bar
-from cppdb.run import chunk_ranges, part_path
+from cppdb.readers.parallel import open_parallel_input, read_lines
+from cppdb.readers.pharaoh import parse_links
+from cppdb.run import RunDir, chunk_ranges, fingerprint_of, part_path
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
 from cppdb.workers import limit_threads, resolve_workers, split_range, threads_per_worker
@@ -76,18 +84,12 @@ class BilingualResult:
 # -- inputs ---------------------------------------------------------------------------------
 def read_pharaoh(path: str | Path) -> list[list[tuple[int, int]]]:
     """One line of ``i-j`` links (0-based, zh first) per sentence pair."""
-    from cppdb.readers.parallel import read_lines
-    from cppdb.readers.pharaoh import parse_links
-
     return [parse_links(line, f"{path}, line {number}")
             for number, line in enumerate(read_lines(path, what="alignment"), start=1)]
 
 
 # -- stages ---------------------------------------------------------------------------------
 def _annotate(st: Any, config: Config, inputs: "BilingualInputs") -> None:
-    from cppdb.annotate.pipeline import annotate_into, stage_annotate_input
-    from cppdb.readers.parallel import open_parallel_input
-
     source = open_parallel_input(inputs.zh, inputs.en, inputs.parallel,
                                  max_chars=int(config.get("annotate.max_chars")))
     staged = stage_annotate_input(st, source, config)      # streamed: the driver holds a batch
@@ -123,8 +125,6 @@ def _links_from_pharaoh(path: str | Path, ann: pl.DataFrame) -> pl.DataFrame:
 
 
 def _links_from_aligner(run: Any, st: Any, ann: pl.DataFrame, config: Config) -> pl.DataFrame:
-    from cppdb.align.words.api import align_tokenized, configured_workers
-
     def col(lang: str, name: str) -> list[list[str]]:
         column = S.ann(lang, name)
         return [list(x or ()) for x in ann[column].to_list()] if column in ann.columns else []
@@ -202,8 +202,6 @@ def _align_sampled(st: Any, config: Config, section: dict[str, Any], size: int,
     memory holds the sample, the model tables and one chunk, whatever the corpus size.  On
     an engine that runs chunks elsewhere the trained model is shared (a broadcast) and the
     chunks are its tasks."""
-    from cppdb.align.words.api import configured_workers, train_ensemble
-
     run = st.run
     zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
     scan = run.scan(ANNOTATIONS)
@@ -271,9 +269,6 @@ def _start_prefetch(st: Any, config: Config, n_rows: int, chunk: int, workers: i
     """Worker processes computing the fixed aligners' matrices of the chunks still to align
     while the statistical aligner trains (``align_words.prefetch``, local pool only); None
     when nothing would overlap: one worker, an engine elsewhere, no aligner of either kind."""
-    from cppdb.align.words.api import build_aligners, ensemble_params
-    from cppdb.align.words.prefetch import Prefetch
-
     if workers <= 1 or st.engine_name is not None or not config.get("align_words.prefetch"):
         return None
     run = st.run
@@ -313,8 +308,6 @@ def _decoded_in(prefetch: Any, ann_path: str, ensemble: Any, model_file: Path
                 ) -> Callable[[int, int], pl.DataFrame]:
     """A chunk decoded by the prefetch workers, which keep their fixed aligners loaded and
     get the trained one from ``model_file``; each reads its slice's prefetched matrices."""
-    from cppdb.align.words.prefetch import trained_part
-
     def compute(start: int, stop: int) -> pl.DataFrame:
         _save_once(model_file, trained_part(ensemble))
         futures = [prefetch.submit(align_prefetched_part, ann_path, str(model_file),
@@ -352,8 +345,6 @@ def align_saved_part(ann_path: str, model_file: str, threads: int, start: int, s
 def align_prefetched_part(ann_path: str, model_file: str, folder: str, start: int, stop: int
                           ) -> pl.DataFrame:
     """:func:`align_part` in a prefetch worker, reading the slice's prefetched matrices."""
-    from cppdb.align.words.prefetch import worker_ensemble
-
     return align_part(ann_path, worker_ensemble(model_file), start, stop, folder)
 
 
@@ -362,9 +353,6 @@ def align_part(ann_path: str, ensemble: Any, start: int, stop: int,
     """Links of annotation rows ``[start, stop)`` decoded with the fixed models
     (``ensemble.value``: the trained ensemble, shared by the engine), reusing the matrices
     prefetched for exactly this slice when the folder ``prefetched`` holds them."""
-    from cppdb.align.words.api import align_with
-    from cppdb.align.words.prefetch import read_slice, slice_file
-
     zh, en, lemma = S.ann("zh", "tokens"), S.ann("en", "tokens"), S.ann("en", "lemma")
     scan = pl.scan_parquet(ann_path)
     has_lemma = lemma in scan.collect_schema().names()
@@ -514,7 +502,6 @@ def pivot_pairs(engine: Any, occurrences: Path, kind: str, work_dir: Path,
     if session is None:
         occ = pl.scan_parquet(occurrences).filter(pl.col(S.KIND) == kind)
         return pivot(occ, kind, work_dir, settings, pruned)
-    from cppdb.extractors.pivot_sql import pivot_sql
 
     return pivot_sql(session, occurrences, kind, work_dir, settings, pruned)
 
@@ -619,9 +606,6 @@ def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
                    alignment_path: str | Path | None = None, engine: str = "local",
                    spark_master: str | None = None) -> Plan:
     """The plan ``extract_bilingual`` would run (``--dry-run``); nothing is written."""
-    from cppdb.engine import make_engine
-    from cppdb.run import fingerprint_of
-
     chosen = make_engine(engine, master=spark_master)
     config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages)          # every missing input at once
@@ -646,9 +630,6 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     ``engine="spark"`` runs the extract chunks and the pivot on Spark (``spark_master``, or
     an existing ``spark_session``); the outputs are the same Parquet artifacts.
     """
-    from cppdb.engine import make_engine
-    from cppdb.run import RunDir
-
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                       # a missing engine fails before work
     config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)

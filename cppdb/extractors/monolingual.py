@@ -52,11 +52,14 @@ from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
 from cppdb.config import Config, load_config
 from cppdb.embed.cache import CACHE_FILES
+from cppdb.engine import make_engine
 from cppdb.errors import BadInputError
 from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk,
                                                 alignment_encoder, document_pairs, read_notes)
+from cppdb.features.models import load_encoder
 from cppdb.progress import console, progress_bar
-from cppdb.run import RunDir, StageHandle
+from cppdb.registry import load_backend
+from cppdb.run import RunDir, StageHandle, fingerprint_of
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
 from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normalizer,
@@ -301,8 +304,6 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
 
 def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
                  cues: CueSettings, meaning: MeaningSettings) -> None:
-    from cppdb.registry import load_backend
-
     run = st.run
     units = run.read(UNITS)
     frame = cue_agreement(_pairs_frame(run.read(BEADS), units), cues.offset_window)
@@ -354,7 +355,6 @@ def _meaning_column(st: StageHandle, config: Config, meaning: MeaningSettings,
     run's embedding cache, where ``cppdb rank`` finds them again for its cosine feature."""
     if not meaning.enabled:
         return pl.Series(MEANING_MARGIN, [None] * frame.height, dtype=pl.Float64)
-    from cppdb.features.models import load_encoder
 
     encoder = load_encoder(config.section("embed"), st.run.root)
     st.run.record_backend("meaning_encoder", encoder.describe())
@@ -437,9 +437,6 @@ def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
                      config: Config | None = None, *, pairs_file: str | Path | None = None,
                      engine: str = "local", spark_master: str | None = None) -> Plan:
     """The plan ``extract_monolingual`` would run (``--dry-run``); nothing is written."""
-    from cppdb.engine import make_engine
-    from cppdb.run import fingerprint_of
-
     chosen = make_engine(engine, master=spark_master)
     config, dirs, stages = _open(version_dirs, config, pairs_file)
     plan_stages(out_dir, COMMAND, stages, manifest={})
@@ -459,8 +456,6 @@ def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     ``engine="spark"`` aligns the document pairs as Spark tasks (``spark_master``, or an
     existing ``spark_session``); the run directory must be on storage every executor sees.
     """
-    from cppdb.engine import make_engine
-
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                         # a missing engine fails before work
     config, dirs, stages = _open(version_dirs, config, pairs_file)

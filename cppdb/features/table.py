@@ -18,12 +18,13 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.errors import BadInputError
 from cppdb.features.detectors import argument_swap, meaning_change_detectors, negation_flip
 from cppdb.features.glosses import gloss_overlap
 from cppdb.features.lexical_weights import LEX_FEATURES, null_weights
 from cppdb.features.numbers import number_candidates, number_values
 from cppdb.features.pivot_context import PIVOT_CONTEXT
-from cppdb.text.distance import jaccard
+from cppdb.text.distance import edit_distances, jaccard, rapidfuzz_workers
 
 #: a slot (non-terminal) token of a pattern: [NP1], [ADJP2], [X1]
 SLOT_PATTERN = S.SLOT_TOKEN_PATTERN
@@ -169,8 +170,6 @@ def pair_edit_distances(sources: list[str], targets: list[str], *, template: boo
     """(edit distance, ED÷len) of each pair over its :func:`char_text`, or with ``template``
     over its :func:`template_text` — the one definition the evaluation and the ranking's
     diversity penalty share."""
-    from cppdb.text.distance import edit_distances
-
     text = template_text if template else char_text
     frame = pl.DataFrame({"s": sources, "t": targets}, schema={"s": pl.String, "t": pl.String})
     chars = frame.select(text("s").alias("s"), text("t").alias("t"))
@@ -309,8 +308,6 @@ def _string_distances(frame: pl.DataFrame, threads: int) -> pl.DataFrame:
     from rapidfuzz.distance import Hamming, Indel
     from rapidfuzz.process import cpdist
 
-    from cppdb.text.distance import edit_distances, rapidfuzz_workers
-
     sources = frame[SOURCE_CHARS].to_list()
     targets = frame[TARGET_CHARS].to_list()
     if not sources:
@@ -332,8 +329,6 @@ def _string_distances(frame: pl.DataFrame, threads: int) -> pl.DataFrame:
 
 def ensure_pair_columns(frame: pl.DataFrame) -> pl.DataFrame:
     """Add missing optional pair columns as typed nulls (source/target are required)."""
-    from cppdb.errors import BadInputError
-
     missing = [c for c in (S.SOURCE, S.TARGET, S.SOURCE_TOKENS, S.TARGET_TOKENS)
                if c not in frame.columns]
     if missing:

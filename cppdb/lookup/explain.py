@@ -27,6 +27,8 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import BadInputError
+from cppdb.lookup.pivots import pivot_probabilities
+from cppdb.rank.by_type import OTHER, TypedRanker, load_model
 
 LOG_ODDS = "log-odds of acceptable"
 SCORE_POINTS = "score points"
@@ -68,8 +70,6 @@ def explain_pairs(database: Any, text: str, target: str, type: str | None = None
                   ) -> list[Explanation]:
     """An explanation of each row of the pair ``text`` → ``target`` (BadInputError when the
     database has no such pair)."""
-    from cppdb.lookup.pivots import pivot_probabilities
-
     rows = database.find_pair(text, target, type)
     if rows.height == 0:
         raise BadInputError(f"no pair {text!r} -> {target!r} in this database",
@@ -100,7 +100,6 @@ def _add_model(explanation: Explanation, row: pl.DataFrame, source: Any) -> None
     if not path.is_file():
         explanation.notes.append(f"no model score explained: {path} is missing")
         return
-    from cppdb.rank.by_type import load_model
 
     model = _model_of(load_model(path), explanation.pair.get(S.TYPE))
     missing = [f for f in model.features if f not in row.columns]
@@ -115,8 +114,6 @@ def _add_model(explanation: Explanation, row: pl.DataFrame, source: Any) -> None
 
 def _model_of(model: Any, pair_type: str | None) -> Any:
     """The ranker that scored a pair of ``pair_type`` (a per-type file picks by type)."""
-    from cppdb.rank.by_type import OTHER, TypedRanker
-
     if isinstance(model, TypedRanker):
         return model.models.get(pair_type or OTHER, model.models.get(OTHER))
     return model

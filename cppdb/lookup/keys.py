@@ -17,6 +17,7 @@ import re
 
 import polars as pl
 
+from cppdb.text.convert import default_converter
 from cppdb.text.normalize import collapse_whitespace, to_halfwidth
 
 SLOT = re.compile(r"\[([^\[\]\s]+?)\]")
@@ -31,8 +32,6 @@ def _strip_spaces(text: str) -> str:
 
 def normalise_query(text: str) -> str:
     """Half-width, simplified text with collapsed spaces; slot labels upper case like the data."""
-    from cppdb.text.convert import default_converter
-
     text = collapse_whitespace(to_halfwidth(text, keep_chinese_punctuation=True))
     text = default_converter().convert_one(text)
     return SLOT.sub(lambda m: m.group(0).upper(), text)

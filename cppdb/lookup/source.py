@@ -19,6 +19,8 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.errors import BadInputError
+from cppdb.export import read_pairs
+from cppdb.rank.pairs import pair_table_paths
 
 RANKING_DIR = "ranking"
 RANKED, FEATURES = S.RANKED_FILE, S.FEATURES_FILE
@@ -59,8 +61,6 @@ def resolve_source(path: str | Path, index_path: str | Path | None = None) -> Pa
         kind, files = "hf", tuple(sorted((path / HF_DATA_DIR).rglob("*.parquet")))
         index = path / "lookup.duckdb"
     else:
-        from cppdb.rank.pairs import pair_table_paths
-
         kind, files, index = "run", tuple(pair_table_paths(path)), path / "lookup" / "index.duckdb"
     run_dir = path if kind in ("ranked-run", "run") else None
     return PairSource(kind, files, Path(index_path) if index_path else index, run_dir)
@@ -86,6 +86,5 @@ def scan_pairs(source: PairSource) -> pl.LazyFrame:
         return _ranked_with_features(source.files[0], feats)
     if source.kind in ("hf", "run"):
         return pl.concat([pl.scan_parquet(p) for p in source.files], how="diagonal_relaxed")
-    from cppdb.export import read_pairs
 
     return read_pairs(source.files[0]).lazy()

@@ -18,6 +18,10 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.align.sentences.types import DocumentKey
+from cppdb.export import entailment_expr
+from cppdb.features.table import FEATURE_DESCRIPTIONS
+from cppdb.lookup.explain import LOG_ODDS
 
 RELATION = "entailment"
 SCORE, TIER = "score", "tier"
@@ -29,8 +33,6 @@ UNKNOWN = "-"
 def with_relation(frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with the relation column: the database's own (an export file keeps it),
     else what the export would write for the pair."""
-    from cppdb.export import entailment_expr
-
     if RELATION in frame.columns:
         return frame.with_columns(pl.col(RELATION).fill_null(""))
     return frame.with_columns(entailment_expr().alias(RELATION))
@@ -124,8 +126,6 @@ def wide_table(frame: pl.DataFrame, text: str, features: bool) -> Any:
 def cell(value: object) -> str:
     """One value as the wide table shows it (a document of ``schema.DOCUMENTS`` by its
     label)."""
-    from cppdb.align.sentences.types import DocumentKey
-
     if value is None:
         return ""
     if isinstance(value, float):
@@ -165,8 +165,6 @@ def explanation_renderables(explanation: Any, features: int = EXPLAIN_FEATURES) 
 
 
 def _score_line(explanation: Any) -> str:
-    from cppdb.lookup.explain import LOG_ODDS
-
     total = f"base {explanation.base:+.3f} + Σ contributions"
     formula = f"1 + 4·σ({total})" if explanation.unit == LOG_ODDS else total
     line = f"model score {explanation.model_score:.3f} = {formula}"
@@ -187,8 +185,6 @@ def _short(description: str) -> str:
 
 def _contribution_table(explanation: Any, features: int) -> Any:
     from rich.text import Text
-
-    from cppdb.features.table import FEATURE_DESCRIPTIONS
 
     table = _plain_table("", ("feature", "value", "contribution", "what it measures"))
     frame = explanation.contributions

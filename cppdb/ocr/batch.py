@@ -22,10 +22,12 @@ from cppdb.config import Config
 from cppdb.defaults import toml_defaults
 from cppdb.engine.pools import process_pool
 from cppdb.errors import BadInputError, ConfigError, CppdbError
+from cppdb.io import write_jsonl_atomic
 from cppdb.ocr.engines import DET_SIDE, REC_PAD, OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
+from cppdb.progress import progress_bar
 from cppdb.workers import resolve_workers
 
 _OCR = toml_defaults("ocr")
@@ -334,8 +336,6 @@ def ocr_to_jsonl(inputs: Sequence[str | Path], output: str | Path, settings: Ocr
     Unreadable archives and non-image files get a record too (``kind: "unknown"`` with
     ``error`` set), so nothing is silently dropped. The file is written atomically.
     """
-    from cppdb.io import write_jsonl_atomic
-
     started = time.perf_counter()
     sources, problems = collect_images(inputs)
     if not sources and not problems:
@@ -358,8 +358,6 @@ def run_ocr(inputs: Sequence[str | Path], output: str | Path, config: Config, *,
             workers: int | None = None) -> OcrSummary:
     """`cppdb ocr`: the ``[ocr]`` settings with the given arguments applied, a progress bar,
     and an error if no image at all could be read (a few bad ones are only recorded)."""
-    from cppdb.progress import progress_bar
-
     chosen = {"kind": kind, "engine": engine, "workers": workers}
     config = config.with_overrides({f"ocr.{key}": value for key, value in chosen.items()
                                     if value is not None})

@@ -34,7 +34,7 @@ import numpy as np
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BackendUnavailableError, ModelNotFoundError
 from cppdb.ocr.types import Box, OcrLine
-from cppdb.registry import Backend
+from cppdb.registry import Backend, load_backend
 
 _OCR = toml_defaults("ocr")
 
@@ -237,8 +237,6 @@ def load_engine(name: str, *, threads: int = _OCR["threads"],
                 det_side: int = DET_SIDE, rec_pad: float = REC_PAD,
                 rec_batch: int = REC_BATCH) -> OcrEngine:
     """The configured engine, checked (clear error if it cannot run here)."""
-    from cppdb.registry import load_backend
-
     engine = load_backend("ocr", name, threads=threads, model_dir=paddle_model_dir,
                           det_side=det_side, rec_pad=rec_pad, rec_batch=rec_batch)
     if not isinstance(engine, OcrEngine):  # pragma: no cover - registry misconfiguration

@@ -35,9 +35,11 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.embed.cache import TEXT
 from cppdb.features.lexical_weights import add_unit_weights
 from cppdb.features.models import FeatureModels, build_feature_table, load_feature_models
 from cppdb.io import write_parquet_atomic
+from cppdb.rank.by_type import load_model
 from cppdb.rank.tiers import SCORE
 
 
@@ -100,8 +102,6 @@ def _feature_state(sections: str, cache_dir: str | None, lm_path: str | None,
 def merge_embedding_caches(shards: Path, cache_dir: Path) -> int:
     """Fold the workers' cache files into the run's cache files (first vector of a text
     wins: the run's own, then workers in name order); the number of texts added."""
-    from cppdb.embed.cache import TEXT
-
     added = 0
     for name in sorted({p.name for p in shards.glob("worker-*/embeddings-*.parquet")}):
         target = cache_dir / name
@@ -136,6 +136,4 @@ def score_part(job: ScoreJob, start: int, stop: int) -> pl.DataFrame:
 
 @lru_cache(maxsize=1)
 def _ranker(path: str, stamp: Any) -> Any:
-    from cppdb.rank.by_type import load_model
-
     return load_model(path)

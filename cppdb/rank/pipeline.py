@@ -23,7 +23,8 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.config import Config, load_config
-from cppdb.errors import ConfigError
+from cppdb.engine import make_engine
+from cppdb.errors import ConfigError, RunStateError
 from cppdb.features.lexical_weights import LEX_FEATURES, run_inputs, run_units
 from cppdb.features.pivot_context import PIVOT_CONTEXT, context_inputs, pivot_context
 from cppdb.features.models import (
@@ -38,7 +39,7 @@ from cppdb.features.table import (
     LM_FEATURES,
     model_text,
 )
-from cppdb.io import write_parquet_atomic
+from cppdb.io import write_parquet_atomic, write_text_atomic
 from cppdb.progress import progress_bar
 from cppdb.rank import filters, novelty, tiers, weak_labels
 from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
@@ -59,7 +60,7 @@ from cppdb.rank.ranker import (
     train_ranker,
     usable_features,
 )
-from cppdb.run import RunDir, StageHandle
+from cppdb.run import RunDir, StageHandle, fingerprint_of
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
 
@@ -308,8 +309,6 @@ def _scores(st: StageHandle, config: Config) -> pl.DataFrame:
                          shipped=lambda: nullcontext(part))
     scores = pl.read_parquet(files)[tiers.SCORE]
     if scores.len() != n_rows:
-        from cppdb.errors import RunStateError
-
         raise RunStateError(f"the score parts in {parts} hold {scores.len()} rows, "
                             f"features.parquet {n_rows}",
                             hint=f"delete {parts} and run `cppdb rank` again")
@@ -363,9 +362,6 @@ def plan_rank(run_dir: str | Path, config: Config | None = None,
               labels: str | Path | None = None, *, engine: str = "local",
               spark_master: str | None = None) -> Plan:
     """The plan ``rank_run`` would run (``--dry-run``); nothing is written."""
-    from cppdb.engine import make_engine
-    from cppdb.run import fingerprint_of
-
     config = config or load_config()
     check_settings(config)
     run_dir = Path(run_dir)
@@ -388,8 +384,6 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     (``spark_master``, or an existing ``spark_session``); filter, the LM fit, training and
     the ranks/tiers run here.  The outputs are the same as on the local engine.
     """
-    from cppdb.engine import make_engine
-
     config = config or load_config()
     run_dir = Path(run_dir)
     if labels is not None:          # a bad labels file fails before --fresh moves the run aside
@@ -432,8 +426,6 @@ def score_pairs(sources: list[str], targets: list[str], config: Config | None = 
 def score_file(path: str | Path, out: str | Path, config: Config | None = None,
                model: str | Path | None = None) -> int:
     """Score ``source<TAB>target`` lines; write ``source<TAB>target<TAB>score`` to ``out``."""
-    from cppdb.io import write_text_atomic
-
     ignored: list[str] = []
     pairs = read_tsv_pairs(path, ignored=ignored)
     for note in ignored:                 # said, not silently dropped (even under --quiet)
@@ -449,8 +441,6 @@ def read_ranked(run_dir: str | Path) -> pl.DataFrame:
     """The ranked pairs of a run (after ``rank_run``)."""
     path = Path(run_dir) / RANK_DIR / RANKED
     if not path.exists():
-        from cppdb.errors import RunStateError
-
         raise RunStateError(f"{path} does not exist", hint=f"run `cppdb rank {run_dir}` first")
     return pl.read_parquet(path)
 

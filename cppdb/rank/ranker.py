@@ -31,6 +31,7 @@ import polars as pl
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.io import write_json_atomic
+from cppdb.rank.judged import ACCEPTABLE
 
 _RANK = toml_defaults("rank")
 
@@ -211,8 +212,6 @@ def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],
     With ``anchor`` the trees are boosted from the anchor's linear base (they learn the
     residual) and the returned ranker is anchored (regression only)."""
     import lightgbm as lgb
-
-    from cppdb.rank.judged import ACCEPTABLE
 
     if settings.objective not in OBJECTIVES:
         raise BadInputError(f"unknown ranker objective {settings.objective!r}",

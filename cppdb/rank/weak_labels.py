@@ -45,6 +45,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.defaults import toml_defaults
 from cppdb.errors import RunStateError
+from cppdb.features.table import FEATURE_INPUTS
 from cppdb.text.negation import packaged_negation_words
 from cppdb.text.numerals import ONE_TO_NINE
 
@@ -95,8 +96,6 @@ def positive_mask(frame: pl.DataFrame, settings: WeakLabelSettings) -> pl.Series
 
 def independent_features(candidates: list[str]) -> list[str]:
     """The ``candidates`` not computed from a column of :data:`LABEL_INPUTS`."""
-    from cppdb.features.table import FEATURE_INPUTS
-
     return [f for f in candidates if not set(FEATURE_INPUTS.get(f, ())) & set(LABEL_INPUTS)]
 
 

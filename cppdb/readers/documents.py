@@ -24,7 +24,11 @@ from typing import Literal
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, CppdbError
 from cppdb.ocr.batch import IMAGE_SUFFIXES, OcrSettings, natural_key
-from cppdb.readers.subtitles import SUBTITLE_FORMATS, Cue
+from cppdb.readers.epub import read_epub
+from cppdb.readers.images import read_images
+from cppdb.readers.subtitles import SUBTITLE_FORMATS, Cue, read_subtitles
+from cppdb.readers.text import read_text_file
+from cppdb.text.convert import default_converter
 from cppdb.text.segment import join_lines
 
 __all__ = ["Cue", "Document", "read_document", "read_version_dir", "document_kind"]
@@ -72,26 +76,19 @@ def document_kind(path: Path) -> DocumentKind | None:
 def _read_raw(path: Path, kind: DocumentKind, config: Config) -> Document:
     readers = config.section("readers")
     if kind == "text":
-        from cppdb.readers.text import read_text_file
-
         content = read_text_file(path, encoding=readers["encoding"],
                                  paragraphs=readers["paragraphs"])
         return Document(path, "text", content.paragraphs, encoding=content.encoding)
     if kind == "epub":
-        from cppdb.readers.epub import read_epub
-
         book = read_epub(path)
         return Document(path, "epub", book.paragraphs, encoding="utf-8",
                         problems=book.problems, title=book.title)
     if kind == "subtitle":
-        from cppdb.readers.subtitles import read_subtitles
-
         subs = read_subtitles(path, encoding=readers["encoding"],
                               drop_non_chinese_lines=readers["drop_non_chinese_lines"])
         units = tuple(join_lines(cue.text.split("\n")) for cue in subs.cues)
         return Document(path, "subtitle", units, cues=subs.cues, encoding=subs.encoding,
                         problems=subs.problems)
-    from cppdb.readers.images import read_images
 
     ocr = config.section("ocr")
     if readers["images"] != "auto":
@@ -102,8 +99,6 @@ def _read_raw(path: Path, kind: DocumentKind, config: Config) -> Document:
 
 
 def _to_simplified(document: Document, profile: str) -> Document:
-    from cppdb.text.convert import default_converter
-
     converter = default_converter(profile)
     units = tuple(converter.convert(list(document.units)))
     cue_texts = converter.convert([cue.text for cue in document.cues])
@@ -191,8 +186,6 @@ def _read_or_skip(path: Path, config: Config,
 def _read_loose_images(directory: Path, config: Config,
                        skipped: list[tuple[str, str]] | None) -> list[Document]:
     """Images directly inside ``directory`` (not its sub-folders) as one document."""
-    from cppdb.readers.images import read_images
-
     ocr = config.section("ocr")
     readers = config.section("readers")
     if readers["images"] != "auto":

@@ -11,7 +11,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from cppdb.errors import BadInputError
+from cppdb.errors import BackendUnavailableError, BadInputError
 
 BLOCK_TAGS = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "div", "blockquote",
                         "td", "th", "dd", "dt", "pre", "section", "article", "figcaption"})
@@ -65,7 +65,6 @@ def read_epub(path: Path) -> EpubContent:
         import ebooklib
         from ebooklib import epub
     except ImportError as exc:
-        from cppdb.errors import BackendUnavailableError
         raise BackendUnavailableError("reading EPUB needs the ebooklib package",
                                       hint="pip install ebooklib") from exc
     try:

@@ -10,6 +10,9 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.align.sentences.types import DocumentKey
+from cppdb.config import load_config
+from cppdb.errors import CppdbError
+from cppdb.evaluate.api import coverage_of, evaluate_run_full, load_ranking
 from cppdb.report import svg
 
 RANKING = S.RANKING_DIR
@@ -69,9 +72,6 @@ def ranking(run: Path, evaluate: bool = True) -> list[str]:
 def evaluation(run: Path) -> list[str]:
     """The automatic table of ``cppdb evaluate RUN`` (diversity, consistency at 20/60/100 %)
     and its word coverage."""
-    from cppdb.errors import CppdbError
-    from cppdb.evaluate.api import evaluate_run_full
-
     try:
         table, _, words = evaluate_run_full(run)
     except CppdbError as exc:   # an encoder missing: say so on the page, keep the rest
@@ -85,10 +85,6 @@ def evaluation(run: Path) -> list[str]:
 
 def coverage(run: Path, ranked: pl.DataFrame | None = None) -> str:
     """The word coverage of ``cppdb evaluate RUN`` alone (no encoder needed)."""
-    from cppdb.config import load_config
-    from cppdb.errors import CppdbError
-    from cppdb.evaluate.api import coverage_of, load_ranking
-
     try:
         ranking = load_ranking(run) if ranked is None else ranked
         return coverage_figure(coverage_of(run, ranking, load_config()))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from cppdb.text.convert import default_converter
+
 _FULLWIDTH_START, _FULLWIDTH_END, _OFFSET = 0xFF01, 0xFF5E, 0xFEE0
 IDEOGRAPHIC_SPACE = "\u3000"
 #: full-width punctuation Chinese text keeps in :func:`normalize_zh`
@@ -50,8 +52,6 @@ def collapse_whitespace(text: str) -> str:
 
 def is_traditional(text: str) -> bool:
     """True if converting ``text`` to simplified script changes it (it has traditional forms)."""
-    from cppdb.text.convert import default_converter
-
     return default_converter().convert_one(text) != text
 
 
@@ -59,8 +59,6 @@ def normalize_zh(text: str, *, to_simplified: bool = True) -> str:
     """Half-width ASCII, collapsed whitespace and (optionally) simplified script."""
     text = collapse_whitespace(to_halfwidth(text, keep_chinese_punctuation=True))
     if to_simplified:
-        from cppdb.text.convert import default_converter
-
         text = default_converter().convert_one(text)
     return text
 

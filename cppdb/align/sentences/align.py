@@ -18,7 +18,8 @@ from cppdb.align.sentences.context import document_contexts
 from cppdb.align.sentences.omissions import OmissionSettings
 from cppdb.align.sentences.vecalign import VecalignSettings, vecalign, window_vectors
 from cppdb.defaults import toml_defaults
-from cppdb.embed.encoders import SentenceEncoder
+from cppdb.embed.cache import EmbeddingCache
+from cppdb.embed.encoders import SentenceEncoder, encoder_from_config
 from cppdb.errors import BadInputError, ConfigError
 
 _ALIGN_SENTENCES = toml_defaults("align_sentences")
@@ -98,9 +99,6 @@ def load_alignment_encoder(align_section: dict[str, Any], embed_section: dict[st
     aligning two Chinese versions and ~100x faster cold, but it cannot embed for other uses
     (ranking features), which keep ``[embed]``.
     """
-    from cppdb.embed.cache import EmbeddingCache
-    from cppdb.embed.encoders import encoder_from_config
-
     name = align_section.get("sentence_encoder", _ALIGN_SENTENCES["sentence_encoder"])
     if name not in ALIGNMENT_ENCODERS:
         raise ConfigError(f"align_sentences.sentence_encoder must be one of "

@@ -3,20 +3,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cppdb.align.sentences.align import AlignSettings, align_sentences, load_alignment_encoder
+from cppdb.align.sentences.beads import format_beads, read_beads
+from cppdb.align.sentences.scoring import bootstrap_f1, score_beads
+from cppdb.align.sentences.versions import read_units
 from cppdb.config import Config
 from cppdb.errors import ConfigError
+from cppdb.io import write_text_atomic
 
 
 def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str | None = None,
                 method: str | None = None, gold: Path | None = None,
                 cache_dir: Path | None = None) -> dict:
     """Python API of `align-sentences`: write beads to ``out``; scores if ``gold`` is given."""
-    from cppdb.align.sentences.align import AlignSettings, align_sentences
-    from cppdb.align.sentences.beads import format_beads, read_beads
-    from cppdb.align.sentences.scoring import bootstrap_f1, score_beads
-    from cppdb.align.sentences.versions import read_units
-    from cppdb.io import write_text_atomic
-
     section = config.section("align_sentences")
     units = units or section["units"]
     if units not in ("lines", "sentences"):
@@ -26,8 +25,6 @@ def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str |
     tgt_units = read_units(tgt, units, config=config)
     encoder = None
     if settings.method != "bam":
-        from cppdb.align.sentences.align import load_alignment_encoder
-
         encoder, _backend = load_alignment_encoder(section, config.section("embed"), cache_dir)
     result = align_sentences([u.text for u in src_units], [u.text for u in tgt_units],
                              settings, encoder)

@@ -23,6 +23,7 @@ import numpy as np
 
 from cppdb.align.sentences.chapters import numbers_in
 from cppdb.align.sentences.types import VersionFile
+from cppdb.text.entities import name_candidates, pinyin_key
 from cppdb.text.numerals import ZH_NUMERAL_CHARS, numeral_value
 
 SAMPLE_CHARS = 6000
@@ -125,8 +126,6 @@ def name_keys(files: Sequence[VersionFile], threshold: float = NAME_THRESHOLD
     """
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cdist
-
-    from cppdb.text.entities import name_candidates, pinyin_key
 
     versions = sorted({f.version for f in files})
     names: dict[int, list[str]] = {}

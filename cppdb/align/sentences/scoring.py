@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cppdb.align.sentences.beads import Bead
+from cppdb.stats import bootstrap_counts
 
 _Key = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -128,8 +129,6 @@ def _position(key: _Key, scale: float) -> float:
 def bootstrap_f1(gold: list[Bead], test: list[Bead], *, one_to_one: bool = False,
                  block: int = 20, seed: int = 13) -> tuple[float | None, float | None]:
     """95 % interval of strict F1, resampling blocks of ``block`` source sentences."""
-    from cppdb.stats import bootstrap_counts
-
     gold_keys, test_keys = _keys(gold, one_to_one, False), _keys(test, one_to_one, False)
     n_src = max((i for key in gold_keys | test_keys for i in key[0]), default=0) + 1
     n_tgt = max((j for key in gold_keys | test_keys for j in key[1]), default=0) + 1

@@ -20,6 +20,9 @@ from typing import Any, Literal
 from cppdb.align.sentences.types import VersionFile
 from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, ConfigError
+from cppdb.readers.documents import read_document, read_version_dir as read_documents
+from cppdb.text.normalize import normalize_zh
+from cppdb.text.segment import cue_sentences, join_lines, split_sentences
 
 Units = Literal["lines", "sentences"]
 SUBTITLE_KIND = "subtitle"
@@ -48,9 +51,6 @@ class Skipped:
 
 def document_units(document: Any, units: Units) -> list[Unit]:
     """Units of a ``cppdb.readers.documents.Document``."""
-    from cppdb.text.normalize import normalize_zh
-    from cppdb.text.segment import cue_sentences, join_lines, split_sentences
-
     if units not in ("lines", "sentences"):
         raise ConfigError(f"units must be 'lines' or 'sentences', not {units!r}")
     if document.kind == SUBTITLE_KIND and document.cues:
@@ -72,8 +72,6 @@ def document_units(document: Any, units: Units) -> list[Unit]:
 def read_units(path: str | Path, units: Units = "sentences", *,
                config: Config | None = None) -> list[Unit]:
     """The units of one document (file, image folder or zip)."""
-    from cppdb.readers.documents import read_document
-
     found = document_units(read_document(path, config=config or load_config()), units)
     if not found:
         raise BadInputError(f"{path} has no text units", hint="check the file's content")
@@ -95,8 +93,6 @@ def read_version_dir(directory: str | Path, version: int, units: Units = "senten
                      config: Config | None = None
                      ) -> tuple[list[VersionDocument], list[Skipped]]:
     """Every readable document of one version directory; unreadable ones are reported."""
-    from cppdb.readers.documents import read_version_dir as read_documents
-
     directory = Path(directory)
     if not directory.is_dir():
         raise BadInputError(f"version directory {directory} does not exist",

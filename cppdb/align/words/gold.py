@@ -19,6 +19,7 @@ import numpy as np
 
 from cppdb.errors import BadInputError
 from cppdb.readers.pharaoh import format_links  # noqa: F401  (re-exported)
+from cppdb.stats import bootstrap_counts
 
 _LINK = re.compile(r"(\d+)(-|p|\?)(\d+)(?:(-?[pP])|-S)?")
 
@@ -133,8 +134,6 @@ def score_alignment(system: Sequence[Iterable[Link]], gold: Sequence[GoldAlignme
 def bootstrap_aer(system: Sequence[Iterable[Link]], gold: Sequence[GoldAlignment], *,
                   rng: np.random.Generator, samples: int = 1000) -> tuple[float, float]:
     """95% bootstrap interval of AER, resampling sentence pairs."""
-    from cppdb.stats import bootstrap_counts
-
     counts = np.array([[c.a_and_s, c.a_and_p, c.a, c.s] for c in
                        (sentence_counts(s, g) for s, g in zip(system, gold))], dtype=np.float64)
 

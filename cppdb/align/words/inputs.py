@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cppdb.annotate.pipeline import AnnotationSession
 from cppdb.config import Config
 from cppdb.errors import BadInputError
+from cppdb.readers.parallel import read_parallel_input
 
 
 @dataclass(frozen=True)
@@ -28,8 +30,6 @@ class TokenizedPairs:
 
 
 def _tokenize(config: Config, text: Any) -> tuple[tuple, tuple, tuple | None]:
-    from cppdb.annotate.pipeline import AnnotationSession
-
     with AnnotationSession(config) as session:
         zh = session.annotate("zh", list(text.zh))
         en = session.annotate("en", list(text.en))
@@ -44,8 +44,6 @@ def load_pairs(config: Config, *, parallel: Path | None = None, zh: Path | None 
 
     Every pair is held in memory: the statistical aligner trains one global model on the
     whole corpus (the streamed reader underneath holds one block while reading)."""
-    from cppdb.readers.parallel import read_parallel_input
-
     max_chars = int(config.section("annotate")["max_chars"])
     text, files = read_parallel_input(zh, en, parallel, max_chars=max_chars)
     source = "+".join(map(str, files))

@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.align.words.api import screen_pairs
 from cppdb.align.words.base import CHUNK_PAIRS, WordAligner
 from cppdb.align.words.matrices import RejectedPair, chunk_matrices
 from cppdb.engine.pools import process_pool
@@ -84,8 +85,6 @@ def _start_worker(blob: bytes, max_tokens: int, workers: int) -> None:
 def compute_slice(ann_path: str, folder: str, start: int, stop: int) -> int:
     """A worker's task: the fixed matrices of rows ``[start, stop)``, screened and cut into
     chunks as :func:`cppdb.align.words.api.align_with` does, written to the slice's file."""
-    from cppdb.align.words.api import screen_pairs    # api imports this module
-
     aligners: dict[str, WordAligner] = _WORKER["aligners"]    # type: ignore[assignment]
     zh, en, lemma = S.ann("zh", "tokens"), S.ann("en", "tokens"), S.ann("en", "lemma")
     scan = pl.scan_parquet(ann_path)

@@ -33,6 +33,7 @@ from cppdb.align.words.base import (CHUNK_PAIRS, TokenPair, WordAligner, cell_gr
 from cppdb.align.words.lexical import LexicalTable, directional_posteriors
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError, RunStateError
+from cppdb.progress import console
 from cppdb.readers.pharaoh import parse_links
 
 _EFLOMAL = toml_defaults("align_words.eflomal")
@@ -294,7 +295,6 @@ class ThotAligner(_TwoDirectionAligner):
                 for process, _, _ in jobs:
                     process.kill()
                     process.wait()
-                from cppdb.progress import console
 
                 console().print(f"[yellow]thot: training in worker processes failed ({exc}); "
                                 "training in this process[/yellow]")

@@ -12,10 +12,10 @@ import pickle
 import sys
 from pathlib import Path
 
+from cppdb.align.words.statistical import _train_direction_in_worker
+
 
 def main(argv: list[str]) -> int:
-    from cppdb.align.words.statistical import _train_direction_in_worker
-
     task, result = Path(argv[0]), Path(argv[1])
     aligner, sources, targets = pickle.loads(task.read_bytes())
     output = _train_direction_in_worker(aligner, sources, targets)

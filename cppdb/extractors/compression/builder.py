@@ -31,7 +31,7 @@ from cppdb.extractors.compression.records import outcome_frame, output_record
 from cppdb.extractors.compression.report import build_report
 from cppdb.io import write_json_atomic, write_jsonl_atomic
 from cppdb.progress import console, progress_bar
-from cppdb.run import RunDir, StageHandle
+from cppdb.run import RunDir, StageHandle, fingerprint_of
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
 
@@ -130,8 +130,6 @@ def plan_compression(input_path: str | Path, out_dir: str | Path, config: Config
                      methods: Sequence[str] | None = None, dtt: bool | None = None,
                      parser: str | None = None, bert_dir: str | Path | None = None) -> Plan:
     """The plan ``build_compression`` would run (``--dry-run``); nothing is written."""
-    from cppdb.run import fingerprint_of
-
     config, inputs, stages = _open(input_path, config, paraphrases, methods, dtt, parser,
                                    bert_dir)
     plan_stages(out_dir, COMMAND, stages, manifest={})

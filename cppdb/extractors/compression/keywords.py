@@ -35,6 +35,7 @@ import numpy as np
 
 from cppdb.annotate.ud import TaggedText
 from cppdb.defaults import toml_defaults
+from cppdb.embed.encoders import _model_checksum
 from cppdb.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
 from cppdb.extractors.compression.lexicon import Lexicon, cedict_lexicon
@@ -311,8 +312,6 @@ class BertAligner(Backend):
                    min_cosine=section["bert_min_cosine"])
 
     def signature(self) -> str:
-        from cppdb.embed.encoders import _model_checksum
-
         model = (f"{self.model_dir.name}#{_model_checksum(self.model_dir)}"
                  if self.model_dir.is_dir() else f"{self.model_dir.name}#missing")
         return f"bert-align[{self.version()}]|model:{model}"

@@ -16,14 +16,16 @@ from cppdb.annotate.types import AnnotatedSentence
 from cppdb.annotate.ud import TaggedText, tokenize_tag
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
+from cppdb.extractors.compression.bert_e5 import E5BertAligner
 from cppdb.extractors.compression.dtt import DTTAddition, DTTRules
 from cppdb.extractors.compression.filters import FilterChain, FilterSettings
 from cppdb.extractors.compression.keywords import AlignSettings, BertAligner, Link, align_batch
-from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
+from cppdb.extractors.compression.paraphrase_table import ParaphraseTable, load_paraphrase_table
 from cppdb.extractors.compression.reader import NewsPair
 from cppdb.extractors.compression.sentence import (SentenceRules, Tree, complete_sentence,
                                                    sentence_problem)
 from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
+from cppdb.registry import load_backend
 
 _COMPRESSION = toml_defaults("compression")
 
@@ -103,8 +105,6 @@ def _bert_encoder(section: dict[str, Any]) -> str:
 
 def _bert_aligner(settings: "CompressionSettings") -> BertAligner:
     if settings.bert_encoder == "e5-tokens":
-        from cppdb.extractors.compression.bert_e5 import E5BertAligner
-
         return E5BertAligner(layer=settings.bert_layer, batch_size=settings.bert_batch_size,
                              min_cosine=settings.bert_min_cosine)
     return BertAligner(settings.bert_dir, batch_size=settings.bert_batch_size,
@@ -284,9 +284,6 @@ def _tree(tree: AnnotatedSentence) -> Tree:
 def load_pipeline(settings: CompressionSettings, table_path: str | Path | None,
                   table_options: tuple[tuple[str, Any], ...] = ()) -> CompressionPipeline:
     """Build the pipeline in this process (also the initializer of worker processes)."""
-    from cppdb.extractors.compression.paraphrase_table import load_paraphrase_table
-    from cppdb.registry import load_backend
-
     table = load_paraphrase_table(table_path, **dict(table_options)) if table_path else None
     parser = load_backend("ud_parser", settings.parser, **dict(settings.parser_options))
     bert = None

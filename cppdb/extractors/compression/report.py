@@ -10,6 +10,7 @@ from cppdb.extractors.compression.dtt import RULE_NAMES as DTT_RULES
 from cppdb.extractors.compression.filters import POST_RULES
 from cppdb.extractors.compression.pipeline import CompressionSettings
 from cppdb.extractors.compression.sentence import RULE_NAMES as SENTENCE_RULES
+from cppdb.progress import console
 
 RATE_BINS = [round(0.1 * i, 1) for i in range(1, 10)]
 UDCHINESE_NOTE = ("parser 'udchinese' is a weak offline substitute (UDPipe model trained on "
@@ -98,8 +99,6 @@ def print_report(report: dict[str, Any]) -> None:
     """Human-readable tables on stderr (stdout stays for --json)."""
     from rich.markup import escape
     from rich.table import Table
-
-    from cppdb.progress import console
 
     out = console()
     parser = escape(str(report["parser"].get("signature")))

@@ -6,7 +6,8 @@ corpus and the per-epoch log).
 
 >>> from cppdb import api
 >>> info = api.train_compressor("runs/compression", "models/compressor")   # doctest: +SKIP
->>> api.load_compressor("models/compressor").compress_texts(["……。"])     # doctest: +SKIP
+>>> compressor = api.load_compressor("models/compressor")                  # doctest: +SKIP
+>>> compressor.labels(compressor.parse_texts(["……。"]))                    # doctest: +SKIP
 """
 from __future__ import annotations
 

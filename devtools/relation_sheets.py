@@ -36,7 +36,9 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic, write_text_atomic
+from cppdb.rank import relations
 from cppdb.rank.pairs import join_key
+from cppdb.rank.pipeline import read_ranked
 from cppdb.rank.relations import RELATIONS
 from devtools.blind import surface_text
 
@@ -128,8 +130,6 @@ def write_sheets(key: pl.DataFrame, out: Path, seed: int, overlap_name: str = "o
 
 
 def cmd_draw(args: argparse.Namespace) -> None:
-    from cppdb.rank.pipeline import read_ranked
-
     parts = []
     for spec in args.run:
         domain, _, path = spec.partition("=")
@@ -227,8 +227,6 @@ def cmd_join(args: argparse.Namespace) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    from cppdb.rank import relations
-
     judged = pl.read_csv(args.judgements, separator="\t", infer_schema=False).select(
         "id", "relation")
     keys = pl.concat([pl.read_parquet(k) for k in args.key], how="diagonal_relaxed")

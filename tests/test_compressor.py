@@ -35,7 +35,7 @@ def synthetic(rng: random.Random) -> tuple[ParsedSentence, list[int]]:
         return len(tokens) - 1
 
     slots = {"adv": rng.random() < 0.5, "mod": rng.random() < 0.5, "num": rng.random() < 0.5}
-    # heads are filled after positions are known: build in order with placeholders
+    # a head names another slot, so positions are fixed first and heads looked up after
     order = (["adv"] if slots["adv"] else []) + (["mod", "de"] if slots["mod"] else []) \
         + ["subj", "verb"] + (["num"] if slots["num"] else []) + ["obj", "punct"]
     at = {name: i for i, name in enumerate(order)}

@@ -99,7 +99,7 @@ def test_relation_mix_shares_sum_to_one():
         pytest.approx([1.0, 1.0], abs=0.002)
 
 
-def _fake_run(path, ranked: pl.DataFrame) -> None:
+def _hand_made_run(path, ranked: pl.DataFrame) -> None:
     """A run directory with just the two ranking tables that ``draw`` reads."""
     ranking = path / "ranking"
     ranking.mkdir(parents=True)
@@ -112,8 +112,8 @@ def _fake_run(path, ranked: pl.DataFrame) -> None:
 def test_draw_command_writes_sheets_and_a_key_with_features(tmp_path):
     from devtools.relation_sheets import main
 
-    _fake_run(tmp_path / "one", _ranked(20))
-    _fake_run(tmp_path / "two", _ranked(20))
+    _hand_made_run(tmp_path / "one", _ranked(20))
+    _hand_made_run(tmp_path / "two", _ranked(20))
     main(["draw", "--run", f"one={tmp_path / 'one'}", "--run", f"two={tmp_path / 'two'}",
           "--out", str(tmp_path / "sheets"), "--key", str(tmp_path / "key"),
           "--per-cell", "5", "--overlap", "10", "--sheet-size", "30"])

@@ -152,10 +152,11 @@ def bench_sts(split: str = "valid") -> None:
     """Spearman of `cppdb score` (shipped model) and of the cosine alone on Chinese STS-B."""
     from scipy.stats import spearmanr
 
-    from cppdb.config import load_config
+    from cppdb.config import load_config, resolve
     from cppdb.features.models import build_feature_table, load_feature_models
     from cppdb.rank.pairs import text_pairs
     from cppdb.rank.pipeline import load_ranker
+    from cppdb.rank.settings import RankRun
 
     path = shared_data("sts-b-zh", f"STS-B.{split}.data")
     if path is None:
@@ -164,14 +165,15 @@ def bench_sts(split: str = "valid") -> None:
     all_rows = [line.split("\t") for line in path.read_text("utf-8").splitlines() if line.strip()]
     config = load_config()
     cache = Path(__file__).resolve().parents[1] / ".cache" / "bench_rank"  # git-ignored
-    models = load_feature_models(config.section("features"), config.section("embed"), cache)
+    run = resolve(RankRun, config)
+    models = load_feature_models(run.features, run.embed, cache)
     ranker = load_ranker(None)
     for name, part in STS_PARTS[split]:
         rows = all_rows[part] if part else all_rows
         gold = np.array([float(r[2]) for r in rows])
         with timer() as box:
             pairs = text_pairs([r[0] for r in rows], [r[1] for r in rows],
-                               config.section("annotate"))
+                               run.annotate)
             frame = build_feature_table(pairs, models)
             scores = ranker.predict(frame)
         cosine = frame["f_cosine"].to_numpy()
@@ -238,10 +240,11 @@ def bench_tatoeba() -> None:
     """ROC AUC of `cppdb score` and of the cosine on natural Tatoeba judgements."""
     from sklearn.metrics import roc_auc_score
 
-    from cppdb.config import load_config
+    from cppdb.config import load_config, resolve
     from cppdb.features.models import build_feature_table, load_feature_models
     from cppdb.rank.pairs import text_pairs
     from cppdb.rank.pipeline import load_ranker
+    from cppdb.rank.settings import RankRun
 
     path = shared_data("tatoeba-cmn", "cmn.txt")
     if path is None:
@@ -250,10 +253,11 @@ def bench_tatoeba() -> None:
     judged = tatoeba_judgements(path)
     config = load_config()
     cache = Path(__file__).resolve().parents[1] / ".cache" / "bench_rank"  # git-ignored
-    models = load_feature_models(config.section("features"), config.section("embed"), cache)
+    run = resolve(RankRun, config)
+    models = load_feature_models(run.features, run.embed, cache)
     with timer() as box:
         pairs = text_pairs(judged["source"].to_list(), judged["target"].to_list(),
-                           config.section("annotate"))
+                           run.annotate)
         frame = build_feature_table(pairs, models)
         scores = load_ranker(None).predict(frame)
     gold = judged["label"].to_numpy()

@@ -13,12 +13,15 @@ when the configuration is loaded, before any work starts.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import json
 import tomllib
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
@@ -212,6 +215,44 @@ def _toml_table(lines: list[str], name: str, table: dict[str, Any]) -> None:
     lines.append("")
     for key, value in nested:
         _toml_table(lines, f"{name}.{key}", value)
+
+
+Settings = TypeVar("Settings")
+
+
+def settings_from(cls: type[Settings], source: Mapping[str, Any] | Any) -> Settings:
+    """The settings dataclass ``cls`` filled from a loaded section (a table of this module's
+    ``Config``) or from another settings object: each field takes the key of its own name, so
+    a field is its TOML key and no name is translated on the way.  A field whose type is a
+    dataclass is filled from the sub-table of its name; a list becomes a tuple (settings are
+    frozen).  Values are not cast: the loader checked them against the defaults.  A field
+    with no key of its name is an error (a class and its TOML file disagree); keys without a
+    field belong to another stage's settings."""
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        if not item.init:
+            continue
+        if isinstance(source, Mapping):
+            if item.name not in source:
+                raise ConfigError(f"{cls.__name__}.{item.name} is not a setting of its section",
+                                  hint=f"settings there: {', '.join(sorted(source))}")
+            value = source[item.name]
+        else:
+            value = getattr(source, item.name)
+        kind = hints[item.name]
+        if dataclasses.is_dataclass(kind) and not dataclasses.is_dataclass(value):
+            value = settings_from(kind, value)
+        values[item.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)
+
+
+def resolve(cls: type[Settings], config: Config) -> Settings:
+    """A bundle of per-section settings, resolved once at the command: each field of ``cls``
+    is named after a section of ``config`` and typed by that section's settings class."""
+    hints = typing.get_type_hints(cls)
+    return cls(**{item.name: settings_from(hints[item.name], config.section(item.name))
+                  for item in dataclasses.fields(cls)})
 
 
 def load_config(path: str | Path | None = None,

@@ -9,20 +9,20 @@ import json
 from pathlib import Path
 
 from cppdb import schema as S
-from cppdb.config import Config, load_config
+from cppdb.config import Config, load_config, resolve
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.export import write_pairs
 from cppdb.export_hf import write_hf_dataset
 from cppdb.rank import tiers
 from cppdb.rank.pipeline import read_ranked
+from cppdb.rank.settings import RankRun
 
 
 def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = None,
                format: str = "jsonl", out: str | Path | None = None,
                config: Config | None = None) -> tuple[Path, int]:
     """Write the best ``top`` share (or tier) of each pair type with ``cppdb.export``."""
-    config = config or load_config()
-    tier_list = tiers.tiers_from_config(config.section("rank"))
+    tier_list = resolve(RankRun, config or load_config()).rank.tier_list()
     if format == "hf":
         return _export_hf(run_dir, type, out, tier_list)
     share = tiers.parse_top(top, tier_list)

@@ -33,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.config import Config, load_config
+from cppdb.config import Config, load_config, resolve
 from cppdb.errors import BadInputError
 from cppdb.features.lexical_weights import add_run_weights
 from cppdb.features.models import build_feature_table, load_feature_models
@@ -45,10 +45,10 @@ from cppdb.rank.ranker import (
     OBJECTIVES,
     Ranker,
     RankerSettings,
-    settings_from_config,
     train_ranker,
     usable_features,
 )
+from cppdb.rank.settings import RankRun
 
 SEED = 13
 FOLDS = 5
@@ -76,7 +76,7 @@ def default_model_path() -> Path:
 
 def ranker_settings(config: Config, objective: str | None = None) -> RankerSettings:
     trees = {**TREES, **({"objective": objective} if objective else {})}
-    return replace(settings_from_config(config.section("rank")), seed=SEED, **trees)
+    return replace(resolve(RankRun, config).rank.ranker_settings(), seed=SEED, **trees)
 
 
 def read_label_files(labels: Path | list[Path]) -> pl.DataFrame:
@@ -97,8 +97,9 @@ def judged_features(runs: Path | list[Path], labels: Path | list[Path], config: 
     runs = [runs] if isinstance(runs, Path) else list(runs)
     judgements = read_label_files(labels)
     remaining = judgements.with_columns(pl.int_range(pl.len()).alias("_judgement"))
-    section = {**config.section("features"), "language_model": "none"}
-    models = load_feature_models(section, config.section("embed"), cache_dir)
+    run = resolve(RankRun, config)
+    features = replace(run.features, language_model="none")
+    models = load_feature_models(features, run.embed, cache_dir)
     frames, counts = [], {"judgements": judgements.height}
     for run_dir in runs:
         pairs = read_run_pairs(run_dir).filter(pl.col(S.TYPE).is_in(list(judged.JUDGED_TYPES)))
@@ -108,7 +109,7 @@ def judged_features(runs: Path | list[Path], labels: Path | list[Path], config: 
             continue
         remaining = remaining.join(matched.select("_judgement"), on="_judgement", how="anti")
         frame = build_feature_table(pivot_context(matched.drop("_judgement"), run_dir), models,
-                                    threads=section["threads"])
+                                    threads=features.threads)
         frames.append(add_run_weights(frame, run_dir))
     counts["matched"] = sum(f.height for f in frames)
     if counts["matched"] < 20:

@@ -54,7 +54,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.config import Config, load_config
+from cppdb.config import Config, load_config, resolve
 from cppdb.errors import BadInputError
 from cppdb.features.models import build_feature_table, load_feature_models
 from cppdb.rank import weak_labels as W
@@ -64,10 +64,10 @@ from cppdb.rank.ranker import (
     Ranker,
     RankerSettings,
     fit_anchor,
-    settings_from_config,
     train_ranker,
     usable_features,
 )
+from cppdb.rank.settings import RankRun
 
 _BEAD = re.compile(r"^\[([\d,\s]*)\]:\[([\d,\s]*)\]")
 STORY_LABEL = 4.5
@@ -137,7 +137,7 @@ def _labelled(frame: pl.DataFrame, label: float | pl.Series, kind: str) -> pl.Da
 def training_pairs(data_dir: Path, config: Config, *, hard: bool = False) -> pl.DataFrame:
     """Every labelled training pair (PAIR_COLUMNS + label + label_kind [+ label_file]);
     with ``hard`` also the PAWS-style hard negatives (not used for the shipped model)."""
-    annotate = config.section("annotate")
+    annotate = resolve(RankRun, config).annotate
     human = human_labels(data_dir)
     story = story_pairs(data_dir)
     if not story:
@@ -228,15 +228,16 @@ def train_default(data_dir: Path, out: Path, config: Config | None = None,
     kind = pl.col(W.LABEL_KIND)
     pairs = pairs.filter(~kind.str.starts_with("hard") | kind.is_in(list(SYNTHETIC_KINDS)))
     # the shipped model uses no language-model feature: do not fit one
-    features = {**config.section("features"), "language_model": "none"}
-    models = load_feature_models(features, config.section("embed"), cache_dir)
+    run = resolve(RankRun, config)
+    features = replace(run.features, language_model="none")
+    models = load_feature_models(features, run.embed, cache_dir)
     frame = detectable_synthetics(
-        build_feature_table(pairs, models, threads=config.section("features")["threads"]))
+        build_feature_table(pairs, models, threads=features.threads))
     names = usable_features(frame, list(SHIPPED_FEATURES))
     if ANCHOR_FEATURE not in names:
         raise BadInputError(f"the shipped model needs {ANCHOR_FEATURE}",
                             hint="enable features.embedding (the [embed] encoder)")
-    settings = replace(settings_from_config(config.section("rank")), increasing=INCREASING,
+    settings = replace(run.rank.ranker_settings(), increasing=INCREASING,
                        decreasing=DECREASING, **SHIPPED_TREES)
     weight, table = cross_validate_weight(frame, names, settings)
     kinds = {str(k): int(v) for k, v in sorted(frame[W.LABEL_KIND].value_counts().rows())}

@@ -9,11 +9,13 @@ import polars as pl
 import pytest
 
 from cppdb import schema as S
+from cppdb.annotate.settings import AnnotateSettings
 from cppdb.config import load_config
 from cppdb.errors import BadInputError, RunStateError
 from cppdb.rank import filters, tiers, weak_labels
 from cppdb.rank.pairs import read_tsv_pairs, text_pairs
 from cppdb.rank.ranker import Ranker, RankerSettings, train_ranker
+from cppdb.rank.settings import RankSettings
 
 NO_EMBEDDING = ["features.embedding=false"]
 
@@ -60,11 +62,11 @@ def test_filter_keeps_everything_somewhere():
 
 def test_filters_can_be_switched_off():
     frame = pair_frame([(["北京", "的", "高铁"], ["北京", "高铁"], [], [])])
-    settings = filters.FilterSettings(enabled=("identical",))
+    settings = filters.FilterSettings(filters=("identical",))
     assert filters.filter_reasons(frame, settings).to_list() == [None]
     two = pair_frame([(["北京", "的", "高铁"], ["北京", "高铁"], [], []),
                       (["北京"], ["北京"], [], [])])
-    nothing = filters.FilterSettings(enabled=())
+    nothing = filters.FilterSettings(filters=())
     assert filters.filter_reasons(two, nothing).to_list() == [None, None]
     kept, rejected = filters.filter_pairs(two, nothing)
     assert (kept.height, rejected.height) == (2, 0)
@@ -75,7 +77,7 @@ def test_the_first_applicable_reason_in_order_is_recorded():
     frame = pair_frame([(["的"], ["的"], ["DEG"], ["DEG"]),
                         (["北京", "的"], ["北京"], ["NR", "DEG"], ["NR"])])
     assert filters.filter_reasons(frame).to_list() == ["identical", "trivial"]
-    only_later = filters.FilterSettings(enabled=("trivial",))
+    only_later = filters.FilterSettings(filters=("trivial",))
     assert filters.filter_reasons(frame, only_later).to_list() == ["trivial", "trivial"]
 
 
@@ -120,7 +122,7 @@ def labelled_pairs(data_dir) -> pl.DataFrame:
     labels = read_tsv_pairs(data_dir / "labels" / "paraphrase_labels.tsv", with_score=True)
     labels = labels.filter(~pl.col("source").str.contains(r"\["))   # patterns: other test
     frame = text_pairs(labels["source"].to_list(), labels["target"].to_list(),
-                       {"zh_backend": "jieba"})
+                       AnnotateSettings(zh_backend="jieba"))
     return frame.with_columns(pl.Series("label", labels["label"]))
 
 
@@ -238,7 +240,7 @@ def test_an_unknown_objective_fails_before_work(tmp_path):
 @pytest.mark.parametrize("n, sizes", [(7, [2, 3, 5, 7]), (10, [2, 4, 6, 10]), (1, [1, 1, 1, 1]),
                                       (101, [21, 41, 61, 101])])
 def test_tiers_are_nested_with_exact_sizes(n, sizes):
-    tier_list = tiers.tiers_from_config(load_config().section("rank"))
+    tier_list = RankSettings().tier_list()
     frame = pl.DataFrame({S.SOURCE: [f"s{i}" for i in range(n)], S.TARGET: ["t"] * n,
                           S.TYPE: ["phrase"] * n, "score": np.linspace(1, 5, n)})
     ranked = tiers.add_ranks(frame, tier_list)
@@ -264,7 +266,7 @@ def test_top_share_is_per_type_and_parses():
     frame = pl.DataFrame({S.SOURCE: [str(i) for i in range(15)], S.TARGET: ["x"] * 15,
                           S.TYPE: ["phrase"] * 10 + ["sentence"] * 5,
                           "score": [float(i) for i in range(15)]})
-    ranked = tiers.add_ranks(frame, tiers.tiers_from_config(load_config().section("rank")))
+    ranked = tiers.add_ranks(frame, RankSettings().tier_list())
     top = tiers.select_top(ranked, tiers.parse_top("20%"))
     assert top.group_by(S.TYPE).len().sort(S.TYPE)["len"].to_list() == [2, 1]
     assert tiers.select_top(ranked, 0.2, "sentence")[S.SOURCE].to_list() == ["14"]

@@ -6,10 +6,11 @@ import polars as pl
 import pytest
 
 from cppdb import schema as S
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.errors import ConfigError
 from cppdb.evaluate.tables import edit_distances
 from cppdb.rank import filters, novelty
+from cppdb.rank.settings import RankRun, RankSettings
 from cppdb.rank.tiers import SCORE
 
 
@@ -38,7 +39,7 @@ def test_weak_evidence_threshold_and_switch():
     assert filters.filter_reasons(frame).to_list() == ["weak_evidence"]
     lower = filters.FilterSettings(min_pivot_product=0.001)
     assert filters.filter_reasons(frame, lower).to_list() == [None]
-    off = filters.FilterSettings(enabled=tuple(r for r in filters.REASONS
+    off = filters.FilterSettings(filters=tuple(r for r in filters.REASONS
                                                if r != "weak_evidence"))
     assert filters.filter_reasons(frame, off).to_list() == [None]
     # earlier reasons win: an identical pair is "identical", whatever its evidence
@@ -71,9 +72,8 @@ def test_number_flip_filter(source, target, reason):
 def test_unknown_filter_names_fail_before_work(tmp_path):
     from cppdb.rank.pipeline import rank_run
 
-    section = load_config().section("rank")
     with pytest.raises(ConfigError, match="number_flips"):
-        filters.settings_from_config({**section, "filters": ["identical", "number_flips"]})
+        filters.FilterSettings(filters=("identical", "number_flips"))
     config = load_config(overrides=['rank.filters=["identical", "no_such_filter"]'])
     with pytest.raises(ConfigError, match="no_such_filter"):
         rank_run(tmp_path / "missing-run", config)
@@ -81,8 +81,8 @@ def test_unknown_filter_names_fail_before_work(tmp_path):
 
 
 def test_filter_settings_come_from_the_config():
-    section = load_config(overrides=["rank.min_pivot_product=0.02"]).section("rank")
-    assert filters.settings_from_config(section).min_pivot_product == 0.02
+    config = load_config(overrides=["rank.min_pivot_product=0.02"])
+    assert resolve(RankRun, config).rank.filter_settings().min_pivot_product == 0.02
     with pytest.raises(ConfigError):
         load_config(overrides=["rank.min_pivot_product=1.5"])
     with pytest.raises(ConfigError):
@@ -148,11 +148,11 @@ def test_patterns_take_their_own_diversity_penalty_on_their_template_words():
 
 
 def test_default_ranking_settings_are_the_documented_ones():
-    section = load_config().section("rank")
-    assert novelty.settings_from_config(section) == (
+    rank = resolve(RankRun, load_config()).rank
+    assert rank.novelty_settings() == novelty.NoveltySettings(
         1.0, 1.5, 1.0, 1.25, {"phrase": 0.70, "pattern": 0.60}, 4.0)
-    assert filters.settings_from_config(section).min_pivot_product == 0.005
-    assert "weak_evidence" in section["filters"]
+    assert rank.filter_settings().min_pivot_product == 0.005
+    assert "weak_evidence" in rank.filters
 
 
 def typed(rows: list[tuple[str, str, str, float]]) -> pl.DataFrame:
@@ -230,9 +230,9 @@ def test_the_chosen_penalty_meets_the_target_on_a_real_sized_ranking():
     targets = ["".join(rng.choice(list(chars), size=rng.integers(2, 5))) for _ in range(n)]
     frame = pl.DataFrame({S.TYPE: ["phrase"] * n, S.SOURCE: sources, S.TARGET: targets,
                           SCORE: rng.uniform(1, 5, size=n)})
-    from cppdb.rank.tiers import add_ranks, tiers_from_config
+    from cppdb.rank.tiers import add_ranks
 
-    tier_list = tiers_from_config(load_config().section("rank"))
+    tier_list = RankSettings().tier_list()
 
     def top_diversity(scored: pl.DataFrame) -> float:
         top = add_ranks(scored, tier_list).filter(pl.col("tier") == "S")

@@ -17,8 +17,9 @@ from typing import Any, Mapping
 import pytest
 
 from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
-from cppdb.config import load_config
+from cppdb.config import load_config, settings_from
 from cppdb.defaults import all_sections, toml_defaults
+from cppdb.errors import ConfigError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,9 +120,8 @@ PAIRS: tuple[Pair, ...] = (
     Pair("cppdb.ocr.page", "PageSettings", "ocr",
          renames={"page_margin": "margin", "page_repeat_share": "repeat_share"}),
     Pair("cppdb.rank.ranker", "RankerSettings", "rank"),
-    Pair("cppdb.rank.filters", "FilterSettings", "rank",
-         renames={"filter_particles": "particles", "filter_entity_tags": "entity_tags",
-                  "filters": "enabled"}),
+    Pair("cppdb.rank.filters", "FilterSettings", "rank"),
+    Pair("cppdb.rank.novelty", "NoveltySettings", "rank"),
     Pair("cppdb.rank.weak_labels", "WeakLabelSettings", "rank.weak"),
     Pair("cppdb.readers.text", "read_text_file", "readers"),
     Pair("cppdb.readers.subtitles", "read_subtitles", "readers"),
@@ -227,3 +227,40 @@ def test_toml_defaults_are_the_config_defaults_read_only():
     copy = all_sections()
     copy["rank"]["seed"] = -1                                   # a caller's copy, not ours
     assert toml_defaults("rank")["seed"] == load_config().get("rank.seed") != -1
+
+
+#: the settings of whole sections, resolved once where a command starts: one field per key
+SECTION_SETTINGS = (
+    ("cppdb.rank.settings", "RankSettings", "rank"),
+    ("cppdb.features.settings", "FeatureSettings", "features"),
+    ("cppdb.embed.settings", "EmbedSettings", "embed"),
+    ("cppdb.annotate.settings", "AnnotateSettings", "annotate"),
+)
+
+
+@pytest.mark.parametrize("module, name, section", SECTION_SETTINGS,
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_section_settings_have_one_field_per_key(module: str, name: str, section: str) -> None:
+    cls = getattr(importlib.import_module(module), name)
+    table = toml_section(section)
+    assert {f.name for f in dataclasses.fields(cls)} == set(table)
+    assert settings_from(cls, table) == cls()         # the loaded defaults are the Python ones
+
+
+@dataclasses.dataclass(frozen=True)
+class Inner:
+    depth: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Outer:
+    names: tuple[str, ...] = ()
+    inner: Inner = Inner()
+
+
+def test_settings_from_fills_fields_by_name_and_refuses_a_missing_key() -> None:
+    assert settings_from(Outer, {"names": ["a"], "inner": {"depth": 2}, "other": 0}) == \
+        Outer(("a",), Inner(2))
+    assert settings_from(Outer, Outer(("b",))) == Outer(("b",))
+    with pytest.raises(ConfigError, match="Outer.inner"):
+        settings_from(Outer, {"names": []})

@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from cppdb.annotate.settings import AnnotateSettings
 from cppdb.cli import app
 from cppdb.config import load_config
 from cppdb.errors import ConfigError
@@ -279,7 +280,7 @@ def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkey
     labels = read_tsv_pairs(data_dir / "labels" / "paraphrase_labels.tsv", with_score=True)
     labels = labels.filter(~pl.col("source").str.contains(r"\["))
     labelled = text_pairs(labels["source"].to_list(), labels["target"].to_list(),
-                          {"zh_backend": "jieba"}).with_columns(pl.Series("label", labels["label"]))
+                          AnnotateSettings(zh_backend="jieba")).with_columns(pl.Series("label", labels["label"]))
     config = load_config(overrides=NO_EMBEDDING)
     make_run(tmp_path / "clean", labelled)
     clean = pl.read_parquet(pipeline.rank_run(tmp_path / "clean", config).ranking_dir

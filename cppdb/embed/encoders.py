@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
 from cppdb.defaults import toml_defaults
+from cppdb.embed.settings import EmbedSettings
 from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend, load_backend
 
@@ -207,10 +209,16 @@ def encoder_from_config(section: dict[str, Any]) -> Backend:
     return load_backend("sentence_encoder", name, **backend_options(name, section))
 
 
-def backend_options(name: str, section: dict[str, Any]) -> dict[str, Any]:
-    """Constructor arguments of encoder ``name`` from an ``[embed]`` section."""
+def encoder_from_settings(embed: EmbedSettings) -> Backend:
+    """Build and check the encoder the ``[embed]`` settings name."""
+    return load_backend("sentence_encoder", embed.backend, **backend_options(embed.backend, embed))
+
+
+def backend_options(name: str, section: Mapping[str, Any] | EmbedSettings) -> dict[str, Any]:
+    """Constructor arguments of encoder ``name`` from an ``[embed]`` section or settings."""
+    values = section if isinstance(section, Mapping) else vars(section)
     keys = _BACKEND_OPTIONS.get(name, ())
-    return {_OPTION_NAMES.get(key, key): section[key] for key in keys if key in section}
+    return {_OPTION_NAMES.get(key, key): values[key] for key in keys if key in values}
 
 
 #: which ``[embed]`` settings each backend takes (the others belong to the other backend)

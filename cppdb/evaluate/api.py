@@ -9,13 +9,14 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.config import Config, load_config
+from cppdb.config import Config, load_config, settings_from
+from cppdb.embed.settings import EmbedSettings
 from cppdb.evaluate.coverage import coverage_table
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
 from cppdb.features.models import load_encoder
 from cppdb.rank.pipeline import RANK_DIR, read_ranked
-from cppdb.rank.tiers import tiers_from_config
+from cppdb.rank.tiers import tier_list
 from cppdb.registry import load_backend
 from cppdb.stats import model_sha, signature
 from cppdb.evaluate.tables import (DEFINITIONS, evaluation_table, interval_method,
@@ -49,7 +50,8 @@ def _encoders(config: Config, run_or_file: str | Path) -> tuple[Any, Any]:
         # a run directory's embedding cache (embed.cache) already holds the vectors `rank`
         # computed for its pairs' cosine feature: the same strings, so most need no encoding
         run = Path(run_or_file)
-        first = load_encoder(config.section("embed"), run if run.is_dir() else None)
+        first = load_encoder(settings_from(EmbedSettings, config.section("embed")),
+                             run if run.is_dir() else None)
     if section["second_model_path"]:
         second = load_backend("sentence_encoder", "sentence-transformers",
                               model_path=section["second_model_path"])
@@ -99,7 +101,7 @@ def coverage_of(run_or_file: str | Path, ranking: pl.DataFrame, config: Config
         return None
     section = config.section("evaluate")
     path = Path(run_or_file)
-    first = tiers_from_config(config.section("rank"))[0].name
+    first = tier_list(config.section("rank")["tiers"])[0].name
     return coverage_table(ranking, path / S.ANNOTATIONS_FILE if path.is_dir() else None,
                           first, section["coverage_words"], section["coverage_examples"])
 

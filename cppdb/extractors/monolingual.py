@@ -50,8 +50,9 @@ from cppdb.align.sentences.merged import split_merged_files
 from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
 from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
-from cppdb.config import Config, load_config
+from cppdb.config import Config, load_config, settings_from
 from cppdb.embed.cache import CACHE_FILES
+from cppdb.embed.settings import EmbedSettings
 from cppdb.engine import make_engine
 from cppdb.errors import BadInputError
 from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk,
@@ -356,7 +357,7 @@ def _meaning_column(st: StageHandle, config: Config, meaning: MeaningSettings,
     if not meaning.enabled:
         return pl.Series(MEANING_MARGIN, [None] * frame.height, dtype=pl.Float64)
 
-    encoder = load_encoder(config.section("embed"), st.run.root)
+    encoder = load_encoder(settings_from(EmbedSettings, config.section("embed")), st.run.root)
     st.run.record_backend("meaning_encoder", encoder.describe())
     return meaning_margins(frame, units, encoder.encode, meaning.k)
 

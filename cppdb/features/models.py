@@ -14,8 +14,10 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.embed.cache import EmbeddingCache
-from cppdb.embed.encoders import encoder_from_config
+from cppdb.embed.encoders import encoder_from_settings
+from cppdb.embed.settings import EmbedSettings
 from cppdb.errors import ConfigError
+from cppdb.features.settings import FeatureSettings
 from cppdb.features.table import lexical_feature_table, model_text
 from cppdb.registry import load_backend
 
@@ -46,25 +48,24 @@ class FeatureModels:
                 "sentence_encoder": self.encoder.describe() if self.encoder else None}
 
 
-def load_language_model(section: dict[str, Any]) -> LanguageModel | None:
+def load_language_model(features: FeatureSettings) -> LanguageModel | None:
     """The ``features.language_model`` backend: char-ngram | bert | none."""
-    name = section["language_model"]
+    name = features.language_model
     if name == "none":
         return None
     if name == "char-ngram":
-        return load_backend("language_model", name, order=section["lm_order"])
+        return load_backend("language_model", name, order=features.lm_order)
     if name == "bert":
-        return load_backend("language_model", name, model_path=section["lm_model_path"],
-                            batch_size=section["batch_size"])
+        return load_backend("language_model", name, model_path=features.lm_model_path,
+                            batch_size=features.batch_size)
     raise ConfigError(f"unknown features.language_model '{name}'",
                       hint="choose char-ngram, bert or none")
 
 
-def load_encoder(embed_section: dict[str, Any], cache_dir: str | Path | None = None
-                 ) -> Encoder:
+def load_encoder(embed: EmbedSettings, cache_dir: str | Path | None = None) -> Encoder:
     """The ``[embed]`` sentence encoder, wrapped in the per-string embedding cache."""
-    backend = encoder_from_config(embed_section)
-    directory = cache_dir if embed_section.get("cache", False) else None
+    backend = encoder_from_settings(embed)
+    directory = cache_dir if embed.cache else None
     return _DescribedCache(EmbeddingCache(backend, directory), backend.describe())
 
 
@@ -89,11 +90,11 @@ class _DescribedCache:
         return self.info
 
 
-def load_feature_models(section: dict[str, Any], embed_section: dict[str, Any],
+def load_feature_models(features: FeatureSettings, embed: EmbedSettings,
                         cache_dir: str | Path | None = None) -> FeatureModels:
-    """The language model and encoder named by the ``[features]`` section."""
-    encoder = load_encoder(embed_section, cache_dir) if section["embedding"] else None
-    return FeatureModels(load_language_model(section), encoder)
+    """The language model and encoder named by the ``[features]`` settings."""
+    encoder = load_encoder(embed, cache_dir) if features.embedding else None
+    return FeatureModels(load_language_model(features), encoder)
 
 
 def _unique_texts(frame: pl.DataFrame) -> pl.DataFrame:

@@ -14,12 +14,11 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.config import load_config
 from cppdb.errors import BadInputError
 from cppdb.lookup.index import ORDER, SCORE, connect, ensure_index
 from cppdb.lookup.keys import ANY_SLOT, SLOT, has_slots, query_keys
 from cppdb.lookup.source import PairSource, resolve_source
-from cppdb.rank.tiers import tiers_from_config
+from cppdb.rank.settings import RankSettings
 
 TIER = "tier"
 #: what every answer shows; ``features=True`` adds every other numeric column and the links
@@ -31,7 +30,7 @@ PAIR_SEARCH_LIMIT = 1_000_000
 
 
 def _tier_order() -> list[str]:
-    return [t.name for t in tiers_from_config(load_config().section("rank"))]
+    return [t.name for t in RankSettings().tier_list()]
 
 
 class Database:

@@ -25,7 +25,6 @@ into the run's cache after the stage (:func:`merge_embedding_caches`).
 """
 from __future__ import annotations
 
-import json
 import os
 import socket
 from dataclasses import dataclass
@@ -36,8 +35,10 @@ from typing import Any
 import polars as pl
 
 from cppdb.embed.cache import TEXT
+from cppdb.embed.settings import EmbedSettings
 from cppdb.features.lexical_weights import add_unit_weights
 from cppdb.features.models import FeatureModels, build_feature_table, load_feature_models
+from cppdb.features.settings import FeatureSettings
 from cppdb.io import write_parquet_atomic
 from cppdb.rank.by_type import load_model
 from cppdb.rank.tiers import SCORE
@@ -63,8 +64,8 @@ class FeatureJob:
     """What a worker needs to compute feature chunks (paths as strings: they pickle)."""
 
     candidates: str
-    features: dict[str, Any]          # the [features] section
-    embed: dict[str, Any]             # the [embed] section
+    features: FeatureSettings
+    embed: EmbedSettings
     cache_dir: str | None             # the run directory (where the embedding cache lives)
     language_model: str | None        # the fitted LM's file (None: nothing fitted to restore)
     units: str | None                 # the unit table (None: the run has no lexical tables)
@@ -73,19 +74,17 @@ class FeatureJob:
 
 def feature_part(job: FeatureJob, start: int, stop: int) -> pl.DataFrame:
     """One chunk of the features table, computed on a worker."""
-    sections = json.dumps([job.features, job.embed], sort_keys=True, default=str)
-    models, units = _feature_state(sections, job.cache_dir, job.language_model,
+    models, units = _feature_state(job.features, job.embed, job.cache_dir, job.language_model,
                                    _stamp(job.language_model), job.units, _stamp(job.units),
                                    job.shards)
     part = pl.scan_parquet(job.candidates).slice(start, stop - start).collect()
-    return feature_rows(part, models, units, int(job.features["threads"]))
+    return feature_rows(part, models, units, job.features.threads)
 
 
 @lru_cache(maxsize=1)
-def _feature_state(sections: str, cache_dir: str | None, lm_path: str | None,
+def _feature_state(features: FeatureSettings, embed: EmbedSettings, cache_dir: str | None, lm_path: str | None,
                    lm_stamp: Any, units_path: str | None, units_stamp: Any,
                    shards: str) -> tuple[FeatureModels, pl.DataFrame | None]:
-    features, embed = json.loads(sections)
     models = load_feature_models(features, embed, cache_dir)
     if models.language_model is not None and lm_path is not None:
         models.language_model.restore(lm_path)

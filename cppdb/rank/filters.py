@@ -74,10 +74,18 @@ _ENTITY = "\uE000"  # a private-use character: cannot occur in real text
 
 @dataclass(frozen=True)
 class FilterSettings:
-    particles: str = _RANK["filter_particles"]
-    entity_tags: tuple[str, ...] = _RANK["filter_entity_tags"]
-    enabled: tuple[str, ...] = _RANK["filters"]
+    """The filters' keys of ``[rank]``."""
+
+    filters: tuple[str, ...] = _RANK["filters"]
+    filter_particles: str = _RANK["filter_particles"]
+    filter_entity_tags: tuple[str, ...] = _RANK["filter_entity_tags"]
     min_pivot_product: float = _RANK["min_pivot_product"]
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.filters if name not in REASONS]
+        if unknown:
+            raise ConfigError(f"setting 'rank.filters' names unknown filter(s) "
+                              f"{', '.join(unknown)}", hint=f"choose from: {', '.join(REASONS)}")
 
 
 def _base_key(column: pl.Expr) -> pl.Expr:
@@ -115,26 +123,26 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
         target = pl.coalesce(pl.col(S.TARGET_NORM), target)
     checks: list[tuple[str, pl.Expr]] = [
         ("identical", _base_key(source) == _base_key(target)),
-        ("trivial", _trivial_key(source, settings.particles)
-         == _trivial_key(target, settings.particles)),
+        ("trivial", _trivial_key(source, settings.filter_particles)
+         == _trivial_key(target, settings.filter_particles)),
     ]
     columns = frame.columns
-    if "entity_only" in settings.enabled and S.SOURCE_POS in columns and S.TARGET_POS in columns:
+    if "entity_only" in settings.filters and S.SOURCE_POS in columns and S.TARGET_POS in columns:
         work = frame.with_columns(
-            _entity_masked_text(frame, S.SOURCE_TOKENS, S.SOURCE_POS, settings.entity_tags)
+            _entity_masked_text(frame, S.SOURCE_TOKENS, S.SOURCE_POS, settings.filter_entity_tags)
             .alias("_src_ent"),
-            _entity_masked_text(frame, S.TARGET_TOKENS, S.TARGET_POS, settings.entity_tags)
+            _entity_masked_text(frame, S.TARGET_TOKENS, S.TARGET_POS, settings.filter_entity_tags)
             .alias("_tgt_ent"))
         has_entity = (pl.col("_src_ent").str.contains(_ENTITY, literal=True)
                       | pl.col("_tgt_ent").str.contains(_ENTITY, literal=True))
         checks.append(("entity_only", has_entity & (
-            _trivial_key(pl.col("_src_ent"), settings.particles)
-            == _trivial_key(pl.col("_tgt_ent"), settings.particles))))
+            _trivial_key(pl.col("_src_ent"), settings.filter_particles)
+            == _trivial_key(pl.col("_tgt_ent"), settings.filter_particles))))
     else:
         work = frame
     if S.SOURCE_TOKENS in columns and S.TARGET_TOKENS in columns:
         checks.extend(_closed_class_checks(columns))
-    if "number_flip" in settings.enabled:
+    if "number_flip" in settings.filters:
         # each side has a number the other lacks: a number changed, not one added (2019年
         # [NT1] 1日 / [NT1] 1日 adds a year: kept)
         work = work.with_columns(
@@ -143,7 +151,7 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
     if S.P_TGT_GIVEN_SRC in columns and S.P_SRC_GIVEN_TGT in columns:
         checks.append(("weak_evidence", pl.col(S.P_TGT_GIVEN_SRC) * pl.col(S.P_SRC_GIVEN_TGT)
                        < settings.min_pivot_product))
-    active = [(name, condition) for name, condition in checks if name in settings.enabled]
+    active = [(name, condition) for name, condition in checks if name in settings.filters]
     # Each check is evaluated once, as its own column (polars runs them in parallel); a
     # when/then chain over the checks themselves was 8x slower (151 s for 1.6 M pairs).
     if not active:
@@ -181,14 +189,3 @@ def filter_pairs(frame: pl.DataFrame, settings: FilterSettings = FilterSettings(
     kept = tagged.filter(pl.col(FILTER_REASON).is_null()).drop(FILTER_REASON)
     rejected = tagged.filter(pl.col(FILTER_REASON).is_not_null())
     return kept, rejected
-
-
-def settings_from_config(section: dict) -> FilterSettings:
-    unknown = [name for name in section["filters"] if name not in REASONS]
-    if unknown:
-        raise ConfigError(f"setting 'rank.filters' names unknown filter(s) {', '.join(unknown)}",
-                          hint=f"choose from: {', '.join(REASONS)}")
-    return FilterSettings(particles=section["filter_particles"],
-                          entity_tags=tuple(section["filter_entity_tags"]),
-                          enabled=tuple(section["filters"]),
-                          min_pivot_product=float(section["min_pivot_product"]))

@@ -36,28 +36,50 @@ wants them sets both to 0 (and ``tier_diversity`` to ``{}``):
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
 from cppdb.features.table import contained_in_order, pair_edit_distances
 from cppdb.rank.tiers import SCORE, TIE_BREAK, tier_size
+
+_RANK = toml_defaults("rank")
 
 
 #: bisection steps of :func:`tier_penalty` (the penalty is found to max/2**STEPS)
 STEPS = 30
 
 
-class NoveltySettings(NamedTuple):
-    containment_penalty: float
-    diversity_penalty: float
-    diversity_target: float
-    pattern_diversity_penalty: float
-    tier_diversity: dict[str, float] = {}
-    max_diversity_penalty: float = 4.0
+@dataclass(frozen=True)
+class NoveltySettings:
+    """The novelty keys of ``[rank]`` (what :func:`penalise_sameness` takes)."""
+
+    containment_penalty: float = _RANK["containment_penalty"]
+    diversity_penalty: float = _RANK["diversity_penalty"]
+    diversity_target: float = _RANK["diversity_target"]
+    pattern_diversity_penalty: float = _RANK["pattern_diversity_penalty"]
+    tier_diversity: Mapping[str, float] = field(
+        default_factory=lambda: dict(_RANK["tier_diversity"]))
+    max_diversity_penalty: float = _RANK["max_diversity_penalty"]
+
+    def __post_init__(self) -> None:
+        targets = self.tier_diversity
+        bad = {k: v for k, v in targets.items()
+               if k not in S.PAIR_TYPES or isinstance(v, bool) or not isinstance(v, (int, float))
+               or not 0.0 <= v <= 1.0}
+        if bad:
+            raise ConfigError(f"setting 'rank.tier_diversity' has bad entries {bad}",
+                              hint=f"a table of pair type ({', '.join(S.PAIR_TYPES)}) → ED÷len "
+                                   "in [0, 1], e.g. {phrase = 0.70, pattern = 0.60}; {} = fixed "
+                                   "penalties")
+        # the loader checks only the types the defaults name (phrase, pattern): a sentence
+        # target given as an integer is made a float here
+        object.__setattr__(self, "tier_diversity", {k: float(v) for k, v in targets.items()})
 
 
 def normalised_edit_distance(frame: pl.DataFrame) -> pl.Series:
@@ -146,21 +168,3 @@ def tier_penalty(score: np.ndarray, ned: np.ndarray, shortfall: np.ndarray,
     # shown to 6 decimals, rounded up: rounding down could fall just short of the line
     shown = math.ceil(high * 1e6) / 1e6
     return shown if reaches(shown) else high
-
-
-def settings_from_config(section: dict) -> NoveltySettings:
-    targets = section["tier_diversity"]
-    bad = {k: v for k, v in targets.items()
-           if k not in S.PAIR_TYPES or isinstance(v, bool) or not isinstance(v, (int, float))
-           or not 0.0 <= v <= 1.0}
-    if bad:
-        raise ConfigError(f"setting 'rank.tier_diversity' has bad entries {bad}",
-                          hint=f"a table of pair type ({', '.join(S.PAIR_TYPES)}) → ED÷len in "
-                               "[0, 1], e.g. {phrase = 0.70, pattern = 0.60}; {} = fixed "
-                               "penalties")
-    return NoveltySettings(float(section["containment_penalty"]),
-                           float(section["diversity_penalty"]),
-                           float(section["diversity_target"]),
-                           float(section["pattern_diversity_penalty"]),
-                           {k: float(v) for k, v in targets.items()},
-                           float(section["max_diversity_penalty"]))

@@ -4,11 +4,11 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.annotate.settings import AnnotateSettings
 from cppdb.errors import BadInputError, RunStateError
 from cppdb.readers.encoding import read_text_bytes
 from cppdb.registry import load_backend
@@ -46,12 +46,12 @@ def read_run_pairs(run_dir: str | Path) -> pl.DataFrame:
     return pl.concat(frames, how="vertical")
 
 
-def text_pairs(sources: list[str], targets: list[str], annotate: dict[str, Any]
+def text_pairs(sources: list[str], targets: list[str], annotate: AnnotateSettings
                ) -> pl.DataFrame:
     """A pair table from raw text pairs, segmented and POS-tagged by the zh annotator."""
     if len(sources) != len(targets):
         raise BadInputError(f"{len(sources)} sources but {len(targets)} targets")
-    annotator = load_backend("zh_annotator", annotate["zh_backend"])
+    annotator = load_backend("zh_annotator", annotate.zh_backend)
     src = annotator.annotate(sources) if sources else []
     tgt = annotator.annotate(targets) if targets else []
     frame = pl.DataFrame({

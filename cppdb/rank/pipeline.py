@@ -22,9 +22,9 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.config import Config, load_config
+from cppdb.config import Config, load_config, resolve
 from cppdb.engine import make_engine
-from cppdb.errors import ConfigError, RunStateError
+from cppdb.errors import RunStateError
 from cppdb.features.lexical_weights import LEX_FEATURES, run_inputs, run_units
 from cppdb.features.pivot_context import PIVOT_CONTEXT, context_inputs, pivot_context
 from cppdb.features.models import (
@@ -54,12 +54,8 @@ from cppdb.rank.pairs import (
     read_tsv_pairs,
     text_pairs,
 )
-from cppdb.rank.ranker import (
-    Ranker,
-    settings_from_config,
-    train_ranker,
-    usable_features,
-)
+from cppdb.rank.ranker import Ranker, train_ranker, usable_features
+from cppdb.rank.settings import RankRun
 from cppdb.run import RunDir, StageHandle, fingerprint_of
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
@@ -93,13 +89,13 @@ def load_ranker(model: str | Path | None) -> Ranker | TypedRanker:
     return load_model(model)
 
 
-def _models(config: Config, cache_dir: Path | None) -> FeatureModels:
-    return load_feature_models(config.section("features"), config.section("embed"), cache_dir)
+def _models(settings: RankRun, cache_dir: Path | None) -> FeatureModels:
+    return load_feature_models(settings.features, settings.embed, cache_dir)
 
 
-def _filter_stage(st: StageHandle, run_dir: Path, config: Config) -> None:
-    settings = filters.settings_from_config(config.section("rank"))
-    kept, rejected = filters.filter_pairs(read_run_pairs(run_dir), settings)
+def _filter_stage(st: StageHandle, run_dir: Path, settings: RankRun) -> None:
+    kept, rejected = filters.filter_pairs(read_run_pairs(run_dir),
+                                          settings.rank.filter_settings())
     st.write_parquet(REJECTED, rejected)
     for reason in filters.REASONS:
         st.count(f"rejected_{reason}", (rejected[filters.FILTER_REASON] == reason).sum())
@@ -113,25 +109,25 @@ class _LazyModels:
     """The feature models, loaded on first use (once per ``rank_run``); :meth:`forget` makes
     the next use load them again (after workers extended the embedding cache on disk)."""
 
-    def __init__(self, config: Config, run_dir: Path) -> None:
-        self.config, self.run_dir = config, run_dir
+    def __init__(self, settings: RankRun, run_dir: Path) -> None:
+        self.settings, self.run_dir = settings, run_dir
         self._loaded: FeatureModels | None = None
 
     def __call__(self) -> FeatureModels:
         if self._loaded is None:
-            self._loaded = _models(self.config, self.run_dir)
+            self._loaded = _models(self.settings, self.run_dir)
         return self._loaded
 
     def forget(self) -> None:
         self._loaded = None
 
 
-def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config: Config
+def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, settings: RankRun
                     ) -> None:
     """Features chunk by chunk (resumable; memory bounded by the chunk), with the LM fitted
     once on the whole table's text, so the result does not depend on the chunk size."""
     run = st.run
-    section = config.section("features")
+    features = settings.features
     loaded = models()
     for role, info in loaded.describe().items():
         if info:
@@ -152,30 +148,29 @@ def _features_stage(st: StageHandle, run_dir: Path, models: _LazyModels, config:
 
     def compute(start: int, stop: int) -> pl.DataFrame:
         part = candidates.slice(start, stop - start).collect()
-        return feature_rows(part, loaded, units, section["threads"])
+        return feature_rows(part, loaded, units, features.threads)
 
     with progress_bar(n_rows, "features") as advance:
-        st.run_parts(FEATURES, n_rows, int(section["chunk_size"]), compute,
-                     shipped=lambda: _shipped_features(st, run_dir, models, units, config,
+        st.run_parts(FEATURES, n_rows, features.chunk_size, compute,
+                     shipped=lambda: _shipped_features(st, run_dir, models, units, settings,
                                                        n_rows), progress=advance)
 
 
 @contextmanager
 def _shipped_features(st: StageHandle, run_dir: Path, models: _LazyModels,
-                      units: pl.DataFrame | None, config: Config, n_rows: int
+                      units: pl.DataFrame | None, settings: RankRun, n_rows: int
                       ) -> Iterator[Callable[[int, int], pl.DataFrame]]:
     """The feature chunks as picklable tasks (``cppdb.rank.chunks``) for an engine that runs
     them elsewhere; the fitted LM and the unit table reach the workers as files in
     ``features.parquet.broadcast/``, and the embeddings they computed come back after."""
     run, loaded = st.run, models()
-    section = config.section("features")
     shared = run.path(FEATURES + ".broadcast")
     lm_path, units_path = shared / "language_model.parquet", shared / "lexical_units.parquet"
     saved_lm = bool(n_rows) and loaded.language_model is not None \
         and loaded.language_model.save(lm_path)
     if units is not None:
         write_parquet_atomic(units_path, units)
-    job = FeatureJob(str(run.path(CANDIDATES)), section, config.section("embed"),
+    job = FeatureJob(str(run.path(CANDIDATES)), settings.features, settings.embed,
                      str(run_dir), str(lm_path) if saved_lm else None,
                      str(units_path) if units is not None else None, str(shared / "embeddings"))
     yield partial(feature_part, job)
@@ -192,7 +187,7 @@ def _run_texts(features: pl.DataFrame) -> list[str]:
 
 
 def _label_features(labels: pl.DataFrame, features: pl.DataFrame, models: FeatureModels,
-                    config: Config) -> pl.DataFrame:
+                    settings: RankRun) -> pl.DataFrame:
     """Feature rows of labelled pairs: the run's own row when the pair is in the run, else
     features computed from the text (the LM fitted on the run's text, as for run pairs)."""
     keyed = features.with_columns(join_key(S.SOURCE).alias("_ks"), join_key(S.TARGET).alias("_kt"))
@@ -202,20 +197,19 @@ def _label_features(labels: pl.DataFrame, features: pl.DataFrame, models: Featur
     parts = [matched.drop("_ks", "_kt")]
     if rest.height:
         fresh = text_pairs(rest["source"].to_list(), rest["target"].to_list(),
-                           config.section("annotate"))
+                           settings.annotate)
         fresh = build_feature_table(fresh, models, fit_texts=_run_texts(features),
-                                    threads=config.section("features")["threads"])
+                                    threads=settings.features.threads)
         parts.append(fresh.with_columns(rest[LABEL]))
     return pl.concat(parts, how="diagonal_relaxed")
 
 
-def _weak_features(features: pl.DataFrame, models: FeatureModels, config: Config
+def _weak_features(features: pl.DataFrame, models: FeatureModels, settings: RankRun
                    ) -> pl.DataFrame:
-    settings = weak_labels.settings_from_config(config.section("rank")["weak"])
     pairs = weak_labels.weak_label_pairs(features.select(
-        [c for c in features.columns if not c.startswith("f_")]), settings)
+        [c for c in features.columns if not c.startswith("f_")]), settings.rank.weak)
     return build_feature_table(pairs, models, fit_texts=_run_texts(features),
-                               threads=config.section("features")["threads"])
+                               threads=settings.features.threads)
 
 
 def portable_features() -> list[str]:
@@ -224,22 +218,18 @@ def portable_features() -> list[str]:
             and "_pos_" not in f]
 
 
-def _candidate_features(config: Config) -> list[str]:
-    feature_set = config.section("rank")["feature_set"]
+def _candidate_features(feature_set: str) -> list[str]:
     if feature_set == "text":
         return [f for f in FEATURE_DESCRIPTIONS if f not in EVIDENCE_FEATURES]
     if feature_set == "portable":
         return portable_features()
-    if feature_set != "all":
-        raise ConfigError(f"unknown rank.feature_set {feature_set!r}",
-                          hint="choose all, text or portable")
-    return list(FEATURE_DESCRIPTIONS)
+    return list(FEATURE_DESCRIPTIONS)           # "all" (RankSettings knows no other)
 
 
-def _train_stage(st: StageHandle, models: Callable[[], FeatureModels], config: Config,
+def _train_stage(st: StageHandle, models: Callable[[], FeatureModels], settings: RankRun,
                  labels: Path | None) -> None:
     run = st.run
-    ranker, training, summary = _train(run, models(), config, labels)
+    ranker, training, summary = _train(run, models(), settings, labels)
     ranker.save(run.path(MODEL))
     st.count(MODEL, 1)
     st.write_parquet(TRAINING, training)
@@ -247,12 +237,12 @@ def _train_stage(st: StageHandle, models: Callable[[], FeatureModels], config: C
     st.note("model_choice", summary["choice"])
 
 
-def _train(run: RunDir, models: FeatureModels, config: Config,
+def _train(run: RunDir, models: FeatureModels, settings: RankRun,
            labels: Path | None) -> tuple[Ranker, pl.DataFrame, dict[str, Any]]:
     """The run's ranker: trained on human and/or weak labels, or a pretrained model."""
-    section = config.section("rank")
+    rank = settings.rank
     features = run.read(FEATURES)
-    model, reason = resolve_model(section["model"], features)
+    model, reason = resolve_model(rank.model, features)
     if labels is None and model != "weak":
         ranker = load_ranker(model)
         training = features.clear().with_columns(pl.lit(0.0).alias(LABEL))
@@ -261,13 +251,13 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
         parts = []
         if labels is not None:
             parts.append(_label_features(read_tsv_pairs(labels, with_score=True), features,
-                                         models, config).with_columns(
+                                         models, settings).with_columns(
                 pl.lit("human").alias(weak_labels.LABEL_KIND)))
-        if labels is None or section["labels_with_weak"]:
-            parts.append(_weak_features(features, models, config))
+        if labels is None or rank.labels_with_weak:
+            parts.append(_weak_features(features, models, settings))
         training = pl.concat(parts, how="diagonal_relaxed")
-        candidates = _candidate_features(config)
-        if labels is None or section["labels_with_weak"]:
+        candidates = _candidate_features(rank.feature_set)
+        if labels is None or rank.labels_with_weak:
             # weak labels come from pivot statistics: never train on features made of them
             candidates = weak_labels.independent_features(candidates)
         names = usable_features(training, candidates)
@@ -277,17 +267,19 @@ def _train(run: RunDir, models: FeatureModels, config: Config,
                    "labels_file": str(labels) if labels else None,
                    "label_kinds": {str(k): int(v) for k, v in kinds}}
         ranker = train_ranker(training, training[LABEL].to_numpy(), names,
-                              settings_from_config(section), summary)
+                              rank.ranker_settings(), summary)
     return ranker, training, summary
 
 
-def _score_stage(st: StageHandle, config: Config) -> None:
+def _score_stage(st: StageHandle, settings: RankRun) -> None:
     run = st.run
-    scored = _scores(st, config)
-    tier_list = tiers.tiers_from_config(config.section("rank"))
+    scored = _scores(st, settings)
+    tier_list = settings.rank.tier_list()
+    sameness = settings.rank.novelty_settings()
     scored, penalties = novelty.penalise_sameness(
-        scored, *novelty.settings_from_config(config.section("rank")),
-        tier_share=tier_list[0].share)
+        scored, sameness.containment_penalty, sameness.diversity_penalty,
+        sameness.diversity_target, sameness.pattern_diversity_penalty,
+        sameness.tier_diversity, sameness.max_diversity_penalty, tier_share=tier_list[0].share)
     st.note("diversity_penalty", penalties)
     ranked = tiers.add_ranks(scored, tier_list)
     st.write_parquet(RANKED, ranked)
@@ -295,7 +287,7 @@ def _score_stage(st: StageHandle, config: Config) -> None:
     shutil.rmtree(run.path(RANKED + PARTS_SUFFIX), ignore_errors=True)
 
 
-def _scores(st: StageHandle, config: Config) -> pl.DataFrame:
+def _scores(st: StageHandle, settings: RankRun) -> pl.DataFrame:
     """The pairs (no ``f_*`` columns) with their scores, predicted chunk by chunk of
     ``features.parquet`` (where the run's engine puts the chunks); the global order (ranks,
     tiers) stays here."""
@@ -304,8 +296,8 @@ def _scores(st: StageHandle, config: Config) -> pl.DataFrame:
     n_rows = features.select(pl.len()).collect().item()
     parts = run.path(RANKED + PARTS_SUFFIX)
     part = partial(score_part, ScoreJob(str(run.path(FEATURES)), str(run.path(MODEL)),
-                                        int(config.section("rank")["threads"])))
-    files = st.map_parts(RANKED, n_rows, int(config.section("features")["chunk_size"]), part,
+                                        settings.rank.threads))
+    files = st.map_parts(RANKED, n_rows, settings.features.chunk_size, part,
                          shipped=lambda: nullcontext(part))
     scores = pl.read_parquet(files)[tiers.SCORE]
     if scores.len() != n_rows:
@@ -316,10 +308,10 @@ def _scores(st: StageHandle, config: Config) -> pl.DataFrame:
     return features.select(keep).collect().with_columns(scores)
 
 
-def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stage]:
+def rank_stages(run_dir: Path, settings: RankRun, labels: Path | None) -> list[Stage]:
     """The declared stages of ``rank`` (see the module docstring); models load once, lazily.
     The feature and score chunks go where the run's engine puts them."""
-    models = _LazyModels(config, run_dir)
+    models = _LazyModels(settings, run_dir)
     tables = External("a pair table of the run", tuple(run_dir / n for n in PAIR_TABLES),
                       any_of=True, hint="run `cppdb extract-bilingual` or "
                                         "`cppdb extract-monolingual` into this directory first")
@@ -333,29 +325,19 @@ def rank_stages(run_dir: Path, config: Config, labels: Path | None) -> list[Stag
                         optional=True, effect=f"{PIVOT_CONTEXT} is null (not a bilingual run)")
     return [
         Stage("filter", (tables, contexts), (CANDIDATES, REJECTED),
-              lambda st: _filter_stage(st, run_dir, config),
+              lambda st: _filter_stage(st, run_dir, settings),
               doc="drop unusable pairs; the pivot-context evidence of the rest"),
         Stage("features", (Artifact(CANDIDATES, (S.SOURCE, S.TARGET, S.TYPE)), lexical),
               (FEATURES,),
-              lambda st: _features_stage(st, run_dir, models, config), chunked=True,
+              lambda st: _features_stage(st, run_dir, models, settings), chunked=True,
               doc="every f_* feature"),
         Stage("train", train_reads, (MODEL, TRAINING),
-              lambda st: _train_stage(st, models, config, labels),
+              lambda st: _train_stage(st, models, settings, labels),
               doc="fit on human/weak labels, or load a pretrained model"),
         Stage("score", (Artifact(FEATURES), Artifact(MODEL)), (RANKED, TIERS),
-              lambda st: _score_stage(st, config), chunked=True,
+              lambda st: _score_stage(st, settings), chunked=True,
               doc="score, rank, tiers"),
     ]
-
-
-def check_settings(config: Config) -> None:
-    """ConfigError for a rank setting only its stage reads (a filter name, the objective, a
-    tier diversity target), before any work or plan."""
-    section = config.section("rank")
-    filters.settings_from_config(section)
-    settings_from_config(section)
-    novelty.settings_from_config(section)
-    tiers.tiers_from_config(section)
 
 
 def plan_rank(run_dir: str | Path, config: Config | None = None,
@@ -363,11 +345,11 @@ def plan_rank(run_dir: str | Path, config: Config | None = None,
               spark_master: str | None = None) -> Plan:
     """The plan ``rank_run`` would run (``--dry-run``); nothing is written."""
     config = config or load_config()
-    check_settings(config)
+    settings = resolve(RankRun, config)          # a bad rank setting fails here, before any plan
     run_dir = Path(run_dir)
     label_path = Path(labels) if labels else None
     chosen = make_engine(engine, master=spark_master)
-    stages = rank_stages(run_dir, config, label_path)
+    stages = rank_stages(run_dir, settings, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
     notes = dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs))
@@ -391,8 +373,8 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     label_path = Path(labels) if labels else None
     chosen = make_engine(engine, master=spark_master, session=spark_session)
     chosen.check()                                       # a missing engine fails before work
-    check_settings(config)                               # so do bad rank settings
-    stages = rank_stages(run_dir, config, label_path)
+    settings = resolve(RankRun, config)                  # so do bad rank settings
+    stages = rank_stages(run_dir, settings, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
     run = RunDir(run_dir / RANK_DIR, config, command=COMMAND, inputs=inputs, fresh=fresh,
@@ -415,12 +397,12 @@ def score_pairs(sources: list[str], targets: list[str], config: Config | None = 
 
     ``cache_dir``: where the embedding cache lives (when ``embed.cache`` is on).
     """
-    config = config or load_config()
+    settings = resolve(RankRun, config or load_config())
     ranker = load_ranker(model)
-    pairs = text_pairs(list(sources), list(targets), config.section("annotate"))
-    models = _models(config, Path(cache_dir) if cache_dir else None)
-    frame = build_feature_table(pairs, models, threads=config.section("features")["threads"])
-    return ranker.predict(frame, config.section("rank")["threads"])
+    pairs = text_pairs(list(sources), list(targets), settings.annotate)
+    models = _models(settings, Path(cache_dir) if cache_dir else None)
+    frame = build_feature_table(pairs, models, threads=settings.features.threads)
+    return ranker.predict(frame, settings.rank.threads)
 
 
 def score_file(path: str | Path, out: str | Path, config: Config | None = None,

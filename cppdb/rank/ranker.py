@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from cppdb.defaults import toml_defaults
-from cppdb.errors import BadInputError, ConfigError
+from cppdb.errors import BadInputError
 from cppdb.io import write_json_atomic
 from cppdb.rank.judged import ACCEPTABLE
 
@@ -59,17 +59,6 @@ class RankerSettings:
     decreasing: tuple[str, ...] = _RANK["decreasing"]
     #: ``regression`` on the 1–5 labels or ``acceptable``: P(rating ≥ 3) (module docstring)
     objective: str = _RANK["objective"]
-
-
-def settings_from_config(section: dict[str, Any]) -> RankerSettings:
-    if section.get("objective", "regression") not in OBJECTIVES:
-        raise ConfigError(f"unknown rank.objective {section['objective']!r}",
-                          hint=f"choose one of {', '.join(OBJECTIVES)}")
-    values = {k: section[k] for k in RankerSettings.__dataclass_fields__ if k in section}
-    for key in ("increasing", "decreasing"):
-        if key in values:
-            values[key] = tuple(values[key])
-    return RankerSettings(**values)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
@@ -44,11 +45,12 @@ class Tier:
     share: float
 
 
-def tiers_from_config(section: dict) -> tuple[Tier, ...]:
-    tiers = tuple(Tier(name, float(share)) for name, share in section["tiers"].items())
-    shares = [t.share for t in tiers]
-    if not tiers or shares != sorted(shares) or not 0 < shares[0] or shares[-1] != 1.0:
-        raise ConfigError(f"rank.tiers must grow strictly up to 1.0, got {section['tiers']}",
+def tier_list(shares: Mapping[str, float]) -> tuple[Tier, ...]:
+    """The tiers of the ``rank.tiers`` table (name → share of each type's best pairs)."""
+    tiers = tuple(Tier(name, float(share)) for name, share in shares.items())
+    values = [t.share for t in tiers]
+    if not tiers or values != sorted(values) or not 0 < values[0] or values[-1] != 1.0:
+        raise ConfigError(f"rank.tiers must grow strictly up to 1.0, got {dict(shares)}",
                             hint='e.g. tiers = {S = 0.2, M = 0.4, L = 0.6, XL = 1.0}')
     return tiers
 

@@ -74,10 +74,6 @@ class WeakLabelSettings:
     seed: int = _WEAK["seed"]
 
 
-def settings_from_config(section: dict) -> WeakLabelSettings:
-    return WeakLabelSettings(**{k: section[k] for k in WeakLabelSettings.__dataclass_fields__})
-
-
 def positive_mask(frame: pl.DataFrame, settings: WeakLabelSettings) -> pl.Series:
     """Rows with strong evidence of being paraphrases (see the module docstring)."""
     pivots = ((pl.col(S.N_PIVOTS).fill_null(0) >= settings.min_pivots)

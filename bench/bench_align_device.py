@@ -80,14 +80,14 @@ def _worker_align(chunk: tuple[list, list, list]) -> int:
     return sum(map(len, links))
 
 
-def in_processes(zh: list, en: list, lemmas: list, config: Any, processes: list[int],
+def in_processes(zh: list, en: list, lemmas: list, settings: Any, processes: list[int],
                  chunk: int) -> list[dict[str, Any]]:
     """Train once here, then for each count P align in P spawned workers, ``chunk`` pairs
     per task."""
     from cppdb.align.words.api import train_ensemble
 
     start = time.perf_counter()
-    blob = pickle.dumps(train_ensemble(zh, en, config))
+    blob = pickle.dumps(train_ensemble(zh, en, settings))
     trained = time.perf_counter() - start
     tasks = [(zh[k:k + chunk], en[k:k + chunk], lemmas[k:k + chunk])
              for k in range(0, len(zh), chunk)]
@@ -141,22 +141,24 @@ def run(annotations: Path, n: int, device: str, alone: bool, processes: list[int
         chunk: int = 1000, stage: bool = True, overrides: list[str] | None = None
         ) -> dict[str, Any]:
     from cppdb.align.words.api import align_tokenized, build_aligners, compute_matrices
-    from cppdb.config import load_config
+    from cppdb.align.words.settings import AlignWordsSettings
+    from cppdb.config import load_config, resolve
 
     zh, en, lemmas = _load(annotations, n)
     words = sum(map(len, en)) / max(len(en), 1)
     config = load_config(overrides=[f"align_words.simalign-e5.device={device}",
                                      *(overrides or [])])
-    aligners, _ = build_aligners(config)
+    settings = resolve(AlignWordsSettings, config)
+    aligners, _ = build_aligners(settings)
     placement = {name: (getattr(a, "placement", lambda: "")() or "cpu") for name, a in aligners.items()}
     report: dict[str, Any] = {
         "pairs": len(zh), "en_words_per_sentence": round(words, 2), "device": device,
         "placement": placement, **_device_facts(device), "overrides": overrides or [],
         "signatures": [a.signature() for a in aligners.values()]}
     if stage:
-        align_tokenized(zh[:256], en[:256], config, en_lemmas=lemmas[:256])      # warm-up
+        align_tokenized(zh[:256], en[:256], settings, en_lemmas=lemmas[:256])      # warm-up
         start = time.perf_counter()
-        result = align_tokenized(zh, en, config, en_lemmas=lemmas)
+        result = align_tokenized(zh, en, settings, en_lemmas=lemmas)
         seconds = time.perf_counter() - start
         report.update({"stage_seconds": round(seconds, 2),
                        "stage_pairs_per_s": round(len(zh) / seconds, 1),
@@ -166,14 +168,14 @@ def run(annotations: Path, n: int, device: str, alone: bool, processes: list[int
         pairs = list(zip(zh, en))
         report["alone"] = {}
         for name in result.aligners_used:
-            one, _ = build_aligners(config, [name])
+            one, _ = build_aligners(settings, [name])
             start = time.perf_counter()
             compute_matrices(one, pairs, en_lemmas=lemmas)
             took = time.perf_counter() - start
             report["alone"][name] = {"seconds": round(took, 2),
                                      "pairs_per_s": round(len(pairs) / took, 1)}
     if processes:
-        report["in_processes"] = in_processes(zh, en, lemmas, config, processes, chunk)
+        report["in_processes"] = in_processes(zh, en, lemmas, settings, processes, chunk)
     report["peak_rss_mb"] = round(peak_rss_mb(), 1)
     report["gpu_peak_mb"] = _gpu_peak_mb()
     return report

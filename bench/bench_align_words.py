@@ -90,7 +90,8 @@ def scaled_corpus(base: list, n: int, seed: int = 1) -> list[tuple[list[str], li
 def speed_one(n: int) -> None:
     """Run in a subprocess: time train+align of n pairs with the default offline ensemble."""
     from cppdb.align.words.api import align_tokenized
-    from cppdb.config import load_config
+    from cppdb.align.words.settings import AlignWordsSettings
+    from cppdb.config import load_config, resolve
 
     pairs = scaled_corpus(tatoeba_pairs(), n)
     zh = [z for z, _ in pairs]
@@ -98,7 +99,7 @@ def speed_one(n: int) -> None:
     config = load_config()
     cpu_before = _cpu_seconds()
     with timer() as box:
-        result = align_tokenized(zh, en, config)
+        result = align_tokenized(zh, en, resolve(AlignWordsSettings, config))
     cpu = round(_cpu_seconds() - cpu_before, 2)
     load = os.getloadavg()[0]
     record(AREA, {"benchmark": "train+align", "pairs": n, "seconds": box["seconds"],

@@ -53,12 +53,13 @@ def load_pairs(n: int) -> tuple[list[str], list[str], str]:
 def run_one(lang: str, workers: int, n: int) -> None:
     """One measured configuration (called in a fresh interpreter)."""
     from cppdb.annotate.pipeline import annotate_texts
-    from cppdb.config import load_config
+    from cppdb.annotate.settings import AnnotateSettings
+    from cppdb.config import load_config, resolve
     from cppdb.workers import resolve_workers
 
     zh, en, data = load_pairs(n)
     texts = zh if lang == "zh" else en
-    config = load_config(overrides={"annotate.workers": workers})
+    config = resolve(AnnotateSettings, load_config(overrides={"annotate.workers": workers}))
     start = time.perf_counter()
     annotate_texts(lang, texts[:1], config)  # type: ignore[arg-type]  # loads the models
     load_seconds = time.perf_counter() - start

@@ -249,9 +249,11 @@ def bench_pivot_engines(run_dir: Path, master: str = "local[2]") -> dict:
     from cppdb.config import load_config
     from cppdb.engine import LocalEngine
     from cppdb.engine.spark import SparkEngine
-    from cppdb.extractors.bilingual import SECTION, pivot_pairs, pivot_settings
+    from cppdb.config import resolve
+    from cppdb.extractors.bilingual import pivot_pairs, pivot_settings
+    from cppdb.extractors.settings import BilingualSettings
 
-    settings = pivot_settings(load_config().section(SECTION))
+    settings = pivot_settings(resolve(BilingualSettings, load_config()))
     occurrences = run_dir / "phrase_occurrences.parquet"
     spark = SparkEngine(master=master)
     spark.session                                    # JVM start-up is not the pivot's cost

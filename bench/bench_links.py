@@ -159,11 +159,11 @@ def measure(occ: pl.DataFrame) -> dict[str, Any]:
 
 def synthetic_occurrences(n: int) -> pl.DataFrame:
     from bench.bench_bilingual import synthetic_corpus
-    from cppdb.config import load_config
     from cppdb.extractors.occurrences import ExtractionSettings, extract_frame
+    from cppdb.extractors.settings import BilingualSettings
 
     ann, align = synthetic_corpus(n)
-    settings = ExtractionSettings.from_config(load_config().section("bilingual"))
+    settings = ExtractionSettings.of(BilingualSettings())
     return extract_frame(ann, align, settings)[0]
 
 

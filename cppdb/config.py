@@ -234,10 +234,11 @@ def settings_from(cls: type[Settings], source: Mapping[str, Any] | Any) -> Setti
         if not item.init:
             continue
         if isinstance(source, Mapping):
-            if item.name not in source:
+            key = _key_of(item.name, source)
+            if key not in source:
                 raise ConfigError(f"{cls.__name__}.{item.name} is not a setting of its section",
                                   hint=f"settings there: {', '.join(sorted(source))}")
-            value = source[item.name]
+            value = source[key]
         else:
             value = getattr(source, item.name)
         kind = hints[item.name]
@@ -247,9 +248,20 @@ def settings_from(cls: type[Settings], source: Mapping[str, Any] | Any) -> Setti
     return cls(**values)
 
 
+def _key_of(name: str, table: Mapping[str, Any]) -> str:
+    """The TOML key of field ``name``: the same name, or with ``-`` for ``_`` where only that
+    spelling is in the table (a TOML key such as ``simalign-e5`` is no Python name)."""
+    dashed = name.replace("_", "-")
+    return dashed if name not in table and dashed in table else name
+
+
 def resolve(cls: type[Settings], config: Config) -> Settings:
-    """A bundle of per-section settings, resolved once at the command: each field of ``cls``
-    is named after a section of ``config`` and typed by that section's settings class."""
+    """Settings resolved once, where a command starts: ``cls`` is one section's settings
+    (its ``SECTION`` names the section) or a bundle whose every field is named after a
+    section and typed by that section's settings class."""
+    section = getattr(cls, "SECTION", None)
+    if section is not None:
+        return settings_from(cls, config.section(section))
     hints = typing.get_type_hints(cls)
     return cls(**{item.name: settings_from(hints[item.name], config.section(item.name))
                   for item in dataclasses.fields(cls)})

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.align.words.api import align_tokenized
 from cppdb.align.words.dictionary import DictionaryAligner
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.errors import ConfigError
 
 ZH = [["他", "死", "了"], ["炸弹", "爆炸"], ["我", "喜欢", "猫"], ["我", "很", "好"]]
@@ -26,7 +27,7 @@ def _failing_on_boom(monkeypatch, error: Exception):
 
 
 def test_a_pair_the_dictionary_fails_on_keeps_the_other_aligners(monkeypatch):
-    config = load_config(overrides=FAST)
+    config = resolve(AlignWordsSettings, load_config(overrides=FAST))
     clean = align_tokenized(ZH, EN, config)
     _failing_on_boom(monkeypatch, ValueError("invalid literal for int() with base 10: '²'"))
     result = align_tokenized(ZH, EN, config)
@@ -42,9 +43,9 @@ def test_a_pair_the_dictionary_fails_on_keeps_the_other_aligners(monkeypatch):
 def test_coded_errors_still_stop_the_run(monkeypatch):
     _failing_on_boom(monkeypatch, ConfigError("a setting is wrong"))
     with pytest.raises(ConfigError):
-        align_tokenized(ZH, EN, load_config(overrides=FAST))
+        align_tokenized(ZH, EN, resolve(AlignWordsSettings, load_config(overrides=FAST)))
 
 
 def test_a_clean_run_reports_nothing_degraded():
-    result = align_tokenized(ZH, EN, load_config(overrides=FAST))
+    result = align_tokenized(ZH, EN, resolve(AlignWordsSettings, load_config(overrides=FAST)))
     assert result.degraded == ()

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 import cppdb.align.words.api as api
+from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.align.words.dictionary import DictionaryAligner
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 
 from tests.test_align_failures import EN, FAST, ZH
 
@@ -33,7 +34,8 @@ def _sample_pairs(n: int) -> tuple[list[list[str]], list[list[str]]]:
 
 def test_workers_give_the_links_and_tables_of_one_process():
     zh, en = _sample_pairs(60)
-    config = load_config(overrides=FAST)       # thot + dictionary: float64 numpy, exact
+    # thot + dictionary: float64 numpy, exact
+    config = resolve(AlignWordsSettings, load_config(overrides=FAST))
     one = api.align_tokenized(zh, en, config, workers=1)
     two = api.align_tokenized(zh, en, config, workers=2)
     assert two.links == one.links
@@ -43,7 +45,7 @@ def test_workers_give_the_links_and_tables_of_one_process():
 
 
 def test_a_failure_in_a_worker_is_recorded_against_its_pair(monkeypatch):
-    config = load_config(overrides=FAST)
+    config = resolve(AlignWordsSettings, load_config(overrides=FAST))
     zh, en = ZH * 3, EN * 3                   # BOOM in pairs 1, 5 and 9, across slices
     clean = api.align_tokenized(zh, en, config)
     build = api.build_aligners
@@ -63,17 +65,18 @@ def test_a_failure_in_a_worker_is_recorded_against_its_pair(monkeypatch):
 
 
 def test_no_pool_without_a_statistical_aligner_or_with_one_worker():
-    config = load_config(overrides={"align_words.aligners": ["dictionary"],
-                                    "align_words.tuned_file": ""})
+    config = resolve(AlignWordsSettings, load_config(overrides={
+        "align_words.aligners": ["dictionary"], "align_words.tuned_file": ""}))
     aligners, _ = api.build_aligners(config, ["dictionary"])
     assert api._fixed_pool(aligners, 4) is None
-    aligners, _ = api.build_aligners(load_config(overrides=FAST), ["thot", "dictionary"])
+    aligners, _ = api.build_aligners(resolve(AlignWordsSettings, load_config(overrides=FAST)),
+                                     ["thot", "dictionary"])
     assert api._fixed_pool(aligners, 1) is None
 
 
 @pytest.mark.slow
 def test_default_ensemble_with_two_workers_aligns_every_pair():
     zh, en = _sample_pairs(40)
-    result = api.align_tokenized(zh, en, load_config(), workers=2)
+    result = api.align_tokenized(zh, en, resolve(AlignWordsSettings, load_config()), workers=2)
     assert result.aligners_used == ("thot", "dictionary", "simalign-e5")
     assert all(result.links) and result.degraded == ()

@@ -11,7 +11,9 @@ import polars as pl
 import pytest
 
 import cppdb.align.words.api as api
-from cppdb.config import load_config
+from cppdb.align.words import corpus as align_corpus
+from cppdb.align.words.settings import AlignWordsSettings
+from cppdb.config import load_config, resolve
 from cppdb.extractors import bilingual
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,18 +49,18 @@ def _align_notes(run: Path) -> dict:
 
 def _training_waits_for_prefetch(monkeypatch, run: Path, expected_slices: int) -> None:
     """Training returns only once every slice is on disk, so the pass reads all of them."""
-    real = bilingual.train_ensemble
-    folder = run / bilingual.ALIGN_PREFETCH
+    real = align_corpus.train_ensemble
+    folder = run / align_corpus.ALIGN_PREFETCH
 
-    def slow_train(zh, en, config):
-        trained = real(zh, en, config)
+    def slow_train(zh, en, settings):
+        trained = real(zh, en, settings)
         deadline = time.monotonic() + 120
         while len(list(folder.glob("*.npz"))) < expected_slices:
             assert time.monotonic() < deadline, "prefetch workers wrote no slices"
             time.sleep(0.2)
         return trained
 
-    monkeypatch.setattr(bilingual, "train_ensemble", slow_train)
+    monkeypatch.setattr(align_corpus, "train_ensemble", slow_train)
 
 
 @pytest.mark.slow
@@ -72,7 +74,7 @@ def test_prefetched_matrices_give_the_links_of_the_plain_pass(tmp_path, corpus, 
     notes = _align_notes(run)
     assert notes["prefetch"] == {"aligners": ["dictionary"], "slices": 12}
     assert notes["prefetched_slices"] == 12
-    assert not (run / bilingual.ALIGN_PREFETCH).exists()
+    assert not (run / align_corpus.ALIGN_PREFETCH).exists()
     prefetched = _tables(run)
     assert prefetched["alignment.parquet"]["link_zh"].list.len().sum() > 100
     for name, frame in prefetched.items():
@@ -85,13 +87,14 @@ def test_no_prefetch_with_one_worker_or_when_switched_off():
         engine_name = None
 
     for extra in ({"align_words.workers": 1}, {"align_words.prefetch": False}):
-        config = load_config(overrides={**SETTINGS, **extra})
-        workers = api.configured_workers(config)
-        assert bilingual._start_prefetch(Step(), config, 60, 20, workers) is None
+        settings = resolve(AlignWordsSettings, load_config(overrides={**SETTINGS, **extra}))
+        workers = api.configured_workers(settings)
+        assert align_corpus._start_prefetch(Step(), settings, 60, 20, workers) is None
     remote = Step()
     remote.engine_name = "spark"
-    config = load_config(overrides={**SETTINGS, "align_words.workers": 2})
-    assert bilingual._start_prefetch(remote, config, 60, 20, 2) is None
+    settings = resolve(AlignWordsSettings,
+                       load_config(overrides={**SETTINGS, "align_words.workers": 2}))
+    assert align_corpus._start_prefetch(remote, settings, 60, 20, 2) is None
 
 
 def test_a_slice_of_another_length_is_refused(tmp_path):
@@ -100,10 +103,10 @@ def test_a_slice_of_another_length_is_refused(tmp_path):
     from cppdb.align.words.prefetch import _write_slice, read_slice
     from cppdb.errors import RunStateError
 
-    config = load_config(overrides=SETTINGS)
+    settings = resolve(AlignWordsSettings, load_config(overrides=SETTINGS))
     zh = [["我们", "走"], ["他", "来"]]
     en = [["we", "go"], ["he", "comes"]]
-    ensemble = api.train_ensemble(zh, en, config)
+    ensemble = api.train_ensemble(zh, en, settings)
     _write_slice(tmp_path / "000000000000-000000000002.npz",
                  {"dictionary": [np.zeros((2, 2), dtype=np.float32)]}, [])
     ready = read_slice(tmp_path, 0, 2)

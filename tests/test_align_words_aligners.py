@@ -1,6 +1,7 @@
 """The offline aligners (thot, eflomal, dictionary) on small data, and `align_tokenized`."""
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import numpy as np
@@ -12,9 +13,10 @@ from cppdb.align.words.dictionary import DictionaryAligner
 from cppdb.align.words.english import lemma_candidates, number_key, punct_key
 from cppdb.align.words.ensemble import EnsembleParams, decode
 from cppdb.align.words.gold import GoldAlignment, read_gold, score_alignment
+from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.align.words.statistical import EflomalAligner, ThotAligner
 from cppdb.align.words.symmetrize import symmetrize
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.errors import BadInputError, ConfigError, ModelNotFoundError, RunStateError
 from cppdb.readers.parallel import read_pretokenized
 
@@ -235,7 +237,7 @@ def sample(data_dir):
 
 def test_align_tokenized_on_the_bundled_gold_sample(sample):
     zh, en, train, gold = sample
-    result = align_tokenized(zh, en, load_config(), train=train)
+    result = align_tokenized(zh, en, resolve(AlignWordsSettings, load_config()), train=train)
     assert result.aligners_used == ("thot", "dictionary", "simalign-e5")
     assert len(result.links) == len(zh)
     for links, z, e in zip(result.links, zh, en):
@@ -245,8 +247,8 @@ def test_align_tokenized_on_the_bundled_gold_sample(sample):
     assert {"zh", "en", "prob"} == set(result.lex_en_given_zh.columns)
     assert result.lex_zh_given_en.height > 0
     # the ensemble beats the statistical aligner alone (tiny corpus: the dictionary matters)
-    alone = align_tokenized(zh, en, load_config(None, ['align_words.aligners=["thot"]']),
-                            train=train)
+    thot = resolve(AlignWordsSettings, load_config(None, ['align_words.aligners=["thot"]']))
+    alone = align_tokenized(zh, en, thot, train=train)
     assert score.aer < score_alignment(alone.links, gold).aer
 
 
@@ -255,7 +257,8 @@ def test_rejected_pairs_keep_their_place(sample):
     long_zh = ["字"] * 12
     zh2 = [zh[0], [], long_zh, zh[1]]
     en2 = [en[0], ["x"], ["y"] * 3, en[1]]
-    config = load_config(None, ["align_words.max_tokens=10", 'align_words.aligners=["dictionary"]'])
+    config = resolve(AlignWordsSettings, load_config(None, [
+        "align_words.max_tokens=10", 'align_words.aligners=["dictionary"]']))
     result = align_tokenized(zh2, en2, config)
     assert [r.index for r in result.rejected] == [1, 2]
     assert "empty zh side" in result.rejected[0].reason
@@ -267,12 +270,13 @@ def test_rejected_pairs_keep_their_place(sample):
 
 def test_unusable_aligners_are_skipped_loudly_or_fail_when_strict(sample):
     zh, en, train, _ = sample
-    config = load_config(None, ['align_words.aligners=["dictionary", "simalign"]'])
+    config = resolve(AlignWordsSettings,
+                     load_config(None, ['align_words.aligners=["dictionary", "simalign"]']))
     result = align_tokenized(zh[:3], en[:3], config)
     assert result.aligners_used == ("dictionary",)
     assert result.skipped_aligners[0].name == "simalign"
     assert "model_dir" in result.skipped_aligners[0].reason
-    strict = config.with_overrides(["align_words.strict=true"])
+    strict = dataclasses.replace(config, strict=True)
     with pytest.raises(ModelNotFoundError, match="align_words.simalign.model_dir"):
         align_tokenized(zh[:3], en[:3], strict)
 
@@ -285,12 +289,12 @@ def test_unusable_aligners_are_skipped_loudly_or_fail_when_strict(sample):
 ])
 def test_api_errors(overrides, args, error, message):
     with pytest.raises(error, match=message):
-        align_tokenized(*args, load_config(None, overrides))
+        align_tokenized(*args, resolve(AlignWordsSettings, load_config(None, overrides)))
 
 
 def test_pos_and_lemma_lengths_are_checked():
     with pytest.raises(BadInputError, match="en_lemmas must have one entry per token"):
-        align_tokenized([["我"]], [["I", "am"]], load_config(), en_lemmas=[["I"]])
+        align_tokenized([["我"]], [["I", "am"]], AlignWordsSettings(), en_lemmas=[["I"]])
 
 
 def test_training_alignments_are_reused_and_range_checked():
@@ -312,7 +316,8 @@ def test_streaming_in_chunks_gives_the_same_links(sample, monkeypatch):
     zh, en, train, _ = sample
     # fp32: in bf16 the encoder's batches (cut by the chunks) move the last bits of a few
     # similarities, which can move a link; what is tested here is the streaming itself
-    config = load_config(overrides={"align_words.simalign-e5.precision": "fp32"})
+    config = resolve(AlignWordsSettings,
+                     load_config(overrides={"align_words.simalign-e5.precision": "fp32"}))
     whole = align_tokenized(zh, en, config, train=train)
     monkeypatch.setattr(api, "CHUNK_PAIRS", 7)
     chunked = align_tokenized(zh, en, config, train=train, keep_matrices=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.align.words.api import align_tokenized
 from cppdb.align.words.attention import AttentionAligner, _word_matrix
 from cppdb.align.words.simalign_backend import SimAlignAligner
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.errors import ModelNotFoundError
 from cppdb.registry import availability
 
@@ -68,11 +69,11 @@ def test_missing_models_are_clear_errors(cls, key, tmp_path):
 
 
 def test_ensemble_with_all_four_aligners(tiny_bert_dir, tiny_marian_dir):
-    config = load_config(None, [
+    config = resolve(AlignWordsSettings, load_config(None, [
         'align_words.aligners=["thot", "dictionary", "simalign", "attention"]',
         f"align_words.simalign.model_dir={tiny_bert_dir}",
         f"align_words.attention.model_dir={tiny_marian_dir}",
-        "align_words.strict=true"])
+        "align_words.strict=true"]))
     zh = [z for z, _ in PAIRS]
     en = [e for _, e in PAIRS]
     result = align_tokenized(zh, en, config, train=(zh * 5, en * 5), keep_matrices=True)

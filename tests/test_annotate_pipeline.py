@@ -17,7 +17,8 @@ from cppdb.annotate.pipeline import (AnnotationSession, annotate_stage, annotate
                                      annotator_spec, frame_from_sentences, sentences_from_frame)
 from cppdb.annotate.stanza_backend import StanzaChinese, StanzaEnglish
 from cppdb.commands import annotate as annotate_command
-from cppdb.config import load_config
+from cppdb.annotate.settings import AnnotateSettings
+from cppdb.config import load_config, resolve
 from cppdb.errors import ConfigError, ModelNotFoundError
 from cppdb.readers.parallel import read_parallel
 from cppdb.registry import load_backend
@@ -32,6 +33,10 @@ EN = ["They study at school.", "Students of Peking University came to China for 
       "The river flows through the city.", "My friend's book is on the table."]
 
 
+def _settings(config):
+    return resolve(AnnotateSettings, config)
+
+
 def _config(**overrides):
     return load_config(overrides={"annotate.workers": 1, **overrides})
 
@@ -44,7 +49,7 @@ def _files(tmp_path, zh=ZH, en=EN):
 
 
 def test_traditional_is_converted_before_annotation():
-    (sentence,) = annotate_texts("zh", ["他們在學校裡學習"], _config())
+    (sentence,) = annotate_texts("zh", ["他們在學校裡學習"], _settings(_config()))
     assert sentence.text == "他们在学校里学习"
     assert sentence.tokens == ("他们", "在", "学校", "里", "学习")
     assert sentence.pos == ("PN", "P", "NN", "LC", "VV")
@@ -52,12 +57,13 @@ def test_traditional_is_converted_before_annotation():
 
 
 def test_conversion_can_be_disabled():
-    (sentence,) = annotate_texts("zh", ["他們"], _config(**{"annotate.to_simplified": False}))
+    kept = _settings(_config(**{"annotate.to_simplified": False}))
+    (sentence,) = annotate_texts("zh", ["他們"], kept)
     assert sentence.text == "他們"
 
 
 def test_english_fields():
-    (sentence,) = annotate_texts("en", ["The old man planted a tree."], _config())
+    (sentence,) = annotate_texts("en", ["The old man planted a tree."], _settings(_config()))
     assert sentence.tokens == ("The", "old", "man", "planted", "a", "tree", ".")
     assert sentence.pos[:3] == ("DT", "JJ", "NN")
     assert sentence.lemmas[3] == "plant"
@@ -69,26 +75,27 @@ def test_english_fields():
 
 def test_pretokenized_both_languages():
     config = _config()
-    (zh,) = annotate_texts("zh", [["那位", "老人", "在", "院子", "里", "种", "了", "树"]], config,
+    (zh,) = annotate_texts("zh", [["那位", "老人", "在", "院子", "里", "种", "了", "树"]], _settings(config),
                            pretokenized=True)
     assert zh.tokens == ("那位", "老人", "在", "院子", "里", "种", "了", "树")
-    (en,) = annotate_texts("en", [["The", "old", "man", "sat", "."]], config, pretokenized=True)
+    (en,) = annotate_texts("en", [["The", "old", "man", "sat", "."]], _settings(config),
+                           pretokenized=True)
     assert en.tokens == ("The", "old", "man", "sat", ".") and en.pos[-1] == "."
 
 
 def test_pool_path_matches_in_process():
     config = _config(**{"annotate.batch_size": 2})
-    with AnnotationSession(config, workers=2) as session:
+    with AnnotationSession(_settings(config), workers=2) as session:
         pooled = session.annotate("zh", ZH)
         assert session.pooled                     # the pool really ran
-    serial = annotate_texts("zh", ZH, config)
+    serial = annotate_texts("zh", ZH, _settings(config))
     assert pooled == serial
 
 
 def test_frame_round_trip():
     config = _config()
-    zh = annotate_texts("zh", ZH[:3], config)
-    en = annotate_texts("en", EN[:3], config)
+    zh = annotate_texts("zh", ZH[:3], _settings(config))
+    en = annotate_texts("en", EN[:3], _settings(config))
     frame = frame_from_sentences([10, 11, 12], zh, en)
     assert frame.schema == pl.Schema(annotation_schema())
     assert sentences_from_frame(frame, "zh") == zh
@@ -100,7 +107,7 @@ def test_stage_writes_parquet_and_rejected(tmp_path):
     parallel = read_parallel(zh_path, en_path)
     config = _config()
     run = RunDir(tmp_path / "run", config, command="annotate", inputs=[zh_path, en_path])
-    out = annotate_stage(run, parallel, config)
+    out = annotate_stage(run, parallel, _settings(config))
     frame = pl.read_parquet(out)
     assert frame["id"].to_list() == list(range(6))
     assert frame["zh_text"][0] == "他们在学校里学习。"
@@ -117,7 +124,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
     parallel = read_parallel(zh_path, en_path)
     config = _config(**{"annotate.chunk_size": 2})
     clean_run = RunDir(tmp_path / "clean", config, command="annotate", inputs=[zh_path, en_path])
-    expected = pl.read_parquet(annotate_stage(clean_run, parallel, config))
+    expected = pl.read_parquet(annotate_stage(clean_run, parallel, _settings(config)))
 
     real_chunk, calls = pipeline._annotate_chunk, []
 
@@ -131,7 +138,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
     root = tmp_path / "interrupted"
     with pytest.raises(RuntimeError, match="simulated kill"):
         annotate_stage(RunDir(root, config, command="annotate", inputs=[zh_path, en_path]),
-                       parallel, config)
+                       parallel, _settings(config))
     assert len(list((root / "annotations.parquet.parts").glob("part-*.parquet"))) == 2
     assert not (root / "annotations.parquet").exists()
     assert (root / ".annotate-input.parquet").exists()   # staged input kept for the resume
@@ -140,7 +147,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "_annotate_chunk", lambda *a: (calls.append(a[2]),
                                                                  real_chunk(*a))[1])
     run = RunDir(root, config, command="annotate", inputs=[zh_path, en_path])
-    resumed = pl.read_parquet(annotate_stage(run, parallel, config))
+    resumed = pl.read_parquet(annotate_stage(run, parallel, _settings(config)))
     assert calls == [4]                               # only the missing chunk was computed
     assert not (root / ".annotate-input.parquet").exists()
     assert resumed["id"].is_unique().all()
@@ -148,7 +155,7 @@ def test_stage_resumes_after_interruption(tmp_path, monkeypatch):
 
     calls.clear()                                     # a finished stage is skipped
     annotate_stage(RunDir(root, config, command="annotate", inputs=[zh_path, en_path]),
-                   parallel, config)
+                   parallel, _settings(config))
     assert calls == []
 
 
@@ -170,14 +177,14 @@ def test_stanza_dir_from_environment(tmp_path, monkeypatch):
 
 def test_stanza_selected_in_config_fails_clearly(tmp_path):
     config = _config(**{"annotate.zh_backend": "stanza", "annotate.stanza_dir": str(tmp_path)})
-    assert annotator_spec("zh", config).phrases == "stanza"      # auto -> stanza trees
+    assert annotator_spec("zh", _settings(config)).phrases == "stanza"      # auto -> stanza trees
     with pytest.raises(ModelNotFoundError, match="stanza-zh"):
-        annotate_texts("zh", ["你好"], config)
+        annotate_texts("zh", ["你好"], _settings(config))
 
 
 def test_unknown_backend_and_spacy_model():
     with pytest.raises(ConfigError, match="unknown zh_annotator backend 'ltp'"):
-        annotate_texts("zh", ["你好"], _config(**{"annotate.zh_backend": "ltp"}))
+        annotate_texts("zh", ["你好"], _settings(_config(**{"annotate.zh_backend": "ltp"})))
     with pytest.raises(ModelNotFoundError, match="spaCy model 'xx_missing_model'"):
         SpacyEnglish(model="xx_missing_model").check()
 
@@ -234,15 +241,16 @@ def test_spawned_pool_matches(method):
     # the default on Linux is fork (test_pool_path_matches_in_process); spawn is the
     # portable path where every worker loads its own backends
     config = _config(**{"annotate.batch_size": 3, "annotate.start_method": method})
-    with AnnotationSession(config, workers=2) as session:
+    with AnnotationSession(_settings(config), workers=2) as session:
         pooled = session.annotate("zh", ZH)
-    assert pooled == annotate_texts("zh", ZH, _config())
+    assert pooled == annotate_texts("zh", ZH, _settings(_config()))
 
 
 _KILLED_RUN = """
 import os, signal, sys
 from cppdb.annotate import pipeline
-from cppdb.config import load_config
+from cppdb.annotate.settings import AnnotateSettings
+from cppdb.config import load_config, resolve
 from cppdb.readers.parallel import read_parallel
 from cppdb.run import RunDir
 
@@ -258,7 +266,7 @@ def dying(*args):
 
 pipeline._annotate_chunk = dying
 pipeline.annotate_stage(RunDir(root, config, command="annotate", inputs=[zh, en]),
-                        read_parallel(zh, en), config)
+                        read_parallel(zh, en), resolve(AnnotateSettings, config))
 """
 
 
@@ -276,9 +284,11 @@ def test_stage_resumes_after_sigkill(tmp_path):
     config = _config(**{"annotate.chunk_size": 2})
     run = RunDir(root, config, command="annotate", inputs=[zh_path, en_path])
     assert not run.is_done("annotate")
-    resumed = pl.read_parquet(annotate_stage(run, read_parallel(zh_path, en_path), config))
+    resumed = pl.read_parquet(annotate_stage(run, read_parallel(zh_path, en_path),
+                                              _settings(config)))
     fresh = RunDir(tmp_path / "fresh", config, command="annotate", inputs=[zh_path, en_path])
-    expected = pl.read_parquet(annotate_stage(fresh, read_parallel(zh_path, en_path), config))
+    expected = pl.read_parquet(annotate_stage(fresh, read_parallel(zh_path, en_path),
+                                              _settings(config)))
     assert resumed["id"].to_list() == list(range(6))
     assert_frame_equal(resumed, expected)
 
@@ -297,11 +307,11 @@ def test_the_streamed_stage_equals_annotating_the_text_in_memory(tmp_path, chunk
                               en[:100] + ["only English", " "] + en[100:])
     config = _config(**{"annotate.chunk_size": chunk_size, "annotate.workers": workers})
     text = read_parallel(zh_path, en_path)
-    expected = frame_from_sentences(text.ids, annotate_texts("zh", text.zh, config),
-                                    annotate_texts("en", text.en, config))
+    expected = frame_from_sentences(text.ids, annotate_texts("zh", text.zh, _settings(config)),
+                                    annotate_texts("en", text.en, _settings(config)))
     run = RunDir(tmp_path / "run", config, command="annotate", inputs=[zh_path, en_path])
     source = open_parallel_input(zh_path, en_path, None, max_chars=2000)
-    got = pl.read_parquet(annotate_stage(run, source, config))
+    got = pl.read_parquet(annotate_stage(run, source, _settings(config)))
     assert_frame_equal(got, expected)
     rejected = [json.loads(line) for line in run.path("rejected.jsonl").read_text().splitlines()]
     assert [(r["line"], r["reason"]) for r in rejected] == [(101, "empty zh side"),

@@ -7,7 +7,6 @@ import pytest
 
 from cppdb import schema as S
 from cppdb.annotate.types import AnnotatedSentence, Span
-from cppdb.config import load_config
 from cppdb.errors import ConfigError
 from cppdb.extractors.consistency import ConsistencyRule, is_consistent
 from cppdb.extractors.occurrences import (OCCURRENCE_SCHEMA, ExtractionSettings, _Rows,
@@ -15,6 +14,7 @@ from cppdb.extractors.occurrences import (OCCURRENCE_SCHEMA, ExtractionSettings,
 from cppdb.extractors.patterns import PatternSettings, patterns_of
 from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, align_phrases,
                                            candidate_spans)
+from cppdb.extractors.settings import BilingualSettings
 
 # The paper's Figure 3: 丹顶鹤 正 在 湿地 觅食 。 / red crowned cranes are feeding in the wetland .
 # "cranes" is linked to 丹顶鹤 and, wrongly, to 正 (outside the Chinese phrase).
@@ -193,7 +193,7 @@ def test_rows_keep_each_rows_links_apart():
 
 def test_extract_sentence_rows_have_relative_alignment():
     rows = _Rows()
-    settings = ExtractionSettings.from_config(load_config().section("bilingual"))
+    settings = ExtractionSettings.of(BilingualSettings())
     extract_sentence(rows, 7, ZH3, EN3, LINKS3, settings)
     frame = rows.frame()
     phrase = frame.filter(kind="phrase", zh="张三 的 朋友").row(0, named=True)

@@ -13,7 +13,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cppdb.config import load_config
+from cppdb.align.words.settings import AlignWordsSettings
+from cppdb.annotate.settings import AnnotateSettings
+from cppdb.config import load_config, resolve
 from cppdb.engine import Engine, Shared, compute_parts
 from cppdb.run import chunk_ranges, part_path
 
@@ -124,7 +126,7 @@ def test_a_resumed_run_with_every_part_on_disk_ships_nothing(tmp_path):
 def test_a_trained_ensemble_aligns_alike_after_pickling(model):
     from cppdb.align.words.api import align_with, train_ensemble
 
-    config = load_config(overrides={"align_words.thot.model": model})
+    config = resolve(AlignWordsSettings, load_config(overrides={"align_words.thot.model": model}))
     ensemble = train_ensemble(ZH * 20, EN * 20, config)
     shipped = pickle.loads(pickle.dumps(ensemble))
     links, _ = align_with(ensemble, ZH, EN)
@@ -138,7 +140,7 @@ def test_a_pickled_thot_aligner_is_not_a_trained_corpus():
     from cppdb.align.words.api import train_ensemble
     from cppdb.errors import RunStateError
 
-    ensemble = train_ensemble(ZH * 20, EN * 20, load_config())
+    ensemble = train_ensemble(ZH * 20, EN * 20, resolve(AlignWordsSettings, load_config()))
     thot = pickle.loads(pickle.dumps(ensemble.aligners["thot"]))
     with pytest.raises(RunStateError, match="trained"):
         thot.align_trained([(ZH[0], EN[0])], 0)
@@ -155,7 +157,7 @@ def test_annotating_a_staged_slice_equals_annotating_in_memory(tmp_path, pretoke
     else:
         zh, en = tuple("".join(x) for x in ZH), tuple(" ".join(x) for x in EN)
     parallel = ParallelText((0, 2, 3, 5, 6), zh, en, pretokenized=pretokenized)
-    config = load_config(overrides={"annotate.workers": 1})
+    config = AnnotateSettings(workers=1)
     staged = stage_input(parallel, tmp_path / "input.parquet")
     part = pickle.loads(pickle.dumps(annotate_part))(str(staged), config, 1, 4)
     with AnnotationSession(config, workers=1) as session:
@@ -174,13 +176,13 @@ def test_the_local_engine_shares_the_value_itself():
 
 def test_align_part_reads_only_its_rows(tmp_path):
     from cppdb.align.words.api import train_ensemble
-    from cppdb.extractors.bilingual import align_part
+    from cppdb.align.words.corpus import align_part
     from cppdb.schema import ann
 
     ann_path = tmp_path / "annotations.parquet"
     pl.DataFrame({"id": [10, 11, 12, 13, 14], ann("zh", "tokens"): ZH,
                   ann("en", "tokens"): EN}).write_parquet(ann_path)
-    ensemble = Shared(train_ensemble(ZH * 20, EN * 20, load_config()))
+    ensemble = Shared(train_ensemble(ZH * 20, EN * 20, AlignWordsSettings()))
     part = align_part(str(ann_path), ensemble, 1, 3)
     assert part["id"].to_list() == [11, 12]
     assert part["link_zh"].list.len().sum() > 0

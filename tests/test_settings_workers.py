@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from cppdb import workers as workers_module
-from cppdb.config import load_config
+from cppdb.annotate.settings import AnnotateSettings
+from cppdb.config import load_config, resolve
 from cppdb.defaults import all_sections
 from cppdb.errors import ConfigError
 from cppdb.workers import resolve_workers
@@ -73,7 +74,7 @@ def test_stages_resolve_zero_as_all_cores(six_cores):
     from cppdb.annotate.pipeline import AnnotationSession
     from cppdb.ocr.batch import OcrSettings
 
-    config = load_config(overrides={"annotate.workers": 0})
+    config = resolve(AnnotateSettings, load_config(overrides={"annotate.workers": 0}))
     assert AnnotationSession(config).workers == CORES
     assert AnnotationSession(config, workers=0).workers == CORES   # the same meaning in Python
     assert AnnotationSession(config, workers=1).workers == 1

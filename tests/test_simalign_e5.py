@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.align.words.simalign_e5 import E5SimAlignAligner, join_words, word_vectors
 from cppdb.embed.e5_tokens import TokenStates
 from cppdb.errors import ConfigError
@@ -90,9 +91,10 @@ def test_bad_settings_are_refused(bad):
 ])
 def test_default_ensemble_and_the_fast_switch(tuned_file, names):
     from cppdb.align.words.api import ensemble_params
-    from cppdb.config import load_config
+    from cppdb.config import load_config, resolve
 
-    params = ensemble_params(load_config(overrides={"align_words.tuned_file": tuned_file}))
+    config = load_config(overrides={"align_words.tuned_file": tuned_file})
+    params = ensemble_params(resolve(AlignWordsSettings, config))
     assert params.names == names
     assert params.decode == "grow-diag-final-and"
 
@@ -107,15 +109,15 @@ def test_unknown_builtin_tuned_file_names_the_choices():
 
 def test_ensemble_end_to_end_uses_simalign_e5():
     from cppdb.align.words.api import align_tokenized
-    from cppdb.config import load_config
+    from cppdb.config import load_config, resolve
 
     zh = [p[0] for p in PAIRS] * 3
     en = [p[1] for p in PAIRS] * 3
-    result = align_tokenized(zh, en, load_config(), keep_matrices=True)
+    result = align_tokenized(zh, en, AlignWordsSettings(), keep_matrices=True)
     assert "simalign-e5" in result.aligners_used
     assert (1, 1) in result.links[0]                        # 死–died
-    fast = align_tokenized(zh, en, load_config(overrides={
-        "align_words.tuned_file": "builtin:fast"}))
+    fast = align_tokenized(zh, en, resolve(AlignWordsSettings, load_config(overrides={
+        "align_words.tuned_file": "builtin:fast"})))
     assert "simalign-e5" not in fast.aligners_used
 
 

@@ -172,20 +172,21 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, corpus):
                                    pytest.param("align", marks=pytest.mark.slow)])
 def test_resume_after_an_injected_failure_gives_identical_output(tmp_path, corpus, monkeypatch,
                                                                  where):
+    import cppdb.align.words.corpus as align_corpus
     import cppdb.extractors.bilingual as bilingual
 
     sampled = where == "align"
     clean = _tables(_extract(corpus, tmp_path / "clean", sampled).run_dir)
     calls = {"n": 0}
     if where == "align":                   # the sampled, chunked align stage: fail on chunk 2
-        real_align = bilingual.align_with
+        real_align = align_corpus.align_with
 
         def flaky_align(*args, **kwargs):
             calls["n"] += 1
             if calls["n"] == 2:
                 raise RuntimeError("injected failure")
             return real_align(*args, **kwargs)
-        monkeypatch.setattr(bilingual, "align_with", flaky_align)
+        monkeypatch.setattr(align_corpus, "align_with", flaky_align)
     elif where == "extract":                 # fail on the second chunk, after one part is on disk
         real = bilingual.extract_range
 
@@ -250,7 +251,8 @@ def test_align_workers_give_the_tables_of_one_process(tmp_path, corpus):
     """``align_words.workers = 2``: the sampled align stage's chunk is split over two spawned
     processes that load the saved ensemble; the tables equal those of one process, and the
     saved ensemble is gone afterwards."""
-    from cppdb.extractors.bilingual import ALIGN_MODEL, extract_bilingual
+    from cppdb.align.words.corpus import ALIGN_MODEL
+    from cppdb.extractors.bilingual import extract_bilingual
 
     def run(out: Path, workers: int) -> Path:
         config = load_config(overrides={**CONFIG, "bilingual.chunk_size": 3,
@@ -280,7 +282,8 @@ def test_rank_records_a_failure_and_resumes_to_the_same_ranking(tmp_path, monkey
     labels = read_tsv_pairs(data_dir / "labels" / "paraphrase_labels.tsv", with_score=True)
     labels = labels.filter(~pl.col("source").str.contains(r"\["))
     labelled = text_pairs(labels["source"].to_list(), labels["target"].to_list(),
-                          AnnotateSettings(zh_backend="jieba")).with_columns(pl.Series("label", labels["label"]))
+                          AnnotateSettings(zh_backend="jieba")
+                          ).with_columns(pl.Series("label", labels["label"]))
     config = load_config(overrides=NO_EMBEDDING)
     make_run(tmp_path / "clean", labelled)
     clean = pl.read_parquet(pipeline.rank_run(tmp_path / "clean", config).ranking_dir

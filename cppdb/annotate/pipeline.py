@@ -22,7 +22,7 @@ from cppdb.defaults import toml_defaults
 from cppdb.stages import Stage, run_stages
 from cppdb.workers import resolve_workers
 from cppdb.annotate.types import AnnotatedSentence, Span
-from cppdb.config import Config
+from cppdb.annotate.settings import AnnotateSettings
 from cppdb.engine.pools import process_pool
 from cppdb.errors import ConfigError
 from cppdb.progress import progress_bar
@@ -55,23 +55,21 @@ class AnnotatorSpec:
     opencc_profile: str = _ANNOTATE["opencc_profile"]
 
 
-def annotator_spec(lang: str, config: Config) -> AnnotatorSpec:
+def annotator_spec(lang: str, settings: AnnotateSettings) -> AnnotatorSpec:
     """Resolve the ``[annotate]`` settings for one language ("auto" phrases included)."""
     if lang not in ("zh", "en"):
         raise ConfigError(f"unknown language '{lang}'", hint="use 'zh' or 'en'")
-    section = config.section("annotate")
-    backend = section[f"{lang}_backend"]
-    phrases = section[f"{lang}_phrases"]
+    backend = settings.zh_backend if lang == "zh" else settings.en_backend
+    phrases = settings.zh_phrases if lang == "zh" else settings.en_phrases
     if phrases == "auto":
         phrases = "stanza" if backend == "stanza" else _DEFAULT_PHRASES[lang]
     options: dict[str, Any] = {}
     if backend == "stanza" or phrases == "stanza":
-        options["stanza_dir"] = section["stanza_dir"]
+        options["stanza_dir"] = settings.stanza_dir
     if lang == "en" and backend == "spacy":
-        options["model"] = section["spacy_model"]
+        options["model"] = settings.spacy_model
     return AnnotatorSpec(lang, backend, phrases, tuple(sorted(options.items())),
-                         bool(section["to_simplified"]) and lang == "zh",
-                         section["opencc_profile"])
+                         settings.to_simplified and lang == "zh", settings.opencc_profile)
 
 
 class Annotator:
@@ -137,9 +135,9 @@ def _annotate_batch(spec: AnnotatorSpec, items: list[Any], pretokenized: bool
     return cached_annotator(spec).annotate(items, pretokenized=pretokenized)
 
 
-def start_method(config: Config) -> str:
+def start_method(settings: AnnotateSettings) -> str:
     """``annotate.start_method``; "auto" is fork on Linux (workers inherit loaded models)."""
-    method = str(config.section("annotate")["start_method"])
+    method = settings.start_method
     available = multiprocessing.get_all_start_methods()
     if method == "auto":
         return "fork" if sys.platform.startswith("linux") and "fork" in available else "spawn"
@@ -159,14 +157,12 @@ class AnnotationSession:
     One pool per language, so each forks with only its own models loaded.
     """
 
-    def __init__(self, config: Config, *, workers: int | None = None) -> None:
-        self.config = config
-        self.batch_size = max(1, int(config.section("annotate")["batch_size"]))
-        self.workers = resolve_workers(
-            workers if workers is not None else int(config.section("annotate")["workers"]),
-            "annotate.workers")
-        self.start_method = start_method(config)
-        self.specs = {lang: annotator_spec(lang, config) for lang in ("zh", "en")}
+    def __init__(self, settings: AnnotateSettings, *, workers: int | None = None) -> None:
+        self.batch_size = settings.batch_size
+        self.workers = resolve_workers(workers if workers is not None else settings.workers,
+                                       "annotate.workers")
+        self.start_method = start_method(settings)
+        self.specs = {lang: annotator_spec(lang, settings) for lang in ("zh", "en")}
         self._pools: dict[str, Executor] = {}
 
     def __enter__(self) -> "AnnotationSession":
@@ -216,10 +212,10 @@ class AnnotationSession:
         return self._pools[lang]
 
 
-def annotate_texts(lang: Lang, texts: Sequence[Any], config: Config, *,
+def annotate_texts(lang: Lang, texts: Sequence[Any], settings: AnnotateSettings, *,
                    pretokenized: bool = False) -> list[AnnotatedSentence]:
     """Annotate sentences of one language (zh: traditional -> simplified first)."""
-    with AnnotationSession(config) as session:
+    with AnnotationSession(settings) as session:
         return session.annotate(lang, texts, pretokenized=pretokenized)
 
 
@@ -274,27 +270,27 @@ def _annotate_chunk(session: AnnotationSession, parallel: ParallelText | Path, s
     return frame_from_sentences(parallel.ids[start:stop], zh, en)
 
 
-def annotate_stage(run: RunDir, parallel: ParallelText | ParallelSource, config: Config
-                   ) -> Path:
+def annotate_stage(run: RunDir, parallel: ParallelText | ParallelSource,
+                   settings: AnnotateSettings) -> Path:
     """Write ``annotations.parquet`` (+ ``rejected.jsonl``) into ``run``; resumable."""
     run_stages(run, "annotate", [Stage(STAGE, (), (ANNOTATIONS, REJECTED),
-                                       lambda st: annotate_into(st, parallel, config),
+                                       lambda st: annotate_into(st, parallel, settings),
                                        chunked=True)], finish=False)
     return run.path(ANNOTATIONS)
 
 
 def stage_annotate_input(stage: StageHandle, parallel: ParallelText | ParallelSource,
-                         config: Config) -> StagedInput:
+                         settings: AnnotateSettings) -> StagedInput:
     """Stream the input into the run directory (usable pairs + ``rejected.jsonl``)."""
-    chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
     staged = stage_source(parallel, stage.run.path(STAGED_INPUT), stage.run.path(REJECTED),
-                          batch_rows=chunk_size)
+                          batch_rows=settings.chunk_size)
     stage.count(REJECTED, staged.rejected)
     return staged
 
 
 def annotate_into(stage: StageHandle, parallel: ParallelText | ParallelSource,
-                  config: Config, staged: StagedInput | None = None) -> StagedInput:
+                  settings: AnnotateSettings, staged: StagedInput | None = None
+                  ) -> StagedInput:
     """The annotate stage's body: the input is staged (streamed into the run directory,
     see :mod:`cppdb.annotate.staging`), then annotated in chunks of ``annotate.chunk_size``
     pairs, each read from the staged file and written atomically (an interrupted run
@@ -302,18 +298,17 @@ def annotate_into(stage: StageHandle, parallel: ParallelText | ParallelSource,
     shipped as :func:`annotate_part` to one that runs them elsewhere, else here over the
     process pool."""
     run = stage.run
-    chunk_size = max(1, int(config.section("annotate")["chunk_size"]))
-    with AnnotationSession(config) as session:
+    with AnnotationSession(settings) as session:
         for lang in ("zh", "en"):
             info = session.describe(lang)
             run.record_backend(f"{lang}_annotator", info["annotator"])
             run.record_backend(f"{lang}_phrases", info["phrases"])
             if "converter" in info:
                 run.record_backend("converter", info["converter"])
-        staged = staged or stage_annotate_input(stage, parallel, config)
-        shipped = partial(annotate_part, str(staged.path), config)
+        staged = staged or stage_annotate_input(stage, parallel, settings)
+        shipped = partial(annotate_part, str(staged.path), settings)
         with progress_bar(staged.pairs, "annotate") as advance:
-            stage.run_parts(ANNOTATIONS, staged.pairs, chunk_size,
+            stage.run_parts(ANNOTATIONS, staged.pairs, settings.chunk_size,
                             lambda start, stop: _annotate_chunk(session, staged.path, start,
                                                                 stop),
                             shipped=lambda: nullcontext(shipped), progress=advance)
@@ -333,8 +328,9 @@ def stage_input(parallel: ParallelText, path: Path) -> Path:
     return path
 
 
-def annotate_part(staged: str, config: Config, start: int, stop: int) -> pl.DataFrame:
+def annotate_part(staged: str, settings: AnnotateSettings, start: int, stop: int
+                  ) -> pl.DataFrame:
     """Rows ``[start, stop)`` of the staged input, annotated in this process (a task uses
     one core; the annotators are loaded once per worker process and cached)."""
-    with AnnotationSession(config, workers=1) as session:
+    with AnnotationSession(settings, workers=1) as session:
         return _annotate_chunk(session, Path(staged), start, stop)

@@ -7,7 +7,8 @@ from typing import Any
 import polars as pl
 
 from cppdb.annotate.pipeline import REJECTED, annotate_stage
-from cppdb.config import Config
+from cppdb.annotate.settings import AnnotateSettings
+from cppdb.config import Config, resolve
 from cppdb.readers.parallel import open_parallel_input
 from cppdb.run import RunDir
 
@@ -16,10 +17,11 @@ def run_annotate(config: Config, out: Path, *, zh: Path | None = None, en: Path 
                  parallel: Path | None = None, tatoeba: Path | None = None,
                  limit: int | None = None, fresh: bool = False) -> dict[str, Any]:
     """Plain-function form of the command; returns the summary it prints."""
+    settings = resolve(AnnotateSettings, config)
     source = open_parallel_input(zh, en, parallel, tatoeba, limit=limit,
-                                 max_chars=int(config.section("annotate")["max_chars"]))
+                                 max_chars=settings.max_chars)
     run = RunDir(out, config, command="annotate", inputs=list(source.files), fresh=fresh)
-    path = annotate_stage(run, source, config)     # streamed: the driver holds one batch
+    path = annotate_stage(run, source, settings)   # streamed: the driver holds one batch
     run.finish()
     info = run.stage_info("annotate")
     pairs = pl.scan_parquet(path).select(pl.len()).collect().item()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from cppdb.defaults import toml_defaults
 
@@ -11,6 +12,9 @@ _ANNOTATE = toml_defaults("annotate")
 @dataclass(frozen=True)
 class AnnotateSettings:
     """The annotation backends and their pool (see ``cppdb/defaults/annotate.toml``)."""
+
+    SECTION: ClassVar[str] = "annotate"
+
 
     zh_backend: str = _ANNOTATE["zh_backend"]
     en_backend: str = _ANNOTATE["en_backend"]

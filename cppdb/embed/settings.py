@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from cppdb.defaults import toml_defaults
 
@@ -11,6 +12,9 @@ _EMBED = toml_defaults("embed")
 @dataclass(frozen=True)
 class EmbedSettings:
     """The sentence encoder (see ``cppdb/defaults/embed.toml`` for what each key means)."""
+
+    SECTION: ClassVar[str] = "embed"
+
 
     backend: str = _EMBED["backend"]
     prefix: str = _EMBED["prefix"]

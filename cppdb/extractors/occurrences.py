@@ -23,6 +23,7 @@ from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.defaults import toml_defaults
 from cppdb.extractors.consistency import ConsistencyRule, rule_from_settings
 from cppdb.extractors.patterns import Pattern, PatternSettings, patterns_of
+from cppdb.extractors.settings import BilingualSettings
 from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, phrase_alignment,
                                            phrase_labels)
 
@@ -44,27 +45,27 @@ class ExtractionSettings:
     report_rules: tuple[ConsistencyRule, ...] = field(default_factory=tuple)
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "ExtractionSettings":
-        zh_pos, en_pos = section["zh_constrained_pos"], section["en_constrained_pos"]
+    def of(cls, bilingual: BilingualSettings) -> "ExtractionSettings":
+        zh_pos, en_pos = bilingual.zh_constrained_pos, bilingual.en_constrained_pos
         # strict is PPDB's rule exactly: the tolerance knob belongs to the relaxed rule
-        tolerance = 0 if section["consistency"] == "strict" else section["tolerance"]
-        rule = rule_from_settings(section["consistency"], tolerance, zh_pos, en_pos)
-        report_tol = max(1, int(section["tolerance"]))
+        tolerance = 0 if bilingual.consistency == "strict" else bilingual.tolerance
+        rule = rule_from_settings(bilingual.consistency, tolerance, zh_pos, en_pos)
+        report_tol = max(1, bilingual.tolerance)
         report = (rule_from_settings("strict", 0, zh_pos, en_pos),
                   rule_from_settings("relaxed", 0, zh_pos, en_pos),
                   rule_from_settings("relaxed", report_tol, zh_pos, en_pos))
         return cls(
             rule=rule,
-            phrases=PhraseSettings(*phrase_labels(section["phrase_labels"],
-                                                  section["zh_phrase_labels"],
-                                                  section["en_phrase_labels"]),
-                                   max_len=int(section["max_phrase_len"]),
-                                   label_agreement=bool(section["label_agreement"])),
-            patterns=PatternSettings(max_slots=int(section["max_slots"]),
-                                     max_len=int(section["max_pattern_len"]),
-                                     adjacent_slots=section["adjacent_slots"]),
-            extract_patterns=bool(section["patterns"]),
-            report_rules=report if section["report_modes"] else ())
+            phrases=PhraseSettings(*phrase_labels(bilingual.phrase_labels,
+                                                  bilingual.zh_phrase_labels,
+                                                  bilingual.en_phrase_labels),
+                                   max_len=bilingual.max_phrase_len,
+                                   label_agreement=bilingual.label_agreement),
+            patterns=PatternSettings(max_slots=bilingual.max_slots,
+                                     max_len=bilingual.max_pattern_len,
+                                     adjacent_slots=bilingual.adjacent_slots),
+            extract_patterns=bilingual.patterns,
+            report_rules=report if bilingual.report_modes else ())
 
 
 class _Rows:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from cppdb.defaults import toml_defaults
 
@@ -11,6 +12,9 @@ _FEATURES = toml_defaults("features")
 @dataclass(frozen=True)
 class FeatureSettings:
     """The pair features' models and chunking (see ``cppdb/defaults/features.toml``)."""
+
+    SECTION: ClassVar[str] = "features"
+
 
     language_model: str = _FEATURES["language_model"]
     lm_order: int = _FEATURES["lm_order"]

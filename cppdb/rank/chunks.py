@@ -82,9 +82,9 @@ def feature_part(job: FeatureJob, start: int, stop: int) -> pl.DataFrame:
 
 
 @lru_cache(maxsize=1)
-def _feature_state(features: FeatureSettings, embed: EmbedSettings, cache_dir: str | None, lm_path: str | None,
-                   lm_stamp: Any, units_path: str | None, units_stamp: Any,
-                   shards: str) -> tuple[FeatureModels, pl.DataFrame | None]:
+def _feature_state(features: FeatureSettings, embed: EmbedSettings, cache_dir: str | None,
+                   lm_path: str | None, lm_stamp: Any, units_path: str | None,
+                   units_stamp: Any, shards: str) -> tuple[FeatureModels, pl.DataFrame | None]:
     models = load_feature_models(features, embed, cache_dir)
     if models.language_model is not None and lm_path is not None:
         models.language_model.restore(lm_path)

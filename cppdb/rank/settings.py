@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from cppdb.annotate.settings import AnnotateSettings
 from cppdb.config import settings_from
@@ -33,6 +34,9 @@ def _table(name: str) -> Mapping[str, float]:
 @dataclass(frozen=True)
 class RankSettings:
     """Filtering and ranking of candidate pairs (see ``cppdb/defaults/rank.toml``)."""
+
+    SECTION: ClassVar[str] = "rank"
+
 
     model: str = _RANK["model"]
     labels_with_weak: bool = _RANK["labels_with_weak"]

@@ -18,7 +18,7 @@ from cppdb.align.words.base import CHUNK_PAIRS, TokenPair, WordAligner, check_pa
 from cppdb.align.words.ensemble import EnsembleParams, combine, decode, load_params
 from cppdb.align.words.matrices import RejectedPair, chunk_matrices
 from cppdb.align.words.pool import FixedAlignerPool
-from cppdb.config import Config
+from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.errors import BadInputError, ConfigError, CppdbError, RunStateError
 from cppdb.progress import console
 from cppdb.registry import CAPABILITIES, create_backend
@@ -53,16 +53,13 @@ class WordAlignment:
                                                   repr=False)
 
 
-def ensemble_params(config: Config) -> EnsembleParams:
-    """Weights/decoding from the tuned file when configured, else from the config."""
-    section = config.section(SECTION)
-    if section["tuned_file"]:
-        return load_params(section["tuned_file"])
-    _check_names(section["aligners"])
-    weights = tuple((name, float(section["weights"].get(name, 0.0)))
-                    for name in section["aligners"])
-    return EnsembleParams(weights, float(section["threshold"]), section["decode"],
-                          float(section["sure_threshold"]))
+def ensemble_params(settings: AlignWordsSettings) -> EnsembleParams:
+    """Weights/decoding from the tuned file when configured, else from the settings."""
+    if settings.tuned_file:
+        return load_params(settings.tuned_file)
+    _check_names(settings.aligners)
+    weights = tuple((name, settings.weights.get(name, 0.0)) for name in settings.aligners)
+    return EnsembleParams(weights, settings.threshold, settings.decode, settings.sure_threshold)
 
 
 def _check_names(names: Sequence[str]) -> None:
@@ -75,21 +72,20 @@ def _check_names(names: Sequence[str]) -> None:
         raise ConfigError("align_words.aligners is empty", hint='e.g. ["thot", "dictionary"]')
 
 
-def build_aligners(config: Config, names: Sequence[str] | None = None
+def build_aligners(settings: AlignWordsSettings, names: Sequence[str] | None = None
                    ) -> tuple[dict[str, WordAligner], tuple[SkippedAligner, ...]]:
     """Instantiate and check the aligners; unusable ones are skipped (reported) or raise."""
-    section = config.section(SECTION)
-    names = list(names if names is not None else section["aligners"])
+    names = list(names if names is not None else settings.aligners)
     _check_names(names)
     aligners: dict[str, WordAligner] = {}
     skipped: list[SkippedAligner] = []
     for name in names:
-        options: dict[str, Any] = dict(section.get(name, {}))
+        options = settings.options(name)
         try:
             backend = create_backend("word_aligner", name, **options)
             backend.check()
         except CppdbError as exc:
-            if section["strict"]:
+            if settings.strict:
                 raise
             skipped.append(SkippedAligner(name, exc.message))
             console().print(f"[yellow]word aligner '{name}' skipped:[/yellow] {exc.message}"
@@ -178,9 +174,9 @@ def _stream_links(aligners: dict[str, WordAligner], pairs: Sequence[TokenPair],
     return links
 
 
-def configured_workers(config: Config) -> int:
+def configured_workers(settings: AlignWordsSettings) -> int:
     """The processes ``align_words.workers`` asks for (0 = all cores)."""
-    return resolve_workers(config.get(f"{SECTION}.workers"), f"{SECTION}.workers")
+    return resolve_workers(settings.workers, f"{SECTION}.workers")
 
 
 def _fixed_pool(aligners: dict[str, WordAligner], workers: int) -> FixedAlignerPool | None:
@@ -215,7 +211,8 @@ def _screen_train(train: tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]]
     return [(zh[k], en[k]) for k in kept]
 
 
-def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], config: Config,
+def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]],
+                    settings: AlignWordsSettings,
                     *, train: tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
                     zh_pos: Sequence[Sequence[str]] | None = None,
                     en_pos: Sequence[Sequence[str]] | None = None,
@@ -230,18 +227,17 @@ def align_tokenized(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]], co
     training run in that many processes (:mod:`cppdb.align.words.pool`) while the statistical
     one trains and then reuses its training alignments here.
     """
-    section = config.section(SECTION)
     for name, extra in (("zh_pos", zh_pos), ("en_pos", en_pos), ("en_lemmas", en_lemmas)):
         if extra is not None:
             ref = zh if name == "zh_pos" else en
             if len(extra) != len(ref) or any(len(a) != len(b) for a, b in zip(extra, ref)):
                 raise BadInputError(f"{name} must have one entry per token of every sentence")
-    kept, rejected = screen_pairs(zh, en, int(section["max_tokens"]))
+    kept, rejected = screen_pairs(zh, en, settings.max_tokens)
     pairs = [(list(zh[k]), list(en[k])) for k in kept]
     check_pairs(pairs)
-    train_pairs = _screen_train(train, int(section["max_tokens"]))
-    params = ensemble_params(config)
-    aligners, skipped = build_aligners(config, params.names)
+    train_pairs = _screen_train(train, settings.max_tokens)
+    params = ensemble_params(settings)
+    aligners, skipped = build_aligners(settings, params.names)
     params = params.restricted(tuple(aligners))
     lemmas = [list(en_lemmas[k]) for k in kept] if en_lemmas is not None else None
     links: list[list[tuple[int, int]]] = [[] for _ in zh]
@@ -290,14 +286,13 @@ class TrainedEnsemble:
 
 
 def train_ensemble(zh: Sequence[Sequence[str]], en: Sequence[Sequence[str]],
-                   config: Config) -> TrainedEnsemble:
+                   settings: AlignWordsSettings) -> TrainedEnsemble:
     """Build the configured aligners and train the statistical ones on ``zh``/``en`` only
     (the training sample); :func:`align_with` then aligns any pairs with the fixed models."""
-    section = config.section(SECTION)
-    max_tokens = int(section["max_tokens"])
+    max_tokens = settings.max_tokens
     train_pairs = _screen_train((zh, en), max_tokens)
-    params = ensemble_params(config)
-    aligners, skipped = build_aligners(config, params.names)
+    params = ensemble_params(settings)
+    aligners, skipped = build_aligners(settings, params.names)
     for aligner in aligners.values():
         if aligner.needs_training:
             if not train_pairs:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cppdb.annotate.pipeline import AnnotationSession
-from cppdb.config import Config
+from cppdb.annotate.settings import AnnotateSettings
 from cppdb.errors import BadInputError
 from cppdb.readers.parallel import read_parallel_input
 
@@ -29,8 +29,8 @@ class TokenizedPairs:
     source: str
 
 
-def _tokenize(config: Config, text: Any) -> tuple[tuple, tuple, tuple | None]:
-    with AnnotationSession(config) as session:
+def _tokenize(settings: AnnotateSettings, text: Any) -> tuple[tuple, tuple, tuple | None]:
+    with AnnotationSession(settings) as session:
         zh = session.annotate("zh", list(text.zh))
         en = session.annotate("en", list(text.en))
     lemmas = tuple(tuple(s.lemmas) if len(s.lemmas) == len(s.tokens) else tuple(s.tokens)
@@ -38,14 +38,13 @@ def _tokenize(config: Config, text: Any) -> tuple[tuple, tuple, tuple | None]:
     return (tuple(tuple(s.tokens) for s in zh), tuple(tuple(s.tokens) for s in en), lemmas)
 
 
-def load_pairs(config: Config, *, parallel: Path | None = None, zh: Path | None = None,
+def load_pairs(settings: AnnotateSettings, *, parallel: Path | None = None, zh: Path | None = None,
                en: Path | None = None, what: str = "input") -> TokenizedPairs:
     """Exactly one of ``parallel`` (``zh ||| en``, or a Tatoeba TSV) or ``zh`` + ``en``.
 
     Every pair is held in memory: the statistical aligner trains one global model on the
     whole corpus (the streamed reader underneath holds one block while reading)."""
-    max_chars = int(config.section("annotate")["max_chars"])
-    text, files = read_parallel_input(zh, en, parallel, max_chars=max_chars)
+    text, files = read_parallel_input(zh, en, parallel, max_chars=settings.max_chars)
     source = "+".join(map(str, files))
     n_lines = len(text.ids) + len(text.problems)
     if text.pretokenized:
@@ -53,7 +52,7 @@ def load_pairs(config: Config, *, parallel: Path | None = None, zh: Path | None 
         en_tok = tuple(tuple(e) for e in text.en)
         lemmas = None
     else:
-        zh_tok, en_tok, lemmas = _tokenize(config, text)
+        zh_tok, en_tok, lemmas = _tokenize(settings, text)
     if n_lines == 0:
         raise BadInputError(f"{what}: {source} is empty")
     return TokenizedPairs(tuple(text.ids), zh_tok, en_tok, lemmas, tuple(text.problems),

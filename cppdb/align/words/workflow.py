@@ -10,15 +10,16 @@ from cppdb.align.words.api import (align_tokenized, build_aligners, compute_matr
 from cppdb.align.words.ensemble import EnsembleParams, decode, save_params, tune
 from cppdb.align.words.gold import check_gold_fits, format_links, read_gold, score_alignment
 from cppdb.align.words.inputs import TokenizedPairs, load_pairs
-from cppdb.config import Config
+from cppdb.align.words.settings import AlignWordsRun
+from cppdb.config import Config, resolve
 from cppdb.errors import BadInputError
 from cppdb.io import write_jsonl_atomic, write_text_atomic
 
 
-def _train(config: Config, train: Path | None) -> tuple[list, list] | None:
+def _train(settings: AlignWordsRun, train: Path | None) -> tuple[list, list] | None:
     if train is None:
         return None
-    pairs = load_pairs(config, parallel=train, what="--train")
+    pairs = load_pairs(settings.annotate, parallel=train, what="--train")
     return list(pairs.zh), list(pairs.en)
 
 
@@ -38,11 +39,12 @@ def align_files(config: Config, *, out: Path | None, parallel: Path | None = Non
                 zh: Path | None = None, en: Path | None = None, train: Path | None = None,
                 gold: Path | None = None, gold_one_based: bool = False) -> dict[str, Any]:
     """Align a file; write Pharaoh lines (one per input line) and report gold scores."""
-    pairs = load_pairs(config, parallel=parallel, zh=zh, en=en)
+    settings = resolve(AlignWordsRun, config)
+    pairs = load_pairs(settings.annotate, parallel=parallel, zh=zh, en=en)
     gold_pairs = _gold_for_lines(gold, gold_one_based, pairs) if gold else None
-    result = align_tokenized(list(pairs.zh), list(pairs.en), config,
-                             train=_train(config, train), en_lemmas=pairs.en_lemmas,
-                             workers=configured_workers(config))
+    result = align_tokenized(list(pairs.zh), list(pairs.en), settings.align_words,
+                             train=_train(settings, train), en_lemmas=pairs.en_lemmas,
+                             workers=configured_workers(settings.align_words))
     lines = [""] * pairs.n_lines
     for line_id, links in zip(pairs.line_ids, result.links):
         lines[line_id] = format_links(links)
@@ -82,15 +84,16 @@ def tune_files(config: Config, *, out: Path, gold: Path, parallel: Path | None =
                zh: Path | None = None, en: Path | None = None, train: Path | None = None,
                gold_one_based: bool = False, weight_step: float = 0.1) -> dict[str, Any]:
     """Fit ensemble weights, decoding and thresholds on dev gold; save them to ``out``."""
-    section = config.section("align_words")
-    pairs = load_pairs(config, parallel=parallel, zh=zh, en=en, what="dev set")
+    settings = resolve(AlignWordsRun, config)
+    words = settings.align_words
+    pairs = load_pairs(settings.annotate, parallel=parallel, zh=zh, en=en, what="dev set")
     gold_pairs = _gold_for_lines(gold, gold_one_based, pairs)
-    kept, rejected = screen_pairs(pairs.zh, pairs.en, int(section["max_tokens"]))
+    kept, rejected = screen_pairs(pairs.zh, pairs.en, words.max_tokens)
     if rejected:
         raise BadInputError(f"dev pair {rejected[0].index + 1}: {rejected[0].reason}",
                             hint="tuning needs every dev pair; raise align_words.max_tokens")
-    aligners, skipped = build_aligners(config, ensemble_params(config).names)
-    train_pairs = _train(config, train)
+    aligners, skipped = build_aligners(words, ensemble_params(words).names)
+    train_pairs = _train(settings, train)
     train_list = list(zip(*train_pairs)) if train_pairs else []
     token_pairs = list(zip(pairs.zh, pairs.en))
     matrices = compute_matrices(aligners, token_pairs, train_list,

@@ -32,19 +32,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--times", type=int, default=20)
     parser.add_argument("--cosines", action="store_true")
     args = parser.parse_args(argv)
-    from cppdb.config import load_config
+    from cppdb.config import load_config, resolve
     from cppdb.evaluate.api import _encoders
+    from cppdb.evaluate.settings import EvaluateRun
     from cppdb.evaluate.tables import evaluation_table
     from cppdb.rank.pipeline import read_ranked
 
-    config = load_config()
-    section = config.section("evaluate")
-    encoder = _encoders(config, args.run)[0] if args.cosines else None
+    settings = resolve(EvaluateRun, load_config())
+    section = settings.evaluate
+    encoder = _encoders(settings, args.run)[0] if args.cosines else None
     frame = repeated(read_ranked(args.run), args.times)
     started = time.perf_counter()
-    table = evaluation_table(frame, tuple(section["tops"]), encoder=encoder,
-                             max_embedded=section["max_embedded_pairs"], seed=section["seed"],
-                             bootstrap_max=section["bootstrap_max_items"])
+    table = evaluation_table(frame, section.tops, encoder=encoder,
+                             max_embedded=section.max_embedded_pairs, seed=section.seed,
+                             bootstrap_max=section.bootstrap_max_items)
     seconds = time.perf_counter() - started
     print(table.select("type", "top", "pairs", "normalised_edit_distance", "containment",
                        "containment_in_order"))

@@ -85,8 +85,9 @@ def test_coverage_of_the_bundled_run_matches_the_lookup(ranked_bilingual_run):
 
 def test_a_ranking_without_tiers_or_phrases_has_no_coverage(tmp_path):
     from cppdb.evaluate.api import coverage_of
+    from cppdb.evaluate.settings import EvaluateRun
 
-    config = load_config()
+    config = EvaluateRun()
     assert coverage_of(tmp_path, RANKING.drop("tier"), config) is None
     assert coverage_of(tmp_path, RANKING.filter(pl.col("type") == "pattern"), config) is None
     table = coverage_table(RANKING, None, "S", 5, 3)          # a pair file: jieba's list only

@@ -37,11 +37,11 @@ FRAMES = (occ("这 个 [NP1]", "the [NP1]", "0-0", 3, lhs="NP", slot_sig="NP")
 
 
 def test_function_pivots_join_nothing(tmp_path):
-    kept, pruned = _pairs(FRAMES, tmp_path, skip_function_pivots=True)
+    kept, pruned = _pairs(FRAMES, tmp_path, prune_function_pivots=True)
     assert ("这 个 [NP1]", "那 张 [NP1]") not in kept
     assert ("[NP1] 出生 于 [NP2]", "[NP1] 生于 [NP2]") in kept      # a content pivot stays
     assert pruned == {"function_pivot": 2}
-    off, pruned_off = _pairs(FRAMES, tmp_path, skip_function_pivots=False)
+    off, pruned_off = _pairs(FRAMES, tmp_path, prune_function_pivots=False)
     assert ("这 个 [NP1]", "那 张 [NP1]") in off and pruned_off == {}
 
 
@@ -49,10 +49,10 @@ def test_function_pivots_join_nothing(tmp_path):
 # z2: e1 1/2, e2 1/2; z3: e2 1.  p(z|e): e1: z1 2/3, z2 1/3; e2: z2 1/2, z3 1/2; e3: z1 1.
 @pytest.mark.parametrize("settings,pruned,pairs_left", [
     ({}, {}, 4),
-    ({"min_p_e_given_f": 0.4}, {"min_p_e_given_f": 1}, 4),        # only (z1, e3): no pair used it
-    ({"min_p_f_given_e": 0.4}, {"min_p_f_given_e": 1}, 2),        # (z2, e1) goes: z1–z2 pairs go
-    ({"min_count": 2}, {"min_count": 4}, 0),                      # only (z1, e1) is seen twice
-    ({"max_pivots_per_phrase": 1}, {"max_pivots_per_phrase": 2}, 2),  # z1 keeps e1, z2 keeps e1
+    ({"prune_min_p_e_given_f": 0.4}, {"min_p_e_given_f": 1}, 4),        # only (z1, e3): no pair used it
+    ({"prune_min_p_f_given_e": 0.4}, {"min_p_f_given_e": 1}, 2),        # (z2, e1) goes: z1–z2 pairs go
+    ({"prune_min_count": 2}, {"min_count": 4}, 0),                # only (z1, e1) is seen twice
+    ({"prune_max_pivots_per_phrase": 1}, {"max_pivots_per_phrase": 2}, 2),  # z1 keeps e1, z2 keeps e1
 ])
 def test_threshold_rules(tmp_path, settings, pruned, pairs_left):
     frame = pl.DataFrame(TINY, schema_overrides={"align": pl.List(pl.Int32)})

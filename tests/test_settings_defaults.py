@@ -98,10 +98,6 @@ PAIRS: tuple[Pair, ...] = (
     Pair("cppdb.extractors.occurrences", "ExtractionSettings", "bilingual",
          renames={"patterns": "extract_patterns"}),
     Pair("cppdb.extractors.pivot", "PivotSettings", "bilingual",
-         renames={"prune_function_pivots": "skip_function_pivots",
-                  "prune_min_p_e_given_f": "min_p_e_given_f",
-                  "prune_min_p_f_given_e": "min_p_f_given_e", "prune_min_count": "min_count",
-                  "prune_max_pivots_per_phrase": "max_pivots_per_phrase"},
          unrelated={"prune_function_pivots": "off in Python on purpose: pivot() called "
                                              "without settings (library, tests) prunes "
                                              "nothing; runs get the TOML's true"}),
@@ -237,6 +233,7 @@ SECTION_SETTINGS = (
     ("cppdb.annotate.settings", "AnnotateSettings", "annotate"),
     ("cppdb.align.words.settings", "AlignWordsSettings", "align_words"),
     ("cppdb.extractors.settings", "BilingualSettings", "bilingual"),
+    ("cppdb.evaluate.settings", "EvaluateSettings", "evaluate"),
 )
 
 

@@ -147,9 +147,10 @@ def test_doctor_has_an_engine_row():
 
 
 PRUNING = {
-    "no pruning": dict(skip_function_pivots=False),
-    "every rule": dict(skip_function_pivots=True, min_p_e_given_f=0.05, min_p_f_given_e=0.05,
-                       min_count=2, max_pivots_per_phrase=3, max_per_pivot=5, max_anchors=2),
+    "no pruning": dict(prune_function_pivots=False),
+    "every rule": dict(prune_function_pivots=True, prune_min_p_e_given_f=0.05,
+                       prune_min_p_f_given_e=0.05, prune_min_count=2,
+                       prune_max_pivots_per_phrase=3, max_per_pivot=5, max_anchors=2),
 }
 
 

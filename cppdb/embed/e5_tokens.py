@@ -23,12 +23,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cppdb.config import resolve
 from cppdb.defaults import toml_defaults
 from cppdb.embed import e5_onnx, e5_torch
 from cppdb.embed.e5_kernels import gelu_inplace
 from cppdb.embed.e5_tokenizer import Tokenized, UnigramTokenizer
 from cppdb.embed.e5_weights import E5Weights, bundled_model_path, load_e5
 from cppdb.embed.encoders import backend_options
+from cppdb.embed.settings import EmbedSettings
 from cppdb.errors import BackendUnavailableError, BadInputError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
 
@@ -207,7 +209,7 @@ class E5TokenEncoder(Backend):
     @classmethod
     def from_config(cls, config: Any) -> "E5TokenEncoder":
         """As the ``[embed]`` section configures it (the sentence-encoder role)."""
-        return cls(**backend_options(cls.name, config.section("embed")))
+        return cls(**backend_options(cls.name, resolve(EmbedSettings, config)))
 
     def resolved_runtime(self) -> str:
         """``numpy``, ``torch`` or ``onnx``: the setting, or what ``auto`` picks here —

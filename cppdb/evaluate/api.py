@@ -9,14 +9,13 @@ from typing import Any
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.config import Config, load_config, settings_from
-from cppdb.embed.settings import EmbedSettings
+from cppdb.config import Config, load_config, resolve
 from cppdb.evaluate.coverage import coverage_table
+from cppdb.evaluate.settings import EvaluateRun, EvaluateSettings
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
 from cppdb.features.models import load_encoder
 from cppdb.rank.pipeline import RANK_DIR, read_ranked
-from cppdb.rank.tiers import tier_list
 from cppdb.registry import load_backend
 from cppdb.stats import model_sha, signature
 from cppdb.evaluate.tables import (DEFINITIONS, evaluation_table, interval_method,
@@ -43,18 +42,17 @@ def load_ranking(run_or_file: str | Path) -> pl.DataFrame:
     return load_ranked_file(path)
 
 
-def _encoders(config: Config, run_or_file: str | Path) -> tuple[Any, Any]:
-    section = config.section("evaluate")
+def _encoders(settings: EvaluateRun, run_or_file: str | Path) -> tuple[Any, Any]:
+    evaluate = settings.evaluate
     first = second = None
-    if section["embedding"]:
+    if evaluate.embedding:
         # a run directory's embedding cache (embed.cache) already holds the vectors `rank`
         # computed for its pairs' cosine feature: the same strings, so most need no encoding
         run = Path(run_or_file)
-        first = load_encoder(settings_from(EmbedSettings, config.section("embed")),
-                             run if run.is_dir() else None)
-    if section["second_model_path"]:
+        first = load_encoder(settings.embed, run if run.is_dir() else None)
+    if evaluate.second_model_path:
         second = load_backend("sentence_encoder", "sentence-transformers",
-                              model_path=section["second_model_path"])
+                              model_path=evaluate.second_model_path)
     return first, second
 
 
@@ -74,9 +72,9 @@ def ranking_fingerprint(run_or_file: str | Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def config_hash(config: Config) -> str:
+def config_hash(settings: EvaluateRun) -> str:
     """The first 12 hex digits of the SHA-256 of the [evaluate] and [embed] settings."""
-    used = {name: config.section(name) for name in ("evaluate", "embed")}
+    used = {"evaluate": vars(settings.evaluate), "embed": vars(settings.embed)}
     blob = json.dumps(used, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
@@ -92,18 +90,18 @@ def evaluate_run_signed(run_or_file: str | Path, config: Config | None = None
     return evaluate_run_full(run_or_file, config)[:2]
 
 
-def coverage_of(run_or_file: str | Path, ranking: pl.DataFrame, config: Config
+def coverage_of(run_or_file: str | Path, ranking: pl.DataFrame, settings: EvaluateRun
                 ) -> pl.DataFrame | None:
     """The word coverage of a ranking (:mod:`cppdb.evaluate.coverage`); None when it has no
     tiers (a pair file written without them) or no phrase pairs (a monolingual run)."""
     if "tier" not in ranking.columns or (
             S.TYPE in ranking.columns and not (ranking[S.TYPE] == "phrase").any()):
         return None
-    section = config.section("evaluate")
+    evaluate = settings.evaluate
     path = Path(run_or_file)
-    first = tier_list(config.section("rank")["tiers"])[0].name
+    first = settings.rank.tier_list()[0].name
     return coverage_table(ranking, path / S.ANNOTATIONS_FILE if path.is_dir() else None,
-                          first, section["coverage_words"], section["coverage_examples"])
+                          first, evaluate.coverage_words, evaluate.coverage_examples)
 
 
 def evaluate_run_full(run_or_file: str | Path, config: Config | None = None
@@ -111,25 +109,24 @@ def evaluate_run_full(run_or_file: str | Path, config: Config | None = None
     """The table of :func:`evaluate_run`, its signature and the word coverage
     (:func:`coverage_of`); a run directory also keeps the three in ``evaluation.json``
     (what produced the numbers stays next to them)."""
-    config = config or load_config()
-    section = config.section("evaluate")
-    first, second = _encoders(config, run_or_file)
+    settings = resolve(EvaluateRun, config or load_config())
+    section = settings.evaluate
+    first, second = _encoders(settings, run_or_file)
     ranking = load_ranking(run_or_file)
-    table = evaluation_table(ranking, tuple(section["tops"]), encoder=first,
-                             second_encoder=second, max_embedded=section["max_embedded_pairs"],
-                             seed=section["seed"],
-                             bootstrap_max=section["bootstrap_max_items"])
+    table = evaluation_table(ranking, section.tops, encoder=first,
+                             second_encoder=second, max_embedded=section.max_embedded_pairs,
+                             seed=section.seed, bootstrap_max=section.bootstrap_max_items)
     extra = {"second-sha": model_sha(second)} if second is not None else {}
-    signed = signature(encoder=first, seed=section["seed"], n=ranking.height,
+    signed = signature(encoder=first, seed=section.seed, n=ranking.height,
                        extra={"run": ranking_fingerprint(run_or_file),
-                              "config": config_hash(config),
-                              "tops": "/".join(f"{t:g}" for t in section["tops"]),
-                              "ci": interval_method(section["bootstrap_max_items"]),
+                              "config": config_hash(settings),
+                              "tops": "/".join(f"{t:g}" for t in section.tops),
+                              "ci": interval_method(section.bootstrap_max_items),
                               **DEFINITIONS,
-                              "cosine-cap": f"{section['max_embedded_pairs']}/type/top",
-                              "coverage": f"top{section['coverage_words']}-content-words/"
+                              "cosine-cap": f"{section.max_embedded_pairs}/type/top",
+                              "coverage": f"top{section.coverage_words}-content-words/"
                                           "first-tier-phrase-source", **extra})
-    coverage = coverage_of(run_or_file, ranking, config)
+    coverage = coverage_of(run_or_file, ranking, settings)
     if Path(run_or_file).is_dir():
         write_json_atomic(Path(run_or_file) / EVALUATION_FILE,
                           {"signature": signed, "table": table.to_dicts(),
@@ -140,16 +137,15 @@ def evaluate_run_full(run_or_file: str | Path, config: Config | None = None
 def write_sheet(run_or_file: str | Path, out: str | Path, n_per_type: int,
                 config: Config | None = None) -> int:
     """Write an annotation sheet of ``n_per_type`` pairs per type; returns its rows."""
-    config = config or load_config()
-    section = config.section("evaluate")
+    section = resolve(EvaluateSettings, config or load_config())
     return write_annotation_sheet(load_ranking(run_or_file), out, n_per_type,
-                                  tuple(section["tops"]), section["seed"])
+                                  section.tops, section.seed)
 
 
 def sheet_table(path: str | Path, config: Config | None = None
                 ) -> tuple[pl.DataFrame, int, str]:
     """Acceptability table of a filled sheet, the number of unrated rows, and the signature."""
-    seed = (config or load_config()).section("evaluate")["seed"]
+    seed = resolve(EvaluateSettings, config or load_config()).seed
     sheet = read_annotation_sheet(path)
     rated = int(sheet["rating"].is_not_null().sum())
     signed = signature(seed=seed, n=rated, extra={"judgements": "human"})

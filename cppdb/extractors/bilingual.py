@@ -29,7 +29,7 @@ from cppdb.align.words.corpus import align_corpus, may_chunk, read_annotation_co
 from cppdb.annotate.pipeline import annotate_into, stage_annotate_input
 from cppdb.annotate.settings import AnnotateSettings
 from cppdb.annotate.staging import STAGED_INPUT
-from cppdb.config import Config, load_config, resolve
+from cppdb.config import Config, load_config, resolve, settings_from
 from cppdb.engine import LocalPool, make_engine
 from cppdb.errors import BadInputError
 from cppdb.extractors.pivot_sql import pivot_sql
@@ -308,14 +308,7 @@ def run_stage(run: Any, config: Config, name: str) -> None:
 
 def pivot_settings(bilingual: BilingualSettings) -> PivotSettings:
     """The pivot and its PPDB-style pruning from the ``[bilingual]`` settings."""
-    return PivotSettings(max_per_pivot=bilingual.max_per_pivot,
-                         max_anchors=bilingual.max_anchors,
-                         partition_rows=bilingual.partition_rows,
-                         skip_function_pivots=bilingual.prune_function_pivots,
-                         min_p_e_given_f=bilingual.prune_min_p_e_given_f,
-                         min_p_f_given_e=bilingual.prune_min_p_f_given_e,
-                         min_count=bilingual.prune_min_count,
-                         max_pivots_per_phrase=bilingual.prune_max_pivots_per_phrase)
+    return settings_from(PivotSettings, bilingual)
 
 
 # -- the API --------------------------------------------------------------------------------

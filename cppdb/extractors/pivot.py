@@ -45,11 +45,11 @@ class PivotSettings:
     # PPDB-style pruning of pivots (0 / False = off; docs/benchmarks/bilingual.md)
     #: English sides of only function words and slots; off here so that ``pivot()`` without
     #: settings prunes nothing (runs get ``bilingual.prune_function_pivots``, on)
-    skip_function_pivots: bool = False
-    min_p_e_given_f: float = _BILINGUAL["prune_min_p_e_given_f"]   # p(e|z)
-    min_p_f_given_e: float = _BILINGUAL["prune_min_p_f_given_e"]   # p(z|e)
-    min_count: int = _BILINGUAL["prune_min_count"]                 # c(z, e)
-    max_pivots_per_phrase: int = _BILINGUAL["prune_max_pivots_per_phrase"]
+    prune_function_pivots: bool = False
+    prune_min_p_e_given_f: float = _BILINGUAL["prune_min_p_e_given_f"]   # p(e|z)
+    prune_min_p_f_given_e: float = _BILINGUAL["prune_min_p_f_given_e"]   # p(z|e)
+    prune_min_count: int = _BILINGUAL["prune_min_count"]                 # c(z, e)
+    prune_max_pivots_per_phrase: int = _BILINGUAL["prune_max_pivots_per_phrase"]
 
 
 #: the pruning rules in the order they apply, with the unit column that fails each
@@ -57,8 +57,9 @@ PRUNING_RULES = ("function_pivot", "min_p_e_given_f", "min_p_f_given_e", "min_co
                  "max_pivots_per_phrase")
 
 
-#: the threshold rules of the pivot, for every engine: (rule = setting name, the unit column it
-#: reads, the comparison that prunes, the smallest setting value that switches it on)
+#: the threshold rules of the pivot, for every engine: (rule, the unit column it reads, the
+#: comparison that prunes, the smallest value that switches it on); rule R's setting is
+#: ``prune_R`` (the counts a run records are named by the rule)
 THRESHOLD_RULES: tuple[tuple[str, str, str, float], ...] = (
     ("min_p_e_given_f", S.P_E_GIVEN_Z, "<", 0.0),
     ("min_p_f_given_e", S.P_Z_GIVEN_E, "<", 0.0),
@@ -69,14 +70,15 @@ THRESHOLD_RULES: tuple[tuple[str, str, str, float], ...] = (
 
 def active_threshold_rules(settings: PivotSettings) -> list[tuple[str, str, str, float]]:
     """(rule, column, comparison, value) of every threshold rule the settings switch on."""
-    return [(rule, column, op, getattr(settings, rule))
-            for rule, column, op, off in THRESHOLD_RULES if getattr(settings, rule) > off]
+    return [(rule, column, op, getattr(settings, f"prune_{rule}"))
+            for rule, column, op, off in THRESHOLD_RULES
+            if getattr(settings, f"prune_{rule}") > off]
 
 
 def pruning_masks(units: pl.DataFrame, settings: PivotSettings) -> dict[str, pl.Expr]:
     """One boolean expression per active rule: True where a unit (z, e) is pruned."""
     masks: dict[str, pl.Expr] = {}
-    if settings.skip_function_pivots:
+    if settings.prune_function_pivots:
         words = sorted(ENGLISH_FUNCTION_WORDS)
         masks["function_pivot"] = pl.col(S.EN).str.split(" ").list.eval(
             pl.element().str.to_lowercase().is_in(words)

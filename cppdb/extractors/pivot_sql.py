@@ -117,7 +117,7 @@ def _pruning_masks(settings: Any) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
     masks: dict[str, Any] = {}
-    if settings.skip_function_pivots:
+    if settings.prune_function_pivots:
         words = F.array(*[F.lit(w) for w in sorted(ENGLISH_FUNCTION_WORDS)])
         masks["function_pivot"] = F.forall(
             F.split(F.col(S.EN), " "),

@@ -10,9 +10,10 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.align.sentences.types import DocumentKey
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.errors import CppdbError
 from cppdb.evaluate.api import coverage_of, evaluate_run_full, load_ranking
+from cppdb.evaluate.settings import EvaluateRun
 from cppdb.report import svg
 
 RANKING = S.RANKING_DIR
@@ -87,7 +88,7 @@ def coverage(run: Path, ranked: pl.DataFrame | None = None) -> str:
     """The word coverage of ``cppdb evaluate RUN`` alone (no encoder needed)."""
     try:
         ranking = load_ranking(run) if ranked is None else ranked
-        return coverage_figure(coverage_of(run, ranking, load_config()))
+        return coverage_figure(coverage_of(run, ranking, resolve(EvaluateRun, load_config())))
     except CppdbError as exc:   # jieba's list missing: say so on the page, keep the rest
         return svg.figure("table", COVERAGE_TITLE, "", 0, note=f"not computed: {exc}")
 

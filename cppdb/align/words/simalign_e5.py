@@ -19,7 +19,9 @@ import numpy as np
 
 from cppdb.align.words.base import TokenPair, WordAligner, check_pairs
 from cppdb.align.words.matching import MATCHINGS
+from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.align.words.simalign_backend import similarity_to_matrix
+from cppdb.config import resolve
 from cppdb.defaults import toml_defaults
 from cppdb.embed.e5_tokens import E5TokenEncoder, TokenStates
 from cppdb.errors import ConfigError
@@ -110,7 +112,7 @@ class E5SimAlignAligner(WordAligner):
 
     @classmethod
     def from_config(cls, config: Any) -> "E5SimAlignAligner":
-        return cls(**dict(config.section("align_words").get(cls.name, {})))
+        return cls(**resolve(AlignWordsSettings, config).options(cls.name))
 
     def placement(self) -> str:
         return self.encoder.placement()

@@ -73,8 +73,11 @@ class RankSettings:
         if self.objective not in OBJECTIVES:
             raise ConfigError(f"unknown rank.objective {self.objective!r}",
                               hint=f"choose one of {', '.join(OBJECTIVES)}")
-        # the filter names and the tier targets are checked by their views
-        self.filter_settings(), self.novelty_settings(), self.tier_list()
+        # the filter names, the tier-diversity targets and the tier shares are checked by the
+        # views that use them: each is built once here, so a bad one fails before any work
+        self.filter_settings()
+        self.novelty_settings()
+        self.tier_list()
 
     def filter_settings(self) -> FilterSettings:
         return settings_from(FilterSettings, self)

@@ -3,14 +3,16 @@
 ``write_pairs(frame, path, format)`` writes any pair table (``cppdb.schema.PAIR_COLUMNS``
 plus numeric feature/score columns); ``read_pairs(path, format)`` reads it back.
 
-* ``ppdb`` — ``[LHS] ||| source ||| target ||| name=value ... ||| 0-0 1-2`` (PPDB's layout;
-  slots are written PPDB-style ``[NP,1]`` and read back as cppdb's ``[NP1]``).  A sixth
-  field (PPDB 2.0's entailment label) is accepted on reading.
+* ``ppdb`` — ``[LHS] ||| source ||| target ||| name=value ... ||| 0-0 1-2 ||| entailment``
+  (PPDB 2.0's layout; slots are written PPDB-style ``[NP,1]`` and read back as cppdb's
+  ``[NP1]``); the entailment field as in JSONL.  Five-field lines (PPDB 1.0) are read too.
 * ``jsonl`` — one object per pair in the Chinese-PPDB release layout: ``type`` (``phrase``,
   ``template`` for patterns, ``sentence``), ``source``, ``target``, ``from`` (origin),
   ``anchor`` (the English pivots), ``features`` (object), ``alignment`` (Pharaoh ``"i-j"``
-  strings), ``entailment`` (Forward/ReverseEntailment when one side's words all occur in the
-  other, longer side; ``""`` = unknown); plus the cppdb extensions ``lhs`` and ``documents``
+  strings), ``entailment`` (``Exclusion`` where the ranked table's ``relation`` says so,
+  else Forward/ReverseEntailment when one side's words all occur in the other, longer side;
+  ``""`` = unknown); plus the cppdb extensions ``relation_evidence`` (why a pair is
+  Exclusion: ``antonym increase/decrease``, ``negation``, ``number``), ``lhs`` and ``documents``
   (the documents a monolingual pair was aligned in: ``{"version", "path", "part"}`` objects).
 * ``tsv`` — every column; list columns as JSON arrays.
 * ``parquet`` — every column, unchanged.
@@ -72,9 +74,19 @@ def _with_defaults(lf: pl.LazyFrame) -> pl.LazyFrame:
                 S.PIVOTS: pl.lit([], dtype=S.PAIR_COLUMNS[S.PIVOTS]),
                 S.DOCUMENTS: pl.lit([], dtype=S.PAIR_COLUMNS[S.DOCUMENTS]),
                 S.ALIGN_SRC: pl.lit([], dtype=pl.List(pl.Int32)),
-                S.ALIGN_TGT: pl.lit([], dtype=pl.List(pl.Int32)), "entailment": entailment_expr()}
+                S.ALIGN_TGT: pl.lit([], dtype=pl.List(pl.Int32)),
+                "entailment": entailment_of(names), S.RELATION_EVIDENCE: pl.lit(None, dtype=pl.String)}
     return lf.with_columns([expr.alias(name) for name, expr in defaults.items()
                             if name not in names])
+
+
+def entailment_of(columns: list[str]) -> pl.Expr:
+    """The entailment field of a table with these columns: its ``relation`` where decided
+    (``Exclusion``, :mod:`cppdb.rank.exclusion`), else :func:`entailment_expr`."""
+    if S.RELATION not in columns:
+        return entailment_expr()
+    return (pl.when(pl.col(S.RELATION).is_not_null()).then(pl.col(S.RELATION))
+            .otherwise(entailment_expr()))
 
 
 def entailment_expr() -> pl.Expr:
@@ -82,8 +94,8 @@ def entailment_expr() -> pl.Expr:
 
     A side whose words all occur in the other, longer side is more general: 这 座 城市 →
     城市 is ForwardEntailment (the source entails the target), 城市 → 这 座 城市
-    ReverseEntailment.  Equivalence or Exclusion need a model (PPDB 2.0 used a classifier),
-    so they are not guessed.
+    ReverseEntailment.  Equivalence needs a model (PPDB 2.0 used a classifier), so it is not
+    guessed; Exclusion comes from a ranked table's ``relation`` (:func:`entailment_of`).
     """
     src = pl.col(S.SOURCE).str.split(" ")
     tgt = pl.col(S.TARGET).str.split(" ")
@@ -120,7 +132,8 @@ def _ppdb_lines(lf: pl.LazyFrame, features: list[str]) -> pl.LazyFrame:
     feats = pl.concat_str(parts, separator=" ", ignore_nulls=True) if parts else pl.lit("")
     line = pl.concat_str([pl.lit("[") + pl.col(S.LHS) + pl.lit("]"),
                           _ppdb_slots(pl.col(S.SOURCE)), _ppdb_slots(pl.col(S.TARGET)),
-                          feats.fill_null(""), _pharaoh_expr()], separator=SEP)
+                          feats.fill_null(""), _pharaoh_expr(),
+                          pl.col("entailment").fill_null("")], separator=SEP)
     return lf.select(line.alias("line"))
 
 
@@ -131,7 +144,7 @@ def _jsonl_records(lf: pl.LazyFrame, features: list[str]) -> pl.LazyFrame:
     return lf.select(kind.alias("type"), S.SOURCE, S.TARGET, pl.col(S.ORIGIN).alias("from"),
                      pl.col(S.PIVOTS).alias("anchor"), feats.alias("features"),
                      align.alias("alignment"), pl.col("entailment").fill_null(""), S.LHS,
-                     S.DOCUMENTS)
+                     S.DOCUMENTS, pl.col(S.RELATION_EVIDENCE).fill_null(""))
 
 
 def _tsv_frame(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -208,7 +221,8 @@ def _read_ppdb(path: Path) -> list[dict[str, Any]]:
             fields = line.split(SEP.strip())
             if len(fields) not in (5, 6):
                 raise BadInputError(f"{path}, line {number}: {len(fields)} '|||' fields, "
-                                    f"expected 5 (LHS, source, target, features, alignment)")
+                                    f"expected 5 (LHS, source, target, features, alignment) "
+                                    f"or 6 (and PPDB 2.0's entailment)")
             lhs, source, target, feats, align = (f.strip() for f in fields[:5])
             source = _PPDB_SLOT.sub(r"[\1\2]", source)
             target = _PPDB_SLOT.sub(r"[\1\2]", target)
@@ -224,7 +238,8 @@ def _read_ppdb(path: Path) -> list[dict[str, Any]]:
 # the JSON type each field of a JSONL pair record must have (what write_pairs writes)
 _JSONL_FIELDS: dict[str, tuple[type, type | None]] = {
     "source": (str, None), "target": (str, None), "type": (str, None), "lhs": (str, None),
-    "from": (str, None), "entailment": (str, None), "alignment": (list, str),
+    "from": (str, None), "entailment": (str, None), "relation_evidence": (str, None),
+    "alignment": (list, str),
     "anchor": (list, str), "features": (dict, None)}
 
 
@@ -264,6 +279,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
                             S.DOCUMENTS: obj.get("documents") or [],
                             S.ALIGN_SRC: src, S.ALIGN_TGT: tgt, S.LHS: obj.get("lhs", "X"),
                             "entailment": obj.get("entailment", ""),
+                            S.RELATION_EVIDENCE: obj.get(S.RELATION_EVIDENCE, ""),
                             **{k: v for k, v in (obj.get("features") or {}).items()}})
     return records
 

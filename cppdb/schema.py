@@ -92,6 +92,10 @@ PAIR_COLUMNS: dict[str, pl.DataType] = {
 }
 
 PAIR_TYPES = ("phrase", "pattern", "sentence")
+#: columns of a ranked table (cppdb/rank/exclusion.py): PPDB 2.0's relation where evidence
+#: decides it ("Exclusion"; null: not decided), and that evidence ("antonym increase/decrease")
+RELATION = "relation"
+RELATION_EVIDENCE = "relation_evidence"
 
 # -- the other run artifacts ------------------------------------------------------------------
 #: lex_zh_given_en.parquet / lex_en_given_zh.parquet: the word aligner's lexical tables

@@ -23,7 +23,8 @@ same without features as ``key.tsv``), never next to the sheets.
 unknown or repeated ids are errors, listed), writes one row per judged pair with its key
 columns (no features), and prints Cohen's κ on the overlap and the relation mix per domain,
 type and tier.  ``evaluate`` measures :mod:`cppdb.rank.relations`' classifier on those
-judgements (features from the key): grouped CV by source phrase and leave-one-domain-out.
+judgements (features from the key): grouped CV by source phrase and leave-one-domain-out;
+and the ranker's Exclusion rule (:mod:`cppdb.rank.exclusion`) on every judged pair.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic, write_text_atomic
-from cppdb.rank import relations
+from cppdb.rank import exclusion, relations
 from cppdb.rank.pairs import join_key
 from cppdb.rank.pipeline import read_ranked
 from cppdb.rank.relations import RELATIONS
@@ -234,6 +235,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.type:
         frame = frame.filter(pl.col(S.TYPE) == args.type)
     frame = frame.with_columns((pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern"))
+    _print_rule(frame)
     fold = relations.grouped_folds(frame, args.folds, args.seed)
     grouped = relations.scores(frame["relation"].to_list(),
                                relations.out_of_fold(frame, fold, args.seed))
@@ -247,6 +249,20 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             print(f"leave-one-domain-out, held out {domain}: macro-F1 {held.macro_f1:.3f}")
             print(held.per_class)
             print(held.confusion)
+
+
+def _print_rule(frame: pl.DataFrame) -> None:
+    """Precision and recall of Exclusion by the ranker's rule (cppdb.rank.exclusion: nothing
+    fitted, so on every judged pair), per domain and in all."""
+    judged = frame.with_columns(exclusion.exclusion_evidence(frame),
+                                (pl.col("relation") == exclusion.EXCLUSION).alias("_gold"))
+    for name, part in [("all", judged), *sorted(
+            ((str(k[0]), g) for k, g in judged.group_by("domain")), key=lambda kv: kv[0])]:
+        flagged = part.filter(pl.col(S.RELATION_EVIDENCE).is_not_null())
+        hits, gold = flagged["_gold"].sum(), part["_gold"].sum()
+        print(f"Exclusion rule, {name}: {flagged.height} flagged, {hits} judged Exclusion "
+              f"(precision {hits / max(flagged.height, 1):.3f}), recall {hits}/{gold} = "
+              f"{hits / max(gold, 1):.3f}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -78,8 +78,9 @@ def test_ppdb_line_layout(tmp_path):
     path = tmp_path / "pairs.txt"
     write_pairs(pair_table(), path, "ppdb")
     first, second = path.read_text("utf-8").splitlines()
-    lhs, source, target, feats, align = first.split(" ||| ")
+    lhs, source, target, feats, align, entailment = first.split(" ||| ")
     assert (lhs, source, target, align) == ("[VP]", "死于 车祸", "在 车祸 中 丧生", "0-0 0-3 1-1")
+    assert entailment == ""                     # no word containment, no relation: unknown
     assert "p_t_given_s=0.2222222222222222" in feats.split() and "count=1" in feats.split()
     assert second.split(" ||| ")[1:3] == ["[NP,1] 的 [NP,2]", "[NP,2] 属于 [NP,1]"]
     assert "p_s_given_t" not in second          # null features are left out
@@ -151,3 +152,24 @@ def test_jsonl_entailment_from_word_containment(tmp_path, source, target, label)
     path = tmp_path / "pairs.jsonl"
     write_pairs(pl.DataFrame({"source": [source], "target": [target]}), path, "jsonl")
     assert read_pairs(path, "jsonl")["entailment"].to_list() == [label]
+
+
+def test_a_ranked_relation_is_the_entailment_field_of_every_format(tmp_path):
+    """A pair the ranker marked Exclusion is written so in PPDB's sixth field and JSONL's
+    entailment (PPDB 2.0's label), with its evidence; Parquet keeps the columns; a pair
+    without a relation keeps the containment heuristic."""
+    frame = pair_table().with_columns(
+        pl.Series(S.RELATION, ["Exclusion", None], dtype=pl.String),
+        pl.Series(S.RELATION_EVIDENCE, ["antonym increase/decrease", None], dtype=pl.String))
+    frame = frame.with_columns(pl.Series(S.TARGET, ["在 车祸 中 丧生", "[NP1] 的 [NP2] 啊"]))
+    ppdb, jsonl, parquet = (tmp_path / n for n in ("p.ppdb", "p.jsonl", "p.parquet"))
+    for path in (ppdb, jsonl, parquet):
+        write_pairs(frame, path)
+    assert [line.split(" ||| ")[5] for line in ppdb.read_text("utf-8").splitlines()] == [
+        "Exclusion", "ReverseEntailment"]
+    records = [json.loads(line) for line in jsonl.read_text("utf-8").splitlines()]
+    assert [r["entailment"] for r in records] == ["Exclusion", "ReverseEntailment"]
+    assert [r["relation_evidence"] for r in records] == ["antonym increase/decrease", ""]
+    assert read_pairs(ppdb)["entailment"].to_list() == ["Exclusion", "ReverseEntailment"]
+    assert read_pairs(jsonl)[S.RELATION_EVIDENCE].to_list() == ["antonym increase/decrease", ""]
+    assert read_pairs(parquet)[S.RELATION].to_list() == ["Exclusion", None]

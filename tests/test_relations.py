@@ -96,3 +96,12 @@ def test_scores_known_values():
     assert result.confusion.columns == ["gold", *RELATIONS]
     exclusion_row = result.confusion.filter(pl.col("gold") == "Equivalence").row(0, named=True)
     assert exclusion_row["Exclusion"] == 1 and exclusion_row["Equivalence"] == 1
+
+
+def test_the_exclusion_evidence_is_a_feature_of_the_classifier():
+    rows = _features([("增加", "减少"), ("是 他 的 书", "不是 他 的 书"), ("三 名", "两 名"),
+                      ("大海", "海洋")])
+    antonym, negation, number, same = rows
+    assert antonym["r_gloss_antonym"] == 1 and negation["r_negation_rest"] == 1
+    assert number["r_number_change"] == 1
+    assert same["r_gloss_antonym"] == same["r_negation_rest"] == same["r_number_change"] == 0

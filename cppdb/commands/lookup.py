@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from cppdb import schema as S
 from cppdb.commands.common import JsonOpt, QuietOpt, print_json
 
 from cppdb.io import check_output_file
@@ -100,7 +101,8 @@ def register(app: typer.Typer) -> None:
             rows_only = as_json or wide or features
             # the compact view merges a target's rows (one per LHS label): it reads more
             found = database.lookup(text, top if rows_only else top * ROWS_PER_TARGET, type_,
-                                    tier, features, extra=() if rows_only else ("entailment",))
+                                    tier, features,
+                                    extra=() if rows_only else ("entailment", S.RELATION))
         if as_json:
             print_json(found.to_dicts())
         else:

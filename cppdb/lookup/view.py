@@ -6,9 +6,9 @@ left-hand-side label (大洋 as NP and as NN) are one row whose ``LHS`` cell lis
 best first; its score, tier and pivot count are those of the best of them.  Each pattern
 source gets its own table (a word query finds patterns of several sources).
 
-The relation column is the export's ``entailment`` field (:func:`cppdb.export.entailment_expr`:
-Forward/ReverseEntailment where one side's words all occur in the other, ``-`` where that
-test says nothing) — named as what it is, a word-containment test, not a judged relation.
+The relation column is the export's ``entailment`` field (:func:`cppdb.export.entailment_of`:
+``Exclusion`` where the ranked table's ``relation`` says so, else Forward/ReverseEntailment
+where one side's words all occur in the other, ``-`` where that test says nothing).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import polars as pl
 
 from cppdb import schema as S
 from cppdb.align.sentences.types import DocumentKey
-from cppdb.export import entailment_expr
+from cppdb.export import entailment_of
 from cppdb.features.table import FEATURE_DESCRIPTIONS
 from cppdb.lookup.explain import LOG_ODDS
 
@@ -35,7 +35,7 @@ def with_relation(frame: pl.DataFrame) -> pl.DataFrame:
     else what the export would write for the pair."""
     if RELATION in frame.columns:
         return frame.with_columns(pl.col(RELATION).fill_null(""))
-    return frame.with_columns(entailment_expr().alias(RELATION))
+    return frame.with_columns(entailment_of(frame.columns).alias(RELATION))
 
 
 def merged_targets(frame: pl.DataFrame) -> pl.DataFrame:

@@ -5,7 +5,9 @@
 1. ``filter``   candidates.parquet (kept), filtered_pairs.parquet (rejected + filter_reason)
 2. ``features`` features.parquet: the candidates with every ``f_*`` feature
 3. ``train``    ranker.json (model, training summary, importances), training_pairs.parquet
-4. ``score``    ranked_pairs.parquet (score, rank, percentile, tier), tiers.parquet
+4. ``score``    ranked_pairs.parquet (score, rank, percentile, tier; ``relation`` "Exclusion"
+   and its ``relation_evidence`` where :mod:`cppdb.rank.exclusion` finds some: those pairs
+   rank below every other pair of their type), tiers.parquet
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ from cppdb.features.table import (
 )
 from cppdb.io import write_parquet_atomic, write_text_atomic
 from cppdb.progress import progress_bar
-from cppdb.rank import filters, novelty, tiers, weak_labels
+from cppdb.rank import exclusion, filters, novelty, tiers, weak_labels
 from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
 from cppdb.rank.chunks import (FeatureJob, ScoreJob, feature_part, feature_rows,
                                merge_embedding_caches, score_part)
@@ -281,7 +283,12 @@ def _score_stage(st: StageHandle, settings: RankRun) -> None:
         sameness.diversity_target, sameness.pattern_diversity_penalty,
         sameness.tier_diversity, sameness.max_diversity_penalty, tier_share=tier_list[0].share)
     st.note("diversity_penalty", penalties)
-    ranked = tiers.add_ranks(scored, tier_list)
+    scored = exclusion.mark_exclusion(scored, settings.rank.exclusion,
+                                      settings.rank.exclusion_negation_overlap)
+    st.note("exclusion", scored[S.RELATION_EVIDENCE].is_not_null().sum())
+    ranked = tiers.add_ranks(scored.with_columns(
+        (pl.col(S.RELATION) == exclusion.EXCLUSION).alias("_demoted")), tier_list,
+        last="_demoted").drop("_demoted")
     st.write_parquet(RANKED, ranked)
     st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
     shutil.rmtree(run.path(RANKED + PARTS_SUFFIX), ignore_errors=True)

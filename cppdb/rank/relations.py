@@ -7,7 +7,7 @@ This module is that classifier's first form — a LightGBM multiclass model over
 ``f_*`` features plus a few ``r_*`` features of the surface that the ranker lacks — and its
 honest measurement: grouped cross-validation (folds by source phrase, so a phrase never
 helps predict itself) and leave-one-domain-out, with per-class precision and recall and the
-confusion matrix.  It is not wired into exports or the ranker.
+confusion matrix.  It is not wired into exports or the ranker (the Exclusion rule is).
 
 The ``r_*`` features come from the two sides' text alone (slots left out):
 
@@ -20,6 +20,10 @@ The ``r_*`` features come from the two sides' text alone (slots left out):
   the table reaches words it does not list;
 * person flips: personal pronouns left on both sides (我的 / 你的); number flips are the
   ranker's ``f_numbers_identical``, which reads values (六月 / 6月 is no flip);
+* the Exclusion evidence of :mod:`cppdb.rank.exclusion` (the rule the ranker applies):
+  ``r_gloss_antonym`` (CC-CEDICT glosses hold an English antonym pair), ``r_negation_rest``
+  (one side negated over a shared rest), ``r_number_change`` (each side names a number the
+  other does not);
 * character containment, signed: +1 when the target's characters all occur in the longer
   source (男孩 → 孩子, the source more specific), −1 the other way, 0 otherwise; and the
   characters left on each side.
@@ -32,6 +36,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.rank import exclusion
 from cppdb.text.negation import packaged_negation_words
 
 RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment", "Exclusion",
@@ -48,8 +53,9 @@ ANTONYM_CHARACTERS = (
 PERSONS = "我你您他她它咱"
 #: a slot inside a side's text ([NP1], [VP2]); S.SLOT_TOKEN_PATTERN is anchored to one token
 _SLOT = r"\[[A-Z$]+\d*\]"
-R_FEATURES = ("r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_person_flip", "r_char_containment", "r_source_only_chars",
-              "r_target_only_chars")
+R_FEATURES = ("r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_person_flip",
+              "r_char_containment", "r_source_only_chars", "r_target_only_chars",
+              "r_gloss_antonym", "r_negation_rest", "r_number_change")
 
 
 def _characters(column: str) -> pl.Expr:
@@ -62,7 +68,7 @@ def _count_of(chars: pl.Expr, alphabet: str) -> pl.Expr:
     return chars.list.eval(pl.element().is_in(list(alphabet))).list.sum()
 
 
-def relation_features(frame: pl.DataFrame) -> pl.DataFrame:
+def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl.DataFrame:
     """``frame`` (with ``source``, ``target``) plus every ``r_*`` feature (module docstring)."""
     base = frame.with_columns(_characters(S.SOURCE).alias("_cs"),
                               _characters(S.TARGET).alias("_ct"))
@@ -79,7 +85,11 @@ def relation_features(frame: pl.DataFrame) -> pl.DataFrame:
     containment = (pl.when((left_t == 0) & (left_s > 0)).then(1)
                    .when((left_s == 0) & (left_t > 0)).then(-1).otherwise(0))
     person = (_count_of(pl.col("_os"), PERSONS) > 0) & (_count_of(pl.col("_ot"), PERSONS) > 0)
+    evidence = exclusion.evidence_columns(frame, negation_overlap)
     return base.with_columns(
+        evidence["x_antonym"].is_not_null().cast(pl.Int8).alias("r_gloss_antonym"),
+        evidence["x_negation"].cast(pl.Int8).alias("r_negation_rest"),
+        evidence["x_number"].cast(pl.Int8).alias("r_number_change"),
         neg_s.cast(pl.Int32).alias("r_neg_source"), neg_t.cast(pl.Int32).alias("r_neg_target"),
         ((neg_s > 0) != (neg_t > 0)).cast(pl.Int8).alias("r_neg_flip"),
         antonym.cast(pl.Int8).alias("r_antonym"),

@@ -17,6 +17,7 @@ from cppdb.defaults import toml_defaults
 from cppdb.embed.settings import EmbedSettings
 from cppdb.errors import ConfigError
 from cppdb.features.settings import FeatureSettings
+from cppdb.rank.exclusion import EVIDENCE
 from cppdb.rank.filters import FilterSettings
 from cppdb.rank.novelty import NoveltySettings
 from cppdb.rank.ranker import OBJECTIVES, RankerSettings
@@ -45,6 +46,8 @@ class RankSettings:
     filter_particles: str = _RANK["filter_particles"]
     filter_entity_tags: tuple[str, ...] = _RANK["filter_entity_tags"]
     min_pivot_product: float = _RANK["min_pivot_product"]
+    exclusion: tuple[str, ...] = _RANK["exclusion"]
+    exclusion_negation_overlap: float = _RANK["exclusion_negation_overlap"]
     objective: str = _RANK["objective"]
     num_leaves: int = _RANK["num_leaves"]
     n_estimators: int = _RANK["n_estimators"]
@@ -73,6 +76,13 @@ class RankSettings:
         if self.objective not in OBJECTIVES:
             raise ConfigError(f"unknown rank.objective {self.objective!r}",
                               hint=f"choose one of {', '.join(OBJECTIVES)}")
+        unknown = [kind for kind in self.exclusion if kind not in EVIDENCE]
+        if unknown:
+            raise ConfigError(f"setting 'rank.exclusion' names unknown evidence "
+                              f"{', '.join(unknown)}", hint=f"choose from: {', '.join(EVIDENCE)}")
+        if not 0 < self.exclusion_negation_overlap <= 1:
+            raise ConfigError("setting 'rank.exclusion_negation_overlap' must be in (0, 1], "
+                              f"got {self.exclusion_negation_overlap}")
         # the filter names, the tier-diversity targets and the tier shares are checked by the
         # views that use them: each is built once here, so a bad one fails before any work
         self.filter_settings()

@@ -8,7 +8,8 @@ at or above this one).
 Tiers (``rank.tiers``, default S = 20 %, M = 40 %, L = 60 %, XL = 100 %) are nested by
 construction: tier T holds the ``ceil(share_T · n)`` best pairs of each type, so S ⊂ M ⊂ L ⊂
 XL and sizes are exact.  The *score cut-off* of a tier is the score of its last pair; every
-pair of the tier scores at least that much.  ``tier`` is the smallest tier holding the pair.
+pair of the tier scores at least that much (pairs demoted below the others, Exclusion pairs,
+aside).  ``tier`` is the smallest tier holding the pair.
 """
 from __future__ import annotations
 
@@ -55,10 +56,16 @@ def tier_list(shares: Mapping[str, float]) -> tuple[Tier, ...]:
     return tiers
 
 
-def add_ranks(frame: pl.DataFrame, tiers: tuple[Tier, ...]) -> pl.DataFrame:
-    """Add ``rank``, ``percentile`` and ``tier`` per pair type, best pair first."""
-    ordered = frame.sort([S.TYPE, SCORE, *TIE_BREAK],
-                         descending=[False, True, *(False for _ in TIE_BREAK)], nulls_last=True)
+def add_ranks(frame: pl.DataFrame, tiers: tuple[Tier, ...], last: str | None = None
+              ) -> pl.DataFrame:
+    """Add ``rank``, ``percentile`` and ``tier`` per pair type, best pair first.
+
+    ``last``: a boolean column; its true rows rank below every other pair of their type (by
+    score among themselves), so they enter a tier only after all the others."""
+    demoted = [pl.col(last).fill_null(False)] if last else []
+    ordered = frame.sort([pl.col(S.TYPE), *demoted, pl.col(SCORE), *map(pl.col, TIE_BREAK)],
+                         descending=[False, *(False for _ in demoted), True,
+                                     *(False for _ in TIE_BREAK)], nulls_last=True)
     n = pl.len().over(S.TYPE)
     rank = pl.int_range(1, pl.len() + 1).over(S.TYPE)
     tier: pl.Expr = pl.lit(None, dtype=pl.String)
@@ -111,7 +118,7 @@ def tier_table(ranked: pl.DataFrame, tiers: tuple[Tier, ...]) -> pl.DataFrame:
         part = ranked.filter(pl.col(S.TYPE) == pair_type).sort(RANK)
         for t in tiers:
             size = tier_size(part.height, t.share)
-            cutoff = part[SCORE][size - 1] if size else None
+            cutoff = part[SCORE].head(size).min() if size else None
             rows.append({"type": pair_type, "tier": t.name, "share": t.share, "pairs": size,
                          "score_cutoff": cutoff})
     return pl.DataFrame(rows, schema=S.TIERS_SCHEMA)

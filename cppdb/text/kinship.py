@@ -36,3 +36,6 @@ _RELATIONS: dict[str, tuple[str, ...]] = {
 #: every kinship word and the relation it names
 KIN_RELATION: dict[str, str] = {word: relation for relation, words in _RELATIONS.items()
                                 for word in words}
+#: the generic terms left out above: each covers several relations, so a dictionary may gloss
+#: it by one of them (兄弟 "brothers; younger brother") without it naming that one
+GENERIC_KIN_TERMS = frozenset({"兄弟", "姐妹", "兄弟姐妹", "父母", "孩子", "子女", "亲戚"})

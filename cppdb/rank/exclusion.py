@@ -1,0 +1,191 @@
+"""Evidence that the two sides of a pair exclude each other (PPDB 2.0's Exclusion).
+
+English pivots join opposites: "increase" links 增加 with 减少 through "increase/decrease"
+alignments, "brother" links 哥哥 with 弟弟, "not" drops out of a pivot and leaves 是 / 不是.
+Three kinds of evidence, each read from the pair's text alone (so they hold on any domain):
+
+``antonym``
+    CC-CEDICT glosses (:func:`cppdb.features.glosses.gloss_table`) of the words one side has
+    and the other lacks hold the two halves of an English antonym pair
+    (:mod:`cppdb.text.antonyms`): 增加 "to increase" / 减少 "to decrease", 男 "male" / 女
+    "female", 哥哥 "older brother" / 弟弟 "younger brother".  A side whose glosses hold both
+    halves (旧 "old; opposite: new") says nothing.  Phrases and patterns only: a sentence's
+    words differ too much for their glosses to mean anything.  When the sides also differ in
+    negation the two cancel (不 喜欢 / 讨厌 "dislike" is a paraphrase), so no evidence.
+``negation``
+    one side is negated and the other is not (parity of negation words: the list of
+    :mod:`cppdb.text.negation`, and words that begin with 不 没 未 无 and are no
+    dictionary word, 无衣 没少), and the rest is shared: with the negators, the particles
+    的了地得, slots and punctuation removed, at least ``negation_overlap`` of the shorter
+    side's characters occur on the other side (这 不是 汤姆 的 伞 / 这 是 汤姆 的 雨伞,
+    帮 他 / 无法 帮助 他).  A side with a word that holds a negator but may not negate (不满
+    'dissatisfied', 非常 'very', 吃不下 'cannot eat more') gives no negation evidence.
+``number``
+    each side names a number value the other does not (:func:`cppdb.features.numbers.
+    numbers_changed`, the ``number_flip`` filter's test: 三 名 / 两 名; 三千 / 3000 is kept).
+
+:func:`exclusion_evidence` gives the first evidence per pair (``relation_evidence``); the
+ranker marks those pairs ``relation = "Exclusion"`` and ranks them below every other pair of
+their type (``rank.exclusion``).  The relation classifier reads the same evidence as
+features (:mod:`cppdb.rank.relations`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from cppdb import schema as S
+from cppdb.features.glosses import GLOSSED_TYPES, gloss_table
+from cppdb.features.numbers import numbers_changed
+from cppdb.features.table import number_text
+from cppdb.text.antonyms import OPPOSITE, WORD, antonym_table
+from cppdb.text.function_words import ZH_COUNTING_CLASSIFIERS, ZH_NEAR_IDENTITY_WORDS
+from cppdb.text.kinship import GENERIC_KIN_TERMS
+from cppdb.text.negation import packaged_negation_words
+
+EVIDENCE = ("antonym", "negation", "number")
+EXCLUSION = "Exclusion"
+#: the one-character negators of the negation list (removed from a negated word's rest)
+NEGATOR_CHARS = "".join(sorted(w for w in packaged_negation_words() if len(w) == 1))
+#: those that also negate as the first character of a word the dictionary lacks (无衣, 没少);
+#: 别 and 非 there mostly mean "other" and "Africa" or begin a name (别国, 非裔, 非利士)
+PREFIX_NEGATORS = "不没未无"
+_SLOT = r"\[[A-Z$]+\d*\]"
+_IGNORED = r"[的了地得\s\p{P}\p{S}]"
+#: words whose glosses are not read for antonyms: function words and classifiers (别 "to
+#: separate", 间 "to separate" would oppose 进入 "to join") and the negation words (their
+#: opposition is the negation evidence's), and generic kin terms (兄弟 "younger brother")
+CLOSED_WORDS = sorted(ZH_NEAR_IDENTITY_WORDS | ZH_COUNTING_CLASSIFIERS
+                      | packaged_negation_words() | GENERIC_KIN_TERMS)
+
+
+def _words(column: str) -> pl.Expr:
+    """The side's words (space-separated; slots and empty strings left out)."""
+    return pl.col(column).str.split(" ").list.eval(
+        pl.element().filter(~pl.element().str.contains(f"^{_SLOT}$") & (pl.element() != "")))
+
+
+def _negated(word: pl.Expr) -> pl.Expr:
+    """A word of the negation list, or one that begins with a one-character negator and is no
+    dictionary word (无衣, 没少; 非常 'very', 别人 'others', 不同 'different' are words of
+    their own)."""
+    headwords = gloss_table()["headword"]
+    return (word.is_in(sorted(packaged_negation_words()))
+            | (word.str.contains(f"^[{PREFIX_NEGATORS}]") & ~word.is_in(headwords.implode())))
+
+
+def _undecided(word: pl.Expr) -> pl.Expr:
+    """A word that holds a negator but may not negate: a dictionary word that begins with one
+    (不满 'dissatisfied', 非常 'very') or one with a negator inside (吃不下 'cannot eat more')."""
+    return (word.str.contains(f"[{NEGATOR_CHARS}]") & ~_negated(word))
+
+
+def _negation_parity(words: pl.Expr) -> pl.Expr:
+    return words.list.eval(_negated(pl.element())).list.sum() % 2
+
+
+def _rest(words: pl.Expr) -> pl.Expr:
+    """The side's distinct characters once the negators, particles and punctuation are gone
+    (a negation word without a negator character, 难以, goes whole)."""
+    kept = words.list.eval(
+        pl.when(_negated(pl.element()))
+        .then(pl.element().str.replace_all(f"[{NEGATOR_CHARS}]", "")
+              .str.replace_all(r"^(?:难以|何尝)$", ""))
+        .otherwise(pl.element())).list.join("")
+    return kept.str.replace_all(_IGNORED, "").str.split("").list.unique()
+
+
+def negation_flip(overlap: float) -> pl.Expr:
+    """True where one side is negated and the other is not over a shared rest."""
+    src, tgt = _words(S.SOURCE), _words(S.TARGET)
+    rest_s, rest_t = _rest(src), _rest(tgt)
+    shorter = pl.min_horizontal(rest_s.list.len(), rest_t.list.len())
+    shared = rest_s.list.set_intersection(rest_t).list.len()
+    undecided = (src.list.eval(_undecided(pl.element())).list.any()
+                 | tgt.list.eval(_undecided(pl.element())).list.any())
+    return ((_negation_parity(src) != _negation_parity(tgt)) & (shorter > 0) & ~undecided
+            & (shared >= overlap * shorter)).fill_null(False)
+
+
+def _only_words(frame: pl.DataFrame, side: str, other: str) -> pl.DataFrame:
+    """``_row``, ``word``: the words of ``side`` that ``other`` lacks, one row each — less
+    closed-class words and words whose characters all occur in ``other`` (上 / 上个月: a cut
+    of the same text, not another word)."""
+    other_chars = pl.col(other).str.replace_all(r"\s+", "").str.split("")
+    return (frame.select(pl.int_range(pl.len()).alias("_row"),
+                         _words(side).list.set_difference(_words(other)).alias(WORD),
+                         other_chars.alias("_other"))
+            .explode(WORD).drop_nulls(WORD)
+            .filter(~pl.col(WORD).is_in(CLOSED_WORDS)
+                    & (pl.col(WORD).str.split("").list.set_difference("_other").list.len() > 0))
+            .select("_row", WORD))
+
+
+def _gloss_words(only: pl.DataFrame, vocabulary: list[str]) -> pl.DataFrame:
+    """``_row``, ``gloss``: the antonym-list words in the glosses of each row's words."""
+    glosses = (gloss_table().explode("gloss").filter(pl.col("gloss").is_in(vocabulary)))
+    return (only.join(glosses, left_on=WORD, right_on="headword")
+            .select("_row", "gloss").unique())
+
+
+def antonyms(frame: pl.DataFrame, table: pl.DataFrame | None = None) -> pl.Series:
+    """Per row: ``"a/b"`` when the source's own words gloss as ``a`` and the target's as its
+    opposite ``b`` (and neither side glosses as both), else null."""
+    table = antonym_table() if table is None else table
+    vocabulary = sorted(set(table[WORD]))
+    src = _gloss_words(_only_words(frame, S.SOURCE, S.TARGET), vocabulary)
+    tgt = _gloss_words(_only_words(frame, S.TARGET, S.SOURCE), vocabulary)
+    found = (src.join(table, left_on="gloss", right_on=WORD)
+             .join(tgt, left_on=["_row", OPPOSITE], right_on=["_row", "gloss"], how="semi")
+             .join(tgt, on=["_row", "gloss"], how="anti")
+             .join(src.rename({"gloss": OPPOSITE}), on=["_row", OPPOSITE], how="anti")
+             .sort("_row", "gloss", OPPOSITE)
+             .group_by("_row", maintain_order=True)
+             .agg((pl.col("gloss") + "/" + pl.col(OPPOSITE)).first().alias("pair")))
+    rows = pl.DataFrame({"_row": pl.int_range(frame.height, eager=True)})
+    return rows.join(found, on="_row", how="left", maintain_order="left")["pair"]
+
+
+def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFrame:
+    """``x_antonym`` (the pair of words, or null), ``x_negation`` and ``x_number`` (bool)
+    for every row of ``frame`` (``source``, ``target``, optional ``type``)."""
+    glossed = (pl.col(S.TYPE).is_in(GLOSSED_TYPES) if S.TYPE in frame.columns
+               else pl.lit(True))
+    pair = antonyms(frame)
+    parity_differs = (_negation_parity(_words(S.SOURCE)) != _negation_parity(_words(S.TARGET)))
+    work = frame.select(S.SOURCE, S.TARGET, (glossed & ~parity_differs).alias("_glossed"),
+                        negation_flip(negation_overlap).alias("x_negation"))
+    numbers = numbers_changed(work, number_text(S.SOURCE), number_text(S.TARGET))
+    return work.select(
+        pl.when(pl.col("_glossed")).then(pair).alias("x_antonym"),
+        "x_negation", numbers.alias("x_number"))
+
+
+def exclusion_evidence(frame: pl.DataFrame, kinds: Sequence[str] = EVIDENCE,
+                       negation_overlap: float = 0.75) -> pl.Series:
+    """``relation_evidence`` per row: ``"antonym a/b"``, ``"negation"`` or ``"number"`` (the
+    first of ``kinds`` that holds, in the order of EVIDENCE), null where none does."""
+    if not kinds or frame.height == 0:
+        return pl.Series(S.RELATION_EVIDENCE, [None] * frame.height, dtype=pl.String)
+    found = evidence_columns(frame, negation_overlap)
+    text: pl.Expr = pl.lit(None, dtype=pl.String)
+    for kind in reversed(EVIDENCE):
+        if kind not in kinds:
+            continue
+        if kind == "antonym":
+            text = pl.when(pl.col("x_antonym").is_not_null()).then(
+                pl.lit("antonym ") + pl.col("x_antonym")).otherwise(text)
+        else:
+            text = pl.when(pl.col(f"x_{kind}")).then(pl.lit(kind)).otherwise(text)
+    return found.select(text.alias(S.RELATION_EVIDENCE))[S.RELATION_EVIDENCE]
+
+
+def mark_exclusion(frame: pl.DataFrame, kinds: Sequence[str] = EVIDENCE,
+                   negation_overlap: float = 0.75) -> pl.DataFrame:
+    """``frame`` with ``relation_evidence`` and ``relation`` ("Exclusion" where evidence
+    holds, else null)."""
+    evidence = exclusion_evidence(frame, kinds, negation_overlap)
+    return frame.with_columns(evidence).with_columns(
+        pl.when(pl.col(S.RELATION_EVIDENCE).is_not_null()).then(pl.lit(EXCLUSION))
+        .otherwise(pl.lit(None, dtype=pl.String)).alias(S.RELATION))

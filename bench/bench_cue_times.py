@@ -91,7 +91,7 @@ def speed(n: int) -> dict:
     pairs = _synthetic(n)
     settings = CueSettings()
     with timer() as took:
-        out = cue_agreement(pairs, settings.offset_window).with_columns(
+        out = cue_agreement(pairs, settings.cue_offset_window).with_columns(
             cue_mismatch(settings, schema.SOURCE, schema.TARGET).alias("apart"))
     return record("cue_times", {"pairs": pairs.height, "seconds": took["seconds"],
                                 "pairs_per_second": round(pairs.height / max(took["seconds"],

@@ -102,12 +102,12 @@ def _detect_padded(light: bool) -> Callable[[Path], str]:
 def _lines(**overrides) -> Callable[[Path], str]:
     from PIL import Image
 
-    from cppdb.config import load_config
+    from cppdb.config import load_config, resolve
     from cppdb.ocr.batch import OcrSettings
     from cppdb.ocr.engines import RapidOCREngine
     from cppdb.ocr.subtitle import read_subtitle_image
 
-    settings = OcrSettings.from_section(load_config().section("ocr")).subtitle
+    settings = resolve(OcrSettings, load_config()).subtitle_settings()
     settings = replace(settings, **overrides)
     engine = RapidOCREngine()
 
@@ -119,8 +119,8 @@ def _lines(**overrides) -> Callable[[Path], str]:
 def make_variant(name: str) -> Callable[[Path], str]:
     return {"raw": _raw, "det-light-pad": lambda: _detect_padded(True),
             "det-dark-pad": lambda: _detect_padded(False),
-            "lines-nopad": lambda: _lines(pad=0.0),
-            "lines-light": lambda: _lines(background="light"),
+            "lines-nopad": lambda: _lines(subtitle_pad=0.0),
+            "lines-light": lambda: _lines(subtitle_background="light"),
             "cppdb": _lines}[name]()
 
 

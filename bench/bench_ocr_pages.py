@@ -116,7 +116,7 @@ def measure(pages: list, variants: list[str]) -> dict[str, list[dict[str, Any]]]
                      if _clean(m, True) in _clean(result.text, True) and _clean(m, True) not in ref]
             # a spread's rows stay apart at the gutter; a single page's rows cross the middle
             read_as_spread = find_gutter([*result.lines, *result.removed], image.width,
-                                         image.height, PageSettings().margin) is not None
+                                         image.height, PageSettings().page_margin) is not None
             rows[variant].append({
                 "device": page.device, "wall": wall, "cpu": cpu, "leaks": len(leaks),
                 "read_as_spread": read_as_spread,

@@ -37,7 +37,7 @@ def _pairs(n: int = 21, *, shift_ms: float = 0.0, drift_ms: float = 0.0,
 
 
 def _flagged(pairs: pl.DataFrame, settings: CueSettings = CueSettings()) -> list[int]:
-    out = cue_agreement(pairs, settings.offset_window).with_columns(
+    out = cue_agreement(pairs, settings.cue_offset_window).with_columns(
         cue_mismatch(settings, schema.SOURCE, schema.TARGET).alias("apart"))
     return out.filter("apart")["bead"].to_list()
 
@@ -56,9 +56,9 @@ NEXT_LINE = {10: (10_000 + 11 * STEP_MS, 10_000 + 11 * STEP_MS + CUE_MS)}
     ("a line cued one line later than its partner fires", _pairs(odd=NEXT_LINE),
      CueSettings(), [10]),
     ("... also in a track 3 s late", _pairs(shift_ms=3000, odd=NEXT_LINE), CueSettings(), [10]),
-    ("... unless the check is off", _pairs(odd=NEXT_LINE), CueSettings(check=False), []),
+    ("... unless the check is off", _pairs(odd=NEXT_LINE), CueSettings(cue_check=False), []),
     ("... or the allowed gap covers it", _pairs(odd=NEXT_LINE),
-     CueSettings(max_gap_ms=1500), []),
+     CueSettings(cue_max_gap_ms=1500), []),
     ("... or the lines share most characters (the same line said twice)",
      _pairs(odd=NEXT_LINE, texts={10: ("救命！", "救命呀！")}), CueSettings(), []),
     ("cues that only touch (gap 0) do not fire",

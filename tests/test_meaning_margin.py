@@ -12,10 +12,11 @@ from cppdb import schema
 from cppdb.align.sentences import meaning
 from cppdb.align.sentences.meaning import (MEANING_MARGIN, MeaningSettings, mean_top_k,
                                            meaning_margins, ratio_margins)
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.embed.encoders import normalise_rows
 from cppdb.errors import ConfigError
 from cppdb.extractors.monolingual import extract_monolingual
+from cppdb.extractors.settings import MonolingualSettings
 
 
 def _rows(*vectors: tuple[float, ...]) -> np.ndarray:
@@ -108,8 +109,8 @@ def test_settings_are_validated(key: str, value: float) -> None:
 
 
 def test_settings_from_config() -> None:
-    settings = MeaningSettings.from_config(load_config().section("monolingual"))
-    assert settings.enabled and settings.k >= 1
+    settings = resolve(MonolingualSettings, load_config()).meaning_settings()
+    assert settings.enabled and settings.meaning_margin_k >= 1
     assert not MeaningSettings(0.0, 4).enabled
 
 

@@ -88,7 +88,7 @@ def test_subtitle_crops_are_padded_and_scaled():
     alpha = np.where(gray > 0, 255, 0).astype(np.uint8)
     image = Image.fromarray(np.dstack([gray, alpha]), "LA")
     engine = FakeEngine()
-    settings = SubtitleSettings(pad=0.25, line_height=32, min_confidence=0.5)
+    settings = SubtitleSettings(subtitle_pad=0.25, subtitle_line_height=32, min_confidence=0.5)
     text, kept, dropped = read_subtitle_image(engine, image, settings)
     margin = 8
     assert [c.shape for c in engine.crops] == [(32 + 2 * margin, 600 + 2 * margin, 3),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.errors import ConfigError
 from cppdb.ocr.batch import OcrSettings
 from cppdb.ocr.engines import DET_SIDE, REC_BATCH, REC_PAD, RapidOCREngine, line_crop, scale_down
@@ -57,7 +57,7 @@ def body() -> list[OcrLine]:
 ])
 def test_margin_rows(extra, removed):
     rows = sorted(body() + extra, key=lambda r: r.top)
-    kept, dropped = split_margins(rows, PAGE, PageSettings().margin)
+    kept, dropped = split_margins(rows, PAGE, PageSettings().page_margin)
     assert [r.text for r in dropped] == removed
     assert len(kept) == 18 + len(extra) - len(removed)
 
@@ -108,7 +108,7 @@ def test_line_crop_straightens_and_pads(pad, margin):
 def test_bad_speed_settings_are_refused(key, value, message):
     with pytest.raises(ConfigError, match=message):
         config = load_config().with_overrides({key: value})
-        OcrSettings.from_section(config.section("ocr"))
+        resolve(OcrSettings, config)
 
 
 @pytest.mark.parametrize("overrides,key", [
@@ -117,7 +117,7 @@ def test_bad_speed_settings_are_refused(key, value, message):
      ("rapidocr", 1, "", 0, 0.0, 6)),
 ])
 def test_speed_settings_reach_the_engine(overrides, key):
-    settings = OcrSettings.from_section(load_config().with_overrides(overrides).section("ocr"))
+    settings = resolve(OcrSettings, load_config().with_overrides(overrides))
     assert settings.engine_key() == key
     engine = RapidOCREngine(threads=key[1], det_side=key[3], rec_pad=key[4], rec_batch=key[5])
     assert (engine.det_side, engine.rec_pad, engine.rec_batch) == key[3:]

@@ -16,7 +16,7 @@ from cppdb.ocr.types import OcrLine, box_from_rect
 
 WIDTH = PAGE = 2000.0   # the hand-made screenshots are 2000 x 2000; edge zones y < 160, > 1840
 CHAR = 50.0             # body characters are 50 px wide and high; rows 90 px apart
-MARGIN = PageSettings().margin
+MARGIN = PageSettings().page_margin
 
 
 def box(text: str, left: float, top: float, *, pitch: float = CHAR,

@@ -254,6 +254,8 @@ def test_read_stage_lists_bad_cues_and_warns_about_identical_versions(tmp_path):
     import polars as pl
 
     from cppdb.extractors.monolingual import SKIPPED, _read_stage
+    from cppdb.extractors.settings import MonolingualSettings
+    from cppdb.readers.settings import ReadingSettings
     from cppdb.run import RunDir
 
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
@@ -266,7 +268,7 @@ def test_read_stage_lists_bad_cues_and_warns_about_identical_versions(tmp_path):
     config = load_config()
     run = RunDir(tmp_path / "run", config, command="t")
     with run.stage("read") as st:   # the read stage body takes its stage handle
-        _read_stage(st, [a, b, c], config.section("monolingual"), config)
+        _read_stage(st, [a, b, c], MonolingualSettings(), ReadingSettings())
     skipped = pl.read_parquet(run.path(SKIPPED))
     assert sorted(skipped["path"].str.extract(r"(\w+\.srt:\d+)$").to_list()) == \
         ["e1.srt:17", "e1.srt:17", "e1.srt:5", "e1.srt:5", "e1.srt:9", "e1.srt:9"]

@@ -14,7 +14,7 @@ TGT = ["ab", "cdx", "fg"]         # lengths 2, 3, 2: Lt = 7
 
 def test_p_value_by_hand() -> None:
     """P[0,0] and P[1,1] of the tiny pair, computed here step by step from the paper."""
-    found = candidates(SRC, TGT, BamSettings(threshold=50.0, similarity_threshold=0.0))
+    found = candidates(SRC, TGT, BamSettings(bam_threshold=50.0, bam_similarity_threshold=0.0))
     got = {(i, j): (p, s) for i, j, p, s in zip(found.src, found.tgt, found.cost,
                                                  found.similarity)}
     p0 = 6 / 7
@@ -34,7 +34,7 @@ def test_p_value_by_hand() -> None:
 
 
 def test_no_common_character_is_never_a_candidate() -> None:
-    found = candidates(["甲乙", "丙"], ["丁戊", "丙"], BamSettings(threshold=1e9))
+    found = candidates(["甲乙", "丙"], ["丁戊", "丙"], BamSettings(bam_threshold=1e9))
     assert (0, 0) not in set(zip(found.src.tolist(), found.tgt.tolist()))
 
 
@@ -67,7 +67,7 @@ def test_anchors_on_a_real_looking_pair_are_increasing_and_end_with_last_pair() 
     chars = list("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理")
     src = ["".join(rng.choice(chars, size=rng.integers(5, 30))) for _ in range(60)]
     tgt = [s[: max(2, len(s) - 2)] + "了" for s in src]
-    anchors = bam_anchors(src, tgt, BamSettings(threshold=8.0, similarity_threshold=0.3))
+    anchors = bam_anchors(src, tgt, BamSettings(bam_threshold=8.0, bam_similarity_threshold=0.3))
     pairs = [(a.src, a.tgt) for a in anchors]
     assert pairs == sorted(pairs)
     assert all(a2.src > a1.src and a2.tgt > a1.tgt for a1, a2 in zip(anchors, anchors[1:]))
@@ -81,13 +81,13 @@ def test_bam_handles_5000_by_5000_in_blocks() -> None:
     lengths = rng.integers(5, 40, size=5000)
     src = ["字" * int(n) for n in lengths]
     tgt = ["字" * int(max(1, n + rng.integers(-2, 3))) for n in lengths]
-    anchors = bam_anchors(src, tgt, BamSettings(threshold=3.0, similarity_threshold=0.5))
+    anchors = bam_anchors(src, tgt, BamSettings(bam_threshold=3.0, bam_similarity_threshold=0.5))
     assert len(anchors) > 100
     assert all(a2.src > a1.src and a2.tgt > a1.tgt for a1, a2 in zip(anchors, anchors[1:]))
 
 
-@pytest.mark.parametrize("kwargs", [{"threshold": 1.0}, {"similarity_threshold": 1.0},
-                                    {"virtual_length": 0.0}])
+@pytest.mark.parametrize("kwargs", [{"bam_threshold": 1.0}, {"bam_similarity_threshold": 1.0},
+                                    {"bam_virtual_length": 0.0}])
 def test_bad_settings_are_config_errors(kwargs: dict) -> None:
     with pytest.raises(ConfigError):
         BamSettings(**kwargs)
@@ -95,4 +95,5 @@ def test_bad_settings_are_config_errors(kwargs: dict) -> None:
 
 def test_max_candidates_guard_says_how_to_fix() -> None:
     with pytest.raises(ConfigError, match="bam_threshold"):
-        candidates(["字字"] * 50, ["字字"] * 50, BamSettings(threshold=1e9, max_candidates=10))
+        candidates(["字字"] * 50, ["字字"] * 50,
+                   BamSettings(bam_threshold=1e9, bam_max_candidates=10))

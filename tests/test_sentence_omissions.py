@@ -48,7 +48,7 @@ def test_off_mode_keeps_vecalign_beads():
     base = _texts(60, 3)
     src, tgt = base[[i for i in range(60) if not 15 <= i < 33]], _noisy(base, 4)
     stats: dict = {}
-    vecalign(src, tgt, VecalignSettings(omissions=OmissionSettings(mode="off")),
+    vecalign(src, tgt, VecalignSettings(omission_mode="off"),
              rng=np.random.default_rng(0), stats=stats)
     assert stats["omission_regions"] == 0
 
@@ -60,7 +60,7 @@ def test_shifted_diagonal_is_wrong_without_realignment():
     tgt_ids = [i for i in range(80) if not 50 <= i < 66]
     gold = {(s, t) for s, i in enumerate(src_ids) for t, j in enumerate(tgt_ids) if i == j}
     beads = vecalign(base[src_ids], _noisy(base[tgt_ids], 2),
-                     VecalignSettings(omissions=OmissionSettings(mode="off")),
+                     VecalignSettings(omission_mode="off"),
                      rng=np.random.default_rng(0))
     found = {(b.src[0], b.tgt[0]) for b in beads if b.is_one_to_one}
     assert len(found & gold) < 0.8 * len(gold)
@@ -96,7 +96,8 @@ def test_widen_until_back_in_step(poor, ranges, expected):
     assert widen_ranges(ranges, poor, 3) == expected
 
 
-@pytest.mark.parametrize("kwargs", [{"mode": "maybe"}, {"min_run": 1}, {"level_quantile": 0.0}])
+@pytest.mark.parametrize("kwargs", [{"omission_mode": "maybe"}, {"omission_min_run": 1},
+                                    {"omission_level_quantile": 0.0}])
 def test_bad_settings_are_refused(kwargs):
     with pytest.raises(ConfigError):
         OmissionSettings(**kwargs)

@@ -78,11 +78,10 @@ def test_stages_resolve_zero_as_all_cores(six_cores):
     assert AnnotationSession(config).workers == CORES
     assert AnnotationSession(config, workers=0).workers == CORES   # the same meaning in Python
     assert AnnotationSession(config, workers=1).workers == 1
-    ocr = OcrSettings.from_section(load_config().section("ocr"))
+    ocr = resolve(OcrSettings, load_config())
     assert (ocr.workers, ocr.max_workers) == (0, 4)                # the default: min(cores, 4)
     assert ocr.resolved_workers(100) == 4 and ocr.resolved_workers(2) == 2
-    uncapped = OcrSettings.from_section(load_config(overrides={"ocr.max_workers": 0})
-                                        .section("ocr"))
+    uncapped = resolve(OcrSettings, load_config(overrides={"ocr.max_workers": 0}))
     assert uncapped.resolved_workers(100) == CORES
 
 

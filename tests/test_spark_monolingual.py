@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cppdb import schema
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.extractors.monolingual import extract_monolingual
 
 pytestmark = pytest.mark.slow          # a local Spark session and the pipelines twice
@@ -97,6 +97,7 @@ def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark, monkeypatch
     from cppdb.extractors import monolingual
     from cppdb.extractors.monolingual import align_job
     from cppdb.extractors.monolingual_align import align_chunk
+    from cppdb.extractors.settings import MonolingualRun
     from cppdb.io import write_parquet_atomic
     from cppdb.run import RunDir, part_path
 
@@ -105,7 +106,7 @@ def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark, monkeypatch
     _reopen_before_align(local, out)
     config = load_config(overrides=CONFIG)
     run = RunDir(out, config, command="extract-monolingual", inputs=dirs)
-    job = align_job(run, config)
+    job = align_job(run, resolve(MonolingualRun, config))
     run.finish("failed")                                # as a killed run leaves it
     Path(job.notes_parts).mkdir()
     first = align_chunk(job, 0, 1).with_columns(pl.col("cost") + 1000.0)

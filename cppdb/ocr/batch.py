@@ -13,17 +13,17 @@ import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from cppdb.config import Config
+from cppdb.config import Config, resolve, settings_from
 from cppdb.defaults import toml_defaults
 from cppdb.engine.pools import process_pool
 from cppdb.errors import BadInputError, ConfigError, CppdbError
 from cppdb.io import write_jsonl_atomic
-from cppdb.ocr.engines import DET_SIDE, REC_PAD, OcrEngine, load_engine
+from cppdb.ocr.engines import DET_SIDE, OcrEngine, load_engine
 from cppdb.ocr.page import PageSettings, read_page_image, remove_running_heads
 from cppdb.ocr.subtitle import SubtitleSettings, has_transparency, read_subtitle_image
 from cppdb.ocr.types import ImageText
@@ -74,51 +74,51 @@ MIN_DET_SIDE = 320               # detection below this many pixels loses ordina
 
 @dataclass(frozen=True)
 class OcrSettings:
+    """The ``[ocr]`` section (fields = TOML keys, see ``cppdb/defaults/ocr.toml``); the
+    subtitle and page readers take their views of it (:meth:`subtitle_settings`,
+    :meth:`page_settings`).  Building one checks the values only OCR can judge."""
+
+    SECTION: ClassVar[str] = "ocr"
+
     engine: str = _OCR["engine"]
     paddle_model_dir: str = _OCR["paddle_model_dir"]
     kind: str = _OCR["kind"]
     workers: int = _OCR["workers"]
     max_workers: int = _OCR["max_workers"]
     threads: int = _OCR["threads"]
-    det_side: int = DET_SIDE
-    rec_pad: float = REC_PAD
     rec_batch: int = _OCR["rec_batch"]
-    subtitle: SubtitleSettings = field(default_factory=SubtitleSettings)
-    page: PageSettings = field(default_factory=PageSettings)
+    min_confidence: float = _OCR["min_confidence"]
+    subtitle_background: str = _OCR["subtitle_background"]
+    subtitle_pad: float = _OCR["subtitle_pad"]
+    subtitle_line_height: int = _OCR["subtitle_line_height"]
+    subtitle_min_gap: int = _OCR["subtitle_min_gap"]
+    page_margin: float = _OCR["page_margin"]
+    page_repeat_share: float = _OCR["page_repeat_share"]
+    page_det_side: int = _OCR["page_det_side"]
+    page_rec_pad: float = _OCR["page_rec_pad"]
 
-    @classmethod
-    def from_section(cls, section: dict[str, Any]) -> "OcrSettings":
-        """Build from the ``[ocr]`` config section (see ``cppdb/defaults/ocr.toml``)."""
-        if section["kind"] not in KINDS:
-            raise ConfigError(f"unknown ocr.kind '{section['kind']}'",
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ConfigError(f"unknown ocr.kind '{self.kind}'",
                               hint=f"choose one of: {', '.join(KINDS)}")
-        if section["subtitle_background"] not in ("auto", "dark", "light"):
+        if self.subtitle_background not in ("auto", "dark", "light"):
             raise ConfigError(f"unknown ocr.subtitle_background "
-                              f"'{section['subtitle_background']}'", hint="auto, dark or light")
-        det_side = int(section["page_det_side"])
-        if 0 < det_side < MIN_DET_SIDE:
-            raise ConfigError(f"ocr.page_det_side = {det_side} is too small to find text in",
-                              hint=f"use 0 (full resolution) or at least {MIN_DET_SIDE}; "
-                                   f"the default is {DET_SIDE}")
-        confidence = float(section["min_confidence"])
-        return cls(
-            engine=section["engine"], paddle_model_dir=section["paddle_model_dir"],
-            kind=section["kind"], workers=int(section["workers"]),
-            max_workers=int(section["max_workers"]),
-            threads=int(section["threads"]), det_side=det_side,
-            rec_pad=float(section["page_rec_pad"]), rec_batch=int(section["rec_batch"]),
-            subtitle=SubtitleSettings(
-                background=section["subtitle_background"], pad=float(section["subtitle_pad"]),
-                line_height=int(section["subtitle_line_height"]),
-                min_gap=int(section["subtitle_min_gap"]), min_confidence=confidence),
-            page=PageSettings(margin=float(section["page_margin"]),
-                              repeat_share=float(section["page_repeat_share"]),
-                              min_confidence=confidence))
+                              f"'{self.subtitle_background}'", hint="auto, dark or light")
+        if 0 < self.page_det_side < MIN_DET_SIDE:
+            raise ConfigError(f"ocr.page_det_side = {self.page_det_side} is too small to find "
+                              "text in", hint=f"use 0 (full resolution) or at least "
+                                              f"{MIN_DET_SIDE}; the default is {DET_SIDE}")
+
+    def subtitle_settings(self) -> SubtitleSettings:
+        return settings_from(SubtitleSettings, self)
+
+    def page_settings(self) -> PageSettings:
+        return settings_from(PageSettings, self)
 
     def engine_key(self) -> tuple[str, int, str, int, float, int]:
         """What the engine is built from (one engine per process and key)."""
-        return (self.engine, self.threads, self.paddle_model_dir, self.det_side, self.rec_pad,
-                self.rec_batch)
+        return (self.engine, self.threads, self.paddle_model_dir, self.page_det_side,
+                self.page_rec_pad, self.rec_batch)
 
     def resolved_workers(self, n_images: int) -> int:
         workers = resolve_workers(self.workers, "ocr.workers", all_cores_cap=self.max_workers)
@@ -212,11 +212,11 @@ def ocr_image_bytes(name: str, data: bytes, settings: OcrSettings) -> ImageText:
     engine = _engine(settings.engine_key())
     try:
         if kind == "subtitle":
-            text, kept, dropped = read_subtitle_image(engine, image, settings.subtitle)
+            text, kept, dropped = read_subtitle_image(engine, image, settings.subtitle_settings())
             result = ImageText(path=name, kind=kind, text=text, lines=tuple(kept),
                                removed=tuple(dropped))
         else:
-            result = read_page_image(engine, image, settings.page, path=name)
+            result = read_page_image(engine, image, settings.page_settings(), path=name)
     except CppdbError:
         raise
     except Exception as exc:  # noqa: BLE001 - a third-party engine failing on one image
@@ -305,7 +305,8 @@ def _without_running_heads(sources: Sequence[ImageSource], results: list[ImageTe
             groups.setdefault(source.container, []).append(index)
     for indices in groups.values():
         pages = [results[i] for i in indices]
-        cleaned = remove_running_heads(pages, [p.height for p in pages], settings.page)
+        cleaned = remove_running_heads(pages, [p.height for p in pages],
+                                       settings.page_settings())
         for i, page in zip(indices, cleaned):
             results[i] = page
     return results
@@ -361,7 +362,7 @@ def run_ocr(inputs: Sequence[str | Path], output: str | Path, config: Config, *,
     chosen = {"kind": kind, "engine": engine, "workers": workers}
     config = config.with_overrides({f"ocr.{key}": value for key, value in chosen.items()
                                     if value is not None})
-    settings = OcrSettings.from_section(config.section("ocr"))
+    settings = resolve(OcrSettings, config)
     with progress_bar(len(collect_images(inputs)[0]), "OCR") as advance:
         summary = ocr_to_jsonl(inputs, output, settings, progress=advance)
     if summary.with_text == 0 and summary.errors:

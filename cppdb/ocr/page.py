@@ -56,8 +56,10 @@ LABELLED_FOLIO = re.compile(rf"^\s*{_FOLIO}\s+\S|\S\s+{_FOLIO}\s*$")
 
 @dataclass(frozen=True)
 class PageSettings:
-    margin: float = _OCR["page_margin"]
-    repeat_share: float = _OCR["page_repeat_share"]
+    """The page-screenshot settings of ``[ocr]`` (fields = TOML keys)."""
+
+    page_margin: float = _OCR["page_margin"]
+    page_repeat_share: float = _OCR["page_repeat_share"]
     min_confidence: float = _OCR["min_confidence"]
 
 
@@ -205,7 +207,7 @@ def read_page_image(engine: OcrEngine, image, settings: PageSettings, *, path: s
     low = [ln for ln in found if ln.confidence < settings.min_confidence]
     body, margins, gutter = page_body(
         [ln for ln in found if ln.confidence >= settings.min_confidence],
-        float(array.shape[1]), float(array.shape[0]), settings.margin)
+        float(array.shape[1]), float(array.shape[0]), settings.page_margin)
     return ImageText(path=path, kind="page", text="\n".join(paragraphs(body, gutter)),
                      lines=tuple(body), removed=tuple(margins + low), gutter=gutter)
 
@@ -223,13 +225,15 @@ def remove_running_heads(pages: Sequence[ImageText], page_heights: Sequence[floa
     for page, height in zip(pages, page_heights):
         # rows already removed on a page count too: a head is often caught on most pages
         # by the per-page rules and only missed on a few
-        edge = _edge_rows(page, height, settings.margin) + list(page.removed)
+        edge = _edge_rows(page, height, settings.page_margin) + list(page.removed)
         for key in {_key(r.text) for r in edge}:
             counts[key] = counts.get(key, 0) + 1
-    repeated = {k for k, n in counts.items() if k and n >= settings.repeat_share * len(pages)}
+    share = settings.page_repeat_share
+    repeated = {k for k, n in counts.items() if k and n >= share * len(pages)}
     out: list[ImageText] = []
     for page, height in zip(pages, page_heights):
-        drop = [r for r in _edge_rows(page, height, settings.margin) if _key(r.text) in repeated]
+        drop = [r for r in _edge_rows(page, height, settings.page_margin)
+                if _key(r.text) in repeated]
         if not drop:
             out.append(page)
             continue

@@ -23,7 +23,7 @@ What we do instead:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -38,12 +38,15 @@ Background = Literal["auto", "dark", "light"]
 
 @dataclass(frozen=True)
 class SubtitleSettings:
-    background: Background = _OCR["subtitle_background"]
-    pad: float = _OCR["subtitle_pad"]
-    line_height: int = _OCR["subtitle_line_height"]
-    min_gap: int = _OCR["subtitle_min_gap"]
-    word_gap: float = 1.0
+    """The subtitle-image settings of ``[ocr]`` (fields = TOML keys)."""
+
+    subtitle_background: Background = _OCR["subtitle_background"]
+    subtitle_pad: float = _OCR["subtitle_pad"]
+    subtitle_line_height: int = _OCR["subtitle_line_height"]
+    subtitle_min_gap: int = _OCR["subtitle_min_gap"]
     min_confidence: float = _OCR["min_confidence"]
+    # not a setting: a gap this many line heights wide separates two words of one line
+    word_gap: ClassVar[float] = 1.0
 
 
 def _erode(mask: np.ndarray, steps: int = 1) -> np.ndarray:
@@ -182,13 +185,14 @@ def read_subtitle_image(engine: OcrEngine, image, settings: SubtitleSettings,
     Pieces recognised with a confidence below ``settings.min_confidence`` are dropped
     (returned separately so that callers can report them).
     """
-    if settings.background in ("dark", "light"):
-        gray, ink = _force_background(image, settings.background)
+    if settings.subtitle_background in ("dark", "light"):
+        gray, ink = _force_background(image, settings.subtitle_background)
     else:
         gray, ink = composite(image)
-    lines = find_lines(ink, settings.min_gap, settings.word_gap)
+    lines = find_lines(ink, settings.subtitle_min_gap, settings.word_gap)
     pieces = [piece for line in lines for piece in line]
-    crops = [line_crop(gray, piece, settings.pad, settings.line_height) for piece in pieces]
+    crops = [line_crop(gray, piece, settings.subtitle_pad, settings.subtitle_line_height)
+             for piece in pieces]
     results = iter(engine.recognize(crops))
     kept: list[OcrLine] = []
     dropped: list[OcrLine] = []
@@ -211,7 +215,7 @@ def read_subtitle_image(engine: OcrEngine, image, settings: SubtitleSettings,
 
 
 def _force_background(image, background: str) -> tuple[np.ndarray, np.ndarray]:
-    """Composite onto a fixed background (settings.background = dark | light)."""
+    """Composite onto a fixed background (settings.subtitle_background = dark | light)."""
     la = np.asarray(image.convert("LA"), dtype=np.float32)
     gray, alpha = la[..., 0], la[..., 1] / 255.0
     value = 0.0 if background == "dark" else 255.0

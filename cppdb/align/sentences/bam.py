@@ -56,20 +56,21 @@ class Anchor:
 
 @dataclass(frozen=True)
 class BamSettings:
-    threshold: float = _ALIGN_SENTENCES["bam_threshold"]  # D: candidates need P < D
-    similarity_threshold: float = _ALIGN_SENTENCES["bam_similarity_threshold"]
-    virtual_length: float = _ALIGN_SENTENCES["bam_virtual_length"]
-    max_candidates: int = _ALIGN_SENTENCES["bam_max_candidates"]
+    bam_threshold: float = _ALIGN_SENTENCES["bam_threshold"]  # D: candidates need P < D
+    bam_similarity_threshold: float = _ALIGN_SENTENCES["bam_similarity_threshold"]
+    bam_virtual_length: float = _ALIGN_SENTENCES["bam_virtual_length"]
+    bam_max_candidates: int = _ALIGN_SENTENCES["bam_max_candidates"]
 
     def __post_init__(self) -> None:
-        if self.threshold <= 1.0:
-            raise ConfigError(f"BAM threshold D must be > 1 (P >= 1/Sim >= 1), not {self.threshold}",
+        if self.bam_threshold <= 1.0:
+            raise ConfigError("BAM threshold D must be > 1 (P >= 1/Sim >= 1), not "
+                              f"{self.bam_threshold}",
                               hint="set align_sentences.bam_threshold to e.g. 6.0")
-        if not 0.0 <= self.similarity_threshold < 1.0:
+        if not 0.0 <= self.bam_similarity_threshold < 1.0:
             raise ConfigError("BAM similarity threshold must be in [0, 1), not "
-                              f"{self.similarity_threshold}")
-        if self.virtual_length <= 0:
-            raise ConfigError(f"BAM virtual_length must be > 0, not {self.virtual_length}")
+                              f"{self.bam_similarity_threshold}")
+        if self.bam_virtual_length <= 0:
+            raise ConfigError(f"BAM virtual_length must be > 0, not {self.bam_virtual_length}")
 
 
 def sentence_lengths(sentences: list[str]) -> np.ndarray:
@@ -152,8 +153,9 @@ class Candidates:
 def candidates(src: list[str], tgt: list[str], settings: BamSettings) -> Candidates:
     """Every pair with P < D (excluding the forced last row/column), sorted by P."""
     ls, lt = sentence_lengths(src), sentence_lengths(tgt)
-    s_side, t_side = _side(ls, settings.virtual_length), _side(lt, settings.virtual_length)
-    bound = settings.threshold - 1.0
+    s_side = _side(ls, settings.bam_virtual_length)
+    t_side = _side(lt, settings.bam_virtual_length)
+    bound = settings.bam_threshold - 1.0
     rows_per_block = max(1, BLOCK_CELLS // max(len(tgt), 1))
     found_i, found_j, found_loc = [], [], []
     total = 0
@@ -162,10 +164,11 @@ def candidates(src: list[str], tgt: list[str], settings: BamSettings) -> Candida
         loc = location_cost(s_side, t_side, slice(start, stop))[:, : len(tgt) - 1]
         ii, jj = np.nonzero(loc < bound)
         total += len(ii)
-        if total > settings.max_candidates:
+        if total > settings.bam_max_candidates:
             raise ConfigError(
-                f"BAM: more than {settings.max_candidates} pairs pass the location bound "
-                f"(threshold D = {settings.threshold}); the texts may not be versions of one text",
+                f"BAM: more than {settings.bam_max_candidates} pairs pass the location bound "
+                f"(threshold D = {settings.bam_threshold}); the texts may not be versions of "
+                "one text",
                 hint="lower align_sentences.bam_threshold or raise bam_max_candidates")
         found_i.append(ii + start)
         found_j.append(jj)
@@ -176,7 +179,7 @@ def candidates(src: list[str], tgt: list[str], settings: BamSettings) -> Candida
     sim = similarity(common_characters(src, tgt, pi, pj), ls[pi], lt[pj])
     with np.errstate(divide="ignore"):
         cost = loc + np.where(sim > 0, 1.0 / np.maximum(sim, 1e-300), np.inf)
-    keep = cost < settings.threshold
+    keep = cost < settings.bam_threshold
     order = np.lexsort((pj[keep], pi[keep], cost[keep]))
     return Candidates(pi[keep][order], pj[keep][order], cost[keep][order], sim[keep][order])
 
@@ -207,14 +210,14 @@ def bam_anchors(src: list[str], tgt: list[str], settings: BamSettings | None = N
     if not src or not tgt:
         return []
     found = candidates(src, tgt, settings)
-    accepted = greedy_anchors(found, len(src), len(tgt), settings.similarity_threshold)
+    accepted = greedy_anchors(found, len(src), len(tgt), settings.bam_similarity_threshold)
     anchors = [Anchor(i, j, cost, sim) for i, j, cost, sim in accepted]
     last_s, last_t = [src[-1]], [tgt[-1]]
     ls, lt = sentence_lengths(last_s), sentence_lengths(last_t)
     sim_last = float(similarity(common_characters(last_s, last_t, np.zeros(1, np.int64),
                                                   np.zeros(1, np.int64)), ls, lt)[0])
-    s_side = _side(sentence_lengths(src), settings.virtual_length)
-    t_side = _side(sentence_lengths(tgt), settings.virtual_length)
+    s_side = _side(sentence_lengths(src), settings.bam_virtual_length)
+    t_side = _side(sentence_lengths(tgt), settings.bam_virtual_length)
     loc_last = float(location_cost(s_side, t_side, slice(len(src) - 1, len(src)))[0, -1])
     cost_last = loc_last + (1.0 / sim_last if sim_last > 0 else float("inf"))
     anchors.append(Anchor(len(src) - 1, len(tgt) - 1, cost_last, sim_last, forced=True))

@@ -24,7 +24,6 @@ pair either way).  Thresholds and the measurement: ``docs/benchmarks/align_sente
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import polars as pl
 
@@ -42,15 +41,10 @@ _NOT_A_CHARACTER = r"[^\p{L}\p{N}]"     # punctuation, symbols and spaces do not
 class CueSettings:
     """The cue-time check of ``[monolingual]`` (``cue_*`` settings)."""
 
-    check: bool = _MONOLINGUAL["cue_check"]
-    max_gap_ms: int = _MONOLINGUAL["cue_max_gap_ms"]
-    offset_window: int = _MONOLINGUAL["cue_offset_window"]
-    keep_char_jaccard: float = _MONOLINGUAL["cue_keep_char_jaccard"]
-
-    @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "CueSettings":
-        return cls(bool(section["cue_check"]), int(section["cue_max_gap_ms"]),
-                   int(section["cue_offset_window"]), float(section["cue_keep_char_jaccard"]))
+    cue_check: bool = _MONOLINGUAL["cue_check"]
+    cue_max_gap_ms: int = _MONOLINGUAL["cue_max_gap_ms"]
+    cue_offset_window: int = _MONOLINGUAL["cue_offset_window"]
+    cue_keep_char_jaccard: float = _MONOLINGUAL["cue_keep_char_jaccard"]
 
 
 def cue_agreement(pairs: pl.DataFrame, window: int, *,
@@ -93,17 +87,17 @@ def shared_characters(source: str | pl.Expr, target: str | pl.Expr) -> pl.Expr:
 
 
 def cue_mismatch(settings: CueSettings, source: str, target: str) -> pl.Expr:
-    """True for a timed pair whose cues are more than ``max_gap_ms`` apart (after the local
-    offset) and whose lines share less than ``keep_char_jaccard`` of their characters; false
+    """True for a timed pair whose cues are more than ``cue_max_gap_ms`` apart (after the local
+    offset) and whose lines share less than ``cue_keep_char_jaccard`` of their characters; false
     for everything else (untimed pairs included, and every pair when the check is off)."""
-    if not settings.check:
+    if not settings.cue_check:
         return pl.lit(False)
-    apart = pl.col(CUE_GAP).is_not_null() & (pl.col(CUE_GAP) > settings.max_gap_ms)
-    return apart & (shared_characters(source, target) < settings.keep_char_jaccard)
+    apart = pl.col(CUE_GAP).is_not_null() & (pl.col(CUE_GAP) > settings.cue_max_gap_ms)
+    return apart & (shared_characters(source, target) < settings.cue_keep_char_jaccard)
 
 
 def cue_reason(settings: CueSettings) -> pl.Expr:
     """Why :func:`cue_mismatch` dropped a pair, with its numbers."""
     return pl.format("cues {} ms apart after the tracks' local offset of {} ms "
                      "(monolingual.cue_max_gap_ms {})", pl.col(CUE_GAP).round(0).cast(pl.Int64),
-                     pl.col(CUE_OFFSET).round(0).cast(pl.Int64), pl.lit(settings.max_gap_ms))
+                     pl.col(CUE_OFFSET).round(0).cast(pl.Int64), pl.lit(settings.cue_max_gap_ms))

@@ -1,31 +1,36 @@
 """Python API of `cppdb align-sentences`: align two files of units, write Vecalign beads."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from cppdb.align.sentences.align import AlignSettings, align_sentences, load_alignment_encoder
 from cppdb.align.sentences.beads import format_beads, read_beads
 from cppdb.align.sentences.scoring import bootstrap_f1, score_beads
 from cppdb.align.sentences.versions import read_units
-from cppdb.config import Config
+from cppdb.config import Config, resolve
+from cppdb.embed.settings import EmbedSettings
 from cppdb.errors import ConfigError
 from cppdb.io import write_text_atomic
+from cppdb.readers.settings import ReadingSettings
 
 
 def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str | None = None,
                 method: str | None = None, gold: Path | None = None,
                 cache_dir: Path | None = None) -> dict:
     """Python API of `align-sentences`: write beads to ``out``; scores if ``gold`` is given."""
-    section = config.section("align_sentences")
-    units = units or section["units"]
+    section = resolve(AlignSettings, config)
+    units = units or section.units
     if units not in ("lines", "sentences"):
         raise ConfigError(f"--units must be lines or sentences, not {units!r}")
-    settings = AlignSettings.from_config(section, **({"method": method} if method else {}))
-    src_units = read_units(src, units, config=config)
-    tgt_units = read_units(tgt, units, config=config)
+    settings = replace(section, method=method) if method else section
+    reading = resolve(ReadingSettings, config)
+    src_units = read_units(src, units, reading=reading)
+    tgt_units = read_units(tgt, units, reading=reading)
     encoder = None
     if settings.method != "bam":
-        encoder, _backend = load_alignment_encoder(section, config.section("embed"), cache_dir)
+        encoder, _backend = load_alignment_encoder(settings, resolve(EmbedSettings, config),
+                                                   cache_dir)
     result = align_sentences([u.text for u in src_units], [u.text for u in tgt_units],
                              settings, encoder)
     if encoder is not None:
@@ -45,6 +50,6 @@ def align_files(src: Path, tgt: Path, out: Path, config: Config, *, units: str |
                                         "precision_lax": s.precision_lax,
                                         "recall_lax": s.recall_lax, "f1_lax": s.f1_lax}
             low, high = bootstrap_f1(gold_beads, result.beads, one_to_one=one,
-                                     seed=section["seed"])
+                                     seed=settings.seed)
             report[f"scores_{name}"].update(f1_strict_low=low, f1_strict_high=high)
     return report

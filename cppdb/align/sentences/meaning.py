@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -40,18 +39,15 @@ _BLOCK_ROWS = 1024      # rows of one similarity block: memory is block x docume
 
 @dataclass(frozen=True)
 class MeaningSettings:
-    """The meaning-margin check of ``[monolingual]``; ``min_margin = 0`` turns it off."""
+    """The meaning-margin check of ``[monolingual]``; ``min_meaning_margin = 0`` turns it
+    off."""
 
-    min_margin: float = _MONOLINGUAL["min_meaning_margin"]
-    k: int = _MONOLINGUAL["meaning_margin_k"]
+    min_meaning_margin: float = _MONOLINGUAL["min_meaning_margin"]
+    meaning_margin_k: int = _MONOLINGUAL["meaning_margin_k"]
 
     @property
     def enabled(self) -> bool:
-        return self.min_margin > 0
-
-    @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "MeaningSettings":
-        return cls(float(section["min_meaning_margin"]), int(section["meaning_margin_k"]))
+        return self.min_meaning_margin > 0
 
 
 def mean_top_k(queries: np.ndarray, document: np.ndarray, k: int) -> np.ndarray:

@@ -38,24 +38,25 @@ OMISSION_MODES = ("realign", "off")
 
 @dataclass(frozen=True)
 class OmissionSettings:
-    mode: str = _ALIGN_SENTENCES["omission_mode"]
-    min_run: int = _ALIGN_SENTENCES["omission_min_run"]
-    level_quantile: float = _ALIGN_SENTENCES["omission_level_quantile"]
-    jump: int = _ALIGN_SENTENCES["omission_jump"]
-    margin: int = _ALIGN_SENTENCES["omission_margin"]
-    max_region: int = _ALIGN_SENTENCES["omission_max_region"]
+    omission_mode: str = _ALIGN_SENTENCES["omission_mode"]
+    omission_min_run: int = _ALIGN_SENTENCES["omission_min_run"]
+    omission_level_quantile: float = _ALIGN_SENTENCES["omission_level_quantile"]
+    omission_jump: int = _ALIGN_SENTENCES["omission_jump"]
+    omission_margin: int = _ALIGN_SENTENCES["omission_margin"]
+    omission_max_region: int = _ALIGN_SENTENCES["omission_max_region"]
 
     def __post_init__(self) -> None:
-        if self.mode not in OMISSION_MODES:
+        if self.omission_mode not in OMISSION_MODES:
             raise ConfigError(f"omission_mode must be one of {', '.join(OMISSION_MODES)}, "
-                              f"not {self.mode!r}")
-        if self.min_run < 2 or self.jump < 2 or self.margin < 0 or self.max_region < 8:
+                              f"not {self.omission_mode!r}")
+        if (self.omission_min_run < 2 or self.omission_jump < 2 or self.omission_margin < 0
+                or self.omission_max_region < 8):
             raise ConfigError("omission settings: min_run >= 2, jump >= 2, margin >= 0 and "
                               "max_region >= 8 are required",
                               hint="see [align_sentences] omission_* in the defaults")
-        if not 0.0 < self.level_quantile < 1.0:
+        if not 0.0 < self.omission_level_quantile < 1.0:
             raise ConfigError(f"omission_level_quantile must be in (0, 1), not "
-                              f"{self.level_quantile}")
+                              f"{self.omission_level_quantile}")
 
 
 def random_pair_costs(xw: np.ndarray, yw: np.ndarray, nx: np.ndarray, ny: np.ndarray,
@@ -143,7 +144,7 @@ class GapCosts:
 
 def gap_costs(random_costs: np.ndarray, del_penalty: float, settings: OmissionSettings
               ) -> GapCosts:
-    level = float(np.quantile(random_costs, settings.level_quantile))
+    level = float(np.quantile(random_costs, settings.omission_level_quantile))
     extend = level / 2.0
     return GapCosts(level, max(0.0, del_penalty - extend), extend)
 
@@ -178,22 +179,23 @@ def realign_omissions(beads: list[Bead], windows: tuple[np.ndarray, ...],
                       anchor_col: np.ndarray, anchor_factor: float, settings: OmissionSettings,
                       rng: np.random.Generator) -> tuple[list[Bead], int]:
     """Beads with every detected stretch re-aligned with affine gaps; and how many were."""
-    if settings.mode == "off" or not beads:
+    if settings.omission_mode == "off" or not beads:
         return beads, 0
     xw, yw, nx, ny = windows
     gaps = gap_costs(random_pair_costs(xw, yw, nx, ny, 20_000, rng), del_penalty, settings)
-    found = poor_runs(beads, gaps.level, settings.min_run) + anchor_jumps(beads, settings.jump)
+    found = (poor_runs(beads, gaps.level, settings.omission_min_run)
+             + anchor_jumps(beads, settings.omission_jump))
     poor = [pair_cost(b) >= gaps.level for b in beads]
     out: list[Bead] = []
     done = 0
     redone = 0
-    for start, stop in widen_ranges(found, poor, settings.margin):
+    for start, stop in widen_ranges(found, poor, settings.omission_margin):
         part = beads[start:stop]
         src = [i for b in part for i in b.src]
         tgt = [j for b in part for j in b.tgt]
         out += beads[done:start]
         done = stop
-        if not src or not tgt or max(len(src), len(tgt)) > settings.max_region:
+        if not src or not tgt or max(len(src), len(tgt)) > settings.omission_max_region:
             out += part
             continue
         out += _region_beads((xw, yw, nx, ny), types, gaps, del_penalty, anchor_col,

@@ -21,13 +21,15 @@ All randomness comes from the explicit ``rng``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from cppdb.align.sentences.beads import Bead
 from cppdb.align.sentences.dp_kernel import banded_dp, bead_cost, traceback
 from cppdb.align.sentences.omissions import OmissionSettings, realign_omissions
+from cppdb.config import settings_from
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
 
@@ -41,10 +43,16 @@ class VecalignSettings:
     max_size_full_dp: int = _ALIGN_SENTENCES["max_size_full_dp"]
     search_buffer: int = _ALIGN_SENTENCES["search_buffer"]
     num_samps_for_norm: int = _ALIGN_SENTENCES["num_samps_for_norm"]
-    costs_sample_size: int = 20_000
     anchor_mode: str = _ALIGN_SENTENCES["anchor_mode"]
     anchor_factor: float = _ALIGN_SENTENCES["anchor_factor"]
-    omissions: OmissionSettings = field(default_factory=OmissionSettings)
+    omission_mode: str = _ALIGN_SENTENCES["omission_mode"]
+    omission_min_run: int = _ALIGN_SENTENCES["omission_min_run"]
+    omission_level_quantile: float = _ALIGN_SENTENCES["omission_level_quantile"]
+    omission_jump: int = _ALIGN_SENTENCES["omission_jump"]
+    omission_margin: int = _ALIGN_SENTENCES["omission_margin"]
+    omission_max_region: int = _ALIGN_SENTENCES["omission_max_region"]
+    # not a setting: random pairs whose costs set the deletion penalty and random level
+    costs_sample_size: ClassVar[int] = 20_000
 
     def __post_init__(self) -> None:
         if self.max_bead_size < 2:
@@ -57,6 +65,10 @@ class VecalignSettings:
             raise ConfigError(f"anchor_mode must be 'soft' or 'hard', not {self.anchor_mode!r}")
         if not 0.0 <= self.anchor_factor <= 1.0:
             raise ConfigError(f"anchor_factor must be in [0, 1], not {self.anchor_factor}")
+        self.omission_settings()          # checked here, before any work
+
+    def omission_settings(self) -> OmissionSettings:
+        return settings_from(OmissionSettings, self)
 
     @property
     def max_window(self) -> int:
@@ -256,7 +268,7 @@ def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
 
     ``anchors``: strictly increasing (i, j) 1-1 pairs, soft or hard (``settings.anchor_mode``,
     see the module docstring); 1-1 beads on an anchor have ``anchor=True``.  Long unmatched
-    stretches are then re-aligned with long gaps (``settings.omissions``, see ``omissions``);
+    stretches are then re-aligned with long gaps (``settings.omission_*``, see ``omissions``);
     ``stats["omission_regions"]`` counts them.
     """
     settings = settings or VecalignSettings()
@@ -264,7 +276,7 @@ def vecalign(src_vectors: np.ndarray, tgt_vectors: np.ndarray,
                                                  list(anchors), src_windows, tgt_windows)
     beads, redone = realign_omissions(beads, (level.xw, level.yw, level.nx, level.ny),
                                       settings.bead_types(), level.del_penalty, anchor_col,
-                                      factor, settings.omissions, rng)
+                                      factor, settings.omission_settings(), rng)
     if stats is not None:
         stats["omission_regions"] = redone
     return beads

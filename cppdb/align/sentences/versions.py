@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cppdb.align.sentences.types import VersionFile
-from cppdb.config import Config, load_config
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.readers.documents import read_document, read_version_dir as read_documents
+from cppdb.readers.settings import ReadingSettings
 from cppdb.text.normalize import normalize_zh
 from cppdb.text.segment import cue_sentences, join_lines, split_sentences
 
@@ -70,9 +70,10 @@ def document_units(document: Any, units: Units) -> list[Unit]:
 
 
 def read_units(path: str | Path, units: Units = "sentences", *,
-               config: Config | None = None) -> list[Unit]:
-    """The units of one document (file, image folder or zip)."""
-    found = document_units(read_document(path, config=config or load_config()), units)
+               reading: ReadingSettings | None = None) -> list[Unit]:
+    """The units of one document (file, image folder or zip); ``reading``: the readers'
+    settings (default: the defaults)."""
+    found = document_units(read_document(path, settings=reading or ReadingSettings()), units)
     if not found:
         raise BadInputError(f"{path} has no text units", hint="check the file's content")
     return found
@@ -90,15 +91,17 @@ def _version_document(document: Any, version: int, units: Units) -> VersionDocum
 
 
 def read_version_dir(directory: str | Path, version: int, units: Units = "sentences", *,
-                     config: Config | None = None
+                     reading: ReadingSettings | None = None
                      ) -> tuple[list[VersionDocument], list[Skipped]]:
-    """Every readable document of one version directory; unreadable ones are reported."""
+    """Every readable document of one version directory; unreadable ones are reported.
+    ``reading``: the readers' settings (default: the defaults)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise BadInputError(f"version directory {directory} does not exist",
                             hint="pass one directory per version of the text")
     skipped_raw: list[tuple[str, str]] = []
-    documents = read_documents(directory, config=config or load_config(), skipped=skipped_raw)
+    documents = read_documents(directory, settings=reading or ReadingSettings(),
+                               skipped=skipped_raw)
     skipped = [Skipped(Path(p), reason) for p, reason in skipped_raw]
     out = []
     for document in documents:

@@ -5,7 +5,9 @@
     python -m devtools.compression_sheets score --dir DIR [--dir DIR2 …]
 
 ``sheet`` shuffles the kept pairs (``pair_id``, ``headline``, ``sentence``, ``compression``:
-a uniformly random sample of a build's kept pairs), gives each an id that reveals nothing and
+a uniformly random sample of a build's kept pairs; a row's own ``config`` overrides
+``--config``, so samples of several builds can share the sheets and the judges — each pair in
+one build only), gives each an id that reveals nothing and
 splits them into one sheet per judge (``sheet-K.txt``: the rubric's items only, no
 configuration, no scores); ``key.jsonl`` keeps what the judge must not see.  A judge writes
 ``ratings-K.tsv``: ``id<TAB>readability<TAB>informativeness<TAB>acceptable(y/n)<TAB>why``.
@@ -42,7 +44,8 @@ def make_sheets(sample: Path, config: str, out: Path, judges: int, seed: int) ->
         item = {"id": f"c{number}", **{f: row[f] for f in ("headline", "sentence",
                                                              "compression")}}
         sheets[k % judges].append(item)
-        key.append({"id": item["id"], "config": config, "pair_id": row["pair_id"],
+        key.append({"id": item["id"], "config": row.get("config", config),
+                    "pair_id": row["pair_id"],
                     "judge": k % judges})
     for k, items in enumerate(sheets):
         (out / f"sheet-{k}.txt").write_text(_sheet_text(items), "utf-8")
@@ -73,6 +76,16 @@ def _mean_ci(values: list[float]) -> str:
     return f"{mean:.2f} ± {1.96 * sd / math.sqrt(n):.2f}"
 
 
+def _summary(config: str, joined: list[dict], asked: int) -> None:
+    n = len(joined)
+    share = sum(r["acceptable"] for r in joined) / n
+    se = math.sqrt(share * (1 - share) / n)
+    print(f"{config}: n = {n} of {asked}; readability "
+          f"{_mean_ci([r['readability'] for r in joined])}; informativeness "
+          f"{_mean_ci([r['informativeness'] for r in joined])}; acceptable "
+          f"{sum(r['acceptable'] for r in joined)} = {share:.1%} ± {1.96 * se:.1%}")
+
+
 def score(directories: list[Path]) -> None:
     for directory in directories:
         key = [json.loads(line) for line in (directory / "key.jsonl").read_text("utf-8")
@@ -82,15 +95,11 @@ def score(directories: list[Path]) -> None:
         if unknown:
             raise SystemExit(f"{directory}: ratings for ids not in the key: {sorted(unknown)[:5]}")
         joined = [{**row, **ratings[row["id"]]} for row in key if row["id"] in ratings]
-        n = len(joined)
-        if not n:
+        if not joined:
             raise SystemExit(f"{directory}: no ratings yet")
-        share = sum(r["acceptable"] for r in joined) / n
-        se = math.sqrt(share * (1 - share) / n)
-        print(f"{key[0]['config']}: n = {n} of {len(key)}; readability "
-              f"{_mean_ci([r['readability'] for r in joined])}; informativeness "
-              f"{_mean_ci([r['informativeness'] for r in joined])}; acceptable "
-              f"{sum(r['acceptable'] for r in joined)} = {share:.1%} ± {1.96 * se:.1%}")
+        for config in sorted({r["config"] for r in joined}):
+            _summary(config, [r for r in joined if r["config"] == config],
+                     sum(1 for r in key if r["config"] == config))
         columns = ("id", "config", "pair_id", "judge", "readability", "informativeness",
                    "acceptable", "why")
         lines = ["\t".join(columns)] + ["\t".join(str(r[c]) for c in columns) for r in joined]

@@ -100,7 +100,7 @@ def test_end_to_end_with_paraphrases(pairs_file, table_file, tmp_path):
     assert report["input_pairs"] == 6 and report["kept"] + report["rejected"] == 6
     assert sum(report["rejected_by_rule"].values()) == report["rejected"]
     # links are counted over kept pairs; a2's paraphrase link is asserted above
-    assert set(report["alignment"]) == {"word", "abbrev", "paraphrase", "gloss"}
+    assert set(report["alignment"]) == {"word", "verbatim", "abbrev", "paraphrase", "gloss"}
     assert report["paraphrase_table"]["pairs"] == 3
 
 

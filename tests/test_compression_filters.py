@@ -9,7 +9,8 @@ from cppdb.annotate.ud import TaggedText
 from cppdb.config import load_config
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.filters import (RULES, FilterChain, FilterSettings,
-                                                  content_overlap, han_count)
+                                                  content_overlap, han_count,
+                                                  rule_headline_actor)
 
 SETTINGS = FilterSettings()
 GOOD_H, GOOD_S = "西首相抵京访华", "西班牙首相周一抵达北京，开始对中国进行正式访问。"
@@ -90,3 +91,14 @@ def test_unknown_filter_and_bad_settings_are_config_errors():
 
 def test_han_count_counts_only_chinese_characters():
     assert han_count("9·11事件，NBA") == 2
+
+
+def test_a_headline_opening_with_a_name_s_never_mentions_is_rejected() -> None:
+    headline = TaggedText(("李克强", "对", "会议", "作出", "批示"),
+                          ("PROPN", "ADP", "NOUN", "VERB", "NOUN"))
+    sentence = TaggedText(("会议", "今天", "召开", "。"), ("NOUN", "NOUN", "VERB", "PUNCT"))
+    settings = SETTINGS
+    assert "李克强" in rule_headline_actor(headline, sentence, settings, frozenset({2}))
+    assert rule_headline_actor(headline, sentence, settings, frozenset({0, 2})) is None
+    untitled = TaggedText(("会议", "召开"), ("NOUN", "VERB"))
+    assert rule_headline_actor(untitled, sentence, settings, frozenset()) is None

@@ -91,6 +91,16 @@ def tokenize_tag(texts: Sequence[str]) -> list[TaggedText]:
     return out
 
 
+def is_time_word(token: str) -> bool:
+    """jieba's dictionary files ``token`` as a time word (今天 近日 日前 当晚: flag ``t``), or it
+    is a number with a date unit (2020年, 3月, 15日)."""
+    import jieba.posseg as posseg
+
+    if posseg.dt.word_tag_tab.get(token) in ("t", "tg"):
+        return True
+    return bool(token) and token[-1] in "年月日号" and token[:-1].isdigit()
+
+
 def _conllu_input(sentences: Sequence[TaggedText], with_upos: bool) -> str:
     blocks = []
     for sentence in sentences:

@@ -142,12 +142,25 @@ def rule_content_overlap(headline: TaggedText, sentence: TaggedText, settings: F
 
 @dataclass(frozen=True)
 class FilterRule:
-    """A named filter: ``kind`` is "text" (raw strings) or "tagged" (jieba tokens + UPOS)."""
+    """A named filter: ``kind`` is "text" (raw strings) or "tagged" (jieba tokens + UPOS);
+    a tagged rule with ``alignment`` reads the aligned headline tokens whatever the overlap
+    source."""
 
     name: str
     kind: str
     description: str
     check: Callable[..., str | None]
+    alignment: bool = False
+
+
+def rule_headline_actor(headline: TaggedText, sentence: TaggedText, settings: FilterSettings,
+                        aligned: frozenset[int] | None = None) -> str | None:
+    """A headline that opens with a name S never links to (李克强对…作出批示 over a first
+    sentence about the meeting) reports another event or another angle of it: no deletion of
+    S says what the headline says."""
+    if not headline.upos or headline.upos[0] != "PROPN" or aligned is None or 0 in aligned:
+        return None
+    return f"the headline opens with the name {headline.tokens[0]}, which S does not mention"
 
 
 RULES: dict[str, FilterRule] = {r.name: r for r in (
@@ -160,6 +173,8 @@ RULES: dict[str, FilterRule] = {r.name: r for r in (
     FilterRule("headline_shorter", "text", "H is shorter than S", rule_headline_shorter),
     FilterRule("content_overlap", "tagged", "content-word overlap R >= min_content_overlap",
                rule_content_overlap),
+    FilterRule("headline_actor", "tagged", "a name opening the headline is aligned to S",
+               rule_headline_actor, alignment=True),
 )}
 
 #: rules applied after parsing/alignment by the builder (not configurable away: they are what
@@ -204,7 +219,8 @@ class FilterChain:
         """(rule, detail) of the first failing tagged rule; ``aligned`` = linked H tokens."""
         use = aligned if self.settings.overlap_source == "alignment" else None
         for rule in self.tagged_rules:
-            detail = rule.check(headline, sentence, self.settings, use)
+            detail = rule.check(headline, sentence, self.settings,
+                                aligned if rule.alignment else use)
             if detail is not None:
                 return rule.name, detail
         return None

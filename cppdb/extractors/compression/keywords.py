@@ -43,7 +43,11 @@ from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
 
 _COMPRESSION = toml_defaults("compression")
 
-METHODS = ("word", "abbrev", "paraphrase", "gloss", "bert")
+METHODS = ("word", "verbatim", "abbrev", "paraphrase", "gloss", "bert")
+
+#: UPOS of the non-content headline words ``verbatim`` aligns: numbers and ordinals (第十一次,
+#: 首个), determiners and pronouns (我国, 各): they carry news the content-word rule leaves out
+VERBATIM_UPOS = frozenset({"NUM", "DET", "PRON"})
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,29 @@ def word_links(headline: Tokens, sentence: Tokens, covered: set[int],
         s = next((i for i in candidates if i not in used), candidates[0])
         used.add(s)
         links.append(Link(h, h + 1, s, s + 1, "word"))
+    return links
+
+
+def verbatim_links(headline: Tokens, sentence: Tokens, covered: set[int],
+                   content_upos: frozenset[str]) -> list[Link]:
+    """Identical non-content words that still carry news: numbers, ordinals, determiners,
+    pronouns (any length), and other function words of two or more characters (关于, 之际).
+    One-character particles and prepositions (的 在 并) are left to the tree rules."""
+    positions: dict[str, list[int]] = {}
+    for index, token in enumerate(sentence.tokens):
+        positions.setdefault(token, []).append(index)
+    used: set[int] = set()
+    links = []
+    for h, (token, upos) in enumerate(zip(headline.tokens, headline.upos)):
+        if h in covered or upos in content_upos or upos == "PUNCT" or token not in positions:
+            continue
+        if upos not in VERBATIM_UPOS and len(token) < 2:
+            continue
+        s = next((i for i in positions[token] if i not in used), None)
+        if s is None:
+            continue
+        used.add(s)
+        links.append(Link(h, h + 1, s, s + 1, "verbatim"))
     return links
 
 
@@ -463,6 +490,8 @@ def _one_method(method: str, headline: Tokens, sentence: Tokens, covered: set[in
                 lexicon: Lexicon | None) -> list[Link]:
     if method == "word":
         return word_links(headline, sentence, covered, settings.content_upos)
+    if method == "verbatim":
+        return verbatim_links(headline, sentence, covered, settings.content_upos)
     if method == "abbrev":
         return abbreviation_links(headline, sentence, covered, settings.content_upos,
                                   settings.abbrev_upos, lexicon)

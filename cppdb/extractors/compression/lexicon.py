@@ -65,6 +65,11 @@ class Lexicon:
             return 1
         return 0
 
+    def is_verb(self, word: str) -> bool:
+        """The dictionary glosses ``word`` as a verb ("to meet with" for 会见, which jieba's
+        dictionary tags as a noun)."""
+        return any(gloss.startswith("to ") for gloss in self.glosses.get(word, ()))
+
     def pieces(self, word: str) -> list[str]:
         """``word`` cut greedily into the longest dictionary words (single characters where
         none fits): 俄海军 -> 俄 + 海军, 物价上涨 -> 物价 + 上涨."""

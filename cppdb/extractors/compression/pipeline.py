@@ -13,18 +13,21 @@ from pathlib import Path
 from typing import Any
 
 from cppdb.annotate.types import AnnotatedSentence
-from cppdb.annotate.ud import TaggedText, tokenize_tag
+from cppdb.annotate.ud import TaggedText, is_time_word, tokenize_tag
 from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.extractors.compression.bert_e5 import E5BertAligner
 from cppdb.extractors.compression.dtt import DTTAddition, DTTRules
 from cppdb.extractors.compression.filters import FilterChain, FilterSettings
 from cppdb.extractors.compression.keywords import AlignSettings, BertAligner, Link, align_batch
+from cppdb.extractors.compression.lexicon import cedict_lexicon
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable, load_paraphrase_table
 from cppdb.extractors.compression.reader import NewsPair
-from cppdb.extractors.compression.sentence import (SentenceRules, Tree, complete_sentence,
-                                                   sentence_problem)
+from cppdb.extractors.compression.sentence import (PROBLEMS, SentenceRules, Tree,
+                                                   complete_sentence, sentence_problem)
 from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
+from cppdb.extractors.compression.surface import (SurfaceRules, only_a_title, repair_units,
+                                                  subject_dropped)
 from cppdb.registry import load_backend
 
 _COMPRESSION = toml_defaults("compression")
@@ -55,6 +58,7 @@ class CompressionSettings:
     bert_layer: int = _COMPRESSION["bert_layer"]
     sentence: SentenceRules = SentenceRules.from_config(_COMPRESSION)
     ratio_base: str = _COMPRESSION["ratio_base"]
+    surface: SurfaceRules = SurfaceRules(tuple(_COMPRESSION["surface_rules"]))
 
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "CompressionSettings":
@@ -78,7 +82,8 @@ class CompressionSettings:
                    bert_min_cosine=float(section["bert_min_cosine"]),
                    bert_encoder=_bert_encoder(section), bert_layer=int(section["bert_layer"]),
                    sentence=SentenceRules.from_config(section),
-                   ratio_base=_ratio_base(section))
+                   ratio_base=_ratio_base(section),
+                   surface=SurfaceRules(tuple(section["surface_rules"])))
 
 
 _BERT_ENCODERS = ("auto", "e5-tokens", "transformers")
@@ -196,7 +201,7 @@ class CompressionPipeline:
             if tree.tokens != s_tt.tokens:
                 raise BadInputError(f"line {pair.line}: the parser changed the tokenisation "
                                     f"({len(s_tt.tokens)} -> {len(tree.tokens)} tokens)")
-            outcomes[pair.line] = self._compress(pair, h_tt, tree, pair_links)
+            outcomes[pair.line] = self._compress(pair, h_tt, tree, pair_links, s_tt.upos)
         return [outcomes[p.line] for p in pairs]
 
     def _reject(self, pair: NewsPair, rule: str, detail: str, headline: TaggedText | None = None,
@@ -214,9 +219,9 @@ class CompressionPipeline:
                            1 for u in headline.upos if u in self.settings.align.content_upos)))
 
     def _compress(self, pair: NewsPair, headline: TaggedText, tree: AnnotatedSentence,
-                  links: Sequence[Link]) -> Outcome:
+                  links: Sequence[Link], jieba_upos: Sequence[str]) -> Outcome:
         keywords = sorted({i for link in links for i in link.sentence_tokens()})
-        kept, added = self._kept(tree, keywords)
+        kept, added = self._kept(tree, keywords, jieba_upos)
         labels = [1 if i in kept else 0 for i in range(len(tree.tokens))]
         compression = "".join(t for t, keep in zip(tree.tokens, labels) if keep)
         c_chars, h_chars = _chars(compression), _chars(pair.headline)
@@ -226,7 +231,7 @@ class CompressionPipeline:
                 if self.settings.ratio_base == "expanded_headline" else h_chars)
         ratio = c_chars / base if base else float("inf")
         status, rule, detail = "kept", "", None
-        problem = (sentence_problem(_tree(tree), kept, keywords) if self.settings.sentence.check
+        problem = (_problem(tree, kept, keywords, jieba_upos) if self.settings.sentence.check
                    else None)
         if problem is not None:
             status, rule, detail = "rejected", "not_a_sentence", f"{problem[0]}: {problem[1]}"
@@ -254,13 +259,28 @@ class CompressionPipeline:
                        compression_rate=rate, headline_ratio=ratio,
                        dtt_rules=tuple(a.rule for a in added))
 
-    def _kept(self, tree: AnnotatedSentence,
-              keywords: Sequence[int]) -> tuple[frozenset[int], tuple[DTTAddition, ...]]:
-        """Minimal subtree over the keywords, closed under the DTT and the sentence rules."""
+    def _kept(self, tree: AnnotatedSentence, keywords: Sequence[int], jieba_upos: Sequence[str]
+              ) -> tuple[frozenset[int], tuple[DTTAddition, ...]]:
+        """Minimal subtree over the keywords, closed under the DTT and the sentence rules,
+        then with the units the parse cut through made whole (surface rules)."""
         parse = _tree(tree)
         kept = minimal_rooted_subtree(parse.heads, keywords, root=self.settings.subtree_root)
         dtt = self.settings.dtt_rules if self.settings.dtt else None
-        return complete_sentence(parse, kept, self.settings.sentence, dtt)
+        kept, added = complete_sentence(parse, kept, self.settings.sentence, dtt)
+        kept, repaired = repair_units(parse.tokens, jieba_upos, kept, keywords,
+                                      self.settings.surface, parse.upos,
+                                      cedict_lexicon().is_verb)
+        return kept, added + tuple(DTTAddition(token, parse.heads[token], rule,
+                                               parse.deprels[token]) for token, rule in repaired)
+
+
+def _problem(tree: AnnotatedSentence, kept: frozenset[int], keywords: Sequence[int],
+             jieba_upos: Sequence[str]) -> tuple[str, str] | None:
+    if only_a_title(tree.tokens, jieba_upos, kept):
+        return "only_a_title", PROBLEMS["only_a_title"]
+    if subject_dropped(tree.tokens, jieba_upos, kept, is_time_word):
+        return "subject_dropped", PROBLEMS["subject_dropped"]
+    return sentence_problem(_tree(tree), kept, keywords)
 
 
 def _expanded_chars(headline: TaggedText, sentence: Sequence[str], links: Sequence[Link],

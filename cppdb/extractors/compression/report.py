@@ -10,6 +10,7 @@ from cppdb.extractors.compression.dtt import RULE_NAMES as DTT_RULES
 from cppdb.extractors.compression.filters import POST_RULES
 from cppdb.extractors.compression.pipeline import CompressionSettings
 from cppdb.extractors.compression.sentence import RULE_NAMES as SENTENCE_RULES
+from cppdb.extractors.compression.surface import RULE_NAMES as SURFACE_RULES
 from cppdb.progress import console
 
 RATE_BINS = [round(0.1 * i, 1) for i in range(1, 10)]
@@ -74,6 +75,8 @@ def build_report(records: pl.DataFrame, settings: CompressionSettings, *,
     dtt_counts.update({k: v for k, v in added.items() if k in DTT_RULES})
     sentence_counts = {name: 0 for name in settings.sentence.rules}
     sentence_counts.update({k: v for k, v in added.items() if k in SENTENCE_RULES})
+    surface_counts = {name: 0 for name in settings.surface.rules}
+    surface_counts.update({k: v for k, v in added.items() if k in SURFACE_RULES})
     content = int(kept["n_headline_content"].sum() or 0)
     aligned = int(kept["n_headline_aligned"].sum() or 0)
     notes = [UDCHINESE_NOTE] if parser.get("name") == "udchinese" else []
@@ -88,6 +91,7 @@ def build_report(records: pl.DataFrame, settings: CompressionSettings, *,
         "headline_content_words": content,
         "headline_tokens_aligned": aligned,
         "dtt": settings.dtt, "dtt_added": dtt_counts, "sentence_added": sentence_counts,
+        "surface_added": surface_counts,
         "compression_rate": _rate_distribution(kept),
         "headline_ratio_mean": (round(float(kept["headline_ratio"].mean()), 4)
                                 if kept.height else None),
@@ -122,5 +126,8 @@ def print_report(report: dict[str, Any]) -> None:
     if report.get("sentence_added"):
         out.print("sentence-rule additions: "
                   + ", ".join(f"{k} {v}" for k, v in report["sentence_added"].items()))
+    if report.get("surface_added"):
+        out.print("surface-rule additions: "
+                  + ", ".join(f"{k} {v}" for k, v in report["surface_added"].items()))
     for note in report["notes"]:
         out.print(f"[yellow]note:[/yellow] {escape(note)}")

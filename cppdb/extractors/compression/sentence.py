@@ -89,6 +89,10 @@ PROBLEMS = {
     "relation_across_comma": "a kept non-clausal dependency crosses a clause mark (，；：)",
     "clause_without_keyword": "a kept word lies in a clause (between clause marks) where the "
                               "headline named nothing: the tree path left the clauses it names",
+    "only_a_title": "the compression is a quoted title (《…》) with at most one word around "
+                    "it: it names a publication and states no event",
+    "subject_dropped": "the compression opens with a predicate, preposition or adverb while S "
+                       "names who acted before it: the actor was cut",
 }
 
 
@@ -227,12 +231,28 @@ def complete_sentence(tree: Tree, kept: Iterable[int], rules: SentenceRules,
         added.extend(new)
 
 
+def contracted(tree: Tree, kept: Iterable[int]) -> Tree:
+    """The tree as the kept words read it: a kept word whose head was dropped hangs from its
+    nearest kept ancestor (deleting a word attaches its children to its head); a kept word
+    with no kept ancestor keeps its own head, so the top still says what it modified."""
+    keep = set(kept)
+    heads = list(tree.heads)
+    for node in keep:
+        head = tree.heads[node]
+        while head >= 0 and head not in keep:
+            head = tree.heads[head]
+        if head >= 0:
+            heads[node] = head
+    return Tree(tree.tokens, tree.upos, heads, tree.deprels)
+
+
 def sentence_problem(tree: Tree, kept: Iterable[int],
                      keywords: Iterable[int]) -> tuple[str, str] | None:
     """(code, detail) of the first reason the kept words are not a sentence, or None."""
     keep = sorted(set(kept))
     if not keep:
         return "no_predicate", "nothing is kept"
+    tree = contracted(tree, keep)
     top, last = top_node(tree, keep), keep[-1]
     if tree.upos[top] not in PREDICATE_UPOS:
         return "no_predicate", f"top word {_word(tree, top)} is {tree.upos[top]}"

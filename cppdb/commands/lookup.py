@@ -11,6 +11,14 @@ from cppdb.commands.common import JsonOpt, QuietOpt, print_json
 
 from cppdb.io import check_output_file
 from cppdb.lookup import open_database
+from cppdb.rank.relation_groups import ALL, check_relation
+
+
+#: ``--relation``: the groups of cppdb/rank/relation_groups.py
+RelationOpt = Annotated[str, typer.Option(
+    "--relation", help="equivalence (Equivalence, and pairs no test decided) | entailment "
+                       "(Forward/ReverseEntailment) | related (OtherRelated, Independent, "
+                       "Exclusion) | all (the groups in that order, best first within each).")]
 
 
 def console():
@@ -75,6 +83,7 @@ def register(app: typer.Typer) -> None:
             help="Only pairs in this size tier (S, M, L, XL; nested).")] = None,
         features: Annotated[bool, typer.Option(
             "--features", help="Show every feature, the pivots and the word links.")] = False,
+        relation: RelationOpt = ALL,
         wide: Annotated[bool, typer.Option(
             "--wide", help="Every column, one row per pair (default: one row per target, "
                            "80 columns).")] = False,
@@ -90,6 +99,8 @@ def register(app: typer.Typer) -> None:
         # lazy: `cppdb --help` loads no stage code (numpy, numba)
         from cppdb.lookup.view import ROWS_PER_TARGET
 
+        # before the index is built (minutes on a large run): a typo fails at once
+        check_relation(relation)
         with open_database(db, rebuild=rebuild) as database:
             if database.built and not quiet and not as_json:
                 typer.echo(f"built the lookup index {database.path} "
@@ -102,7 +113,8 @@ def register(app: typer.Typer) -> None:
             # the compact view merges a target's rows (one per LHS label): it reads more
             found = database.lookup(text, top if rows_only else top * ROWS_PER_TARGET, type_,
                                     tier, features,
-                                    extra=() if rows_only else ("entailment", S.RELATION))
+                                    extra=() if rows_only else ("entailment", S.RELATION),
+                                    relation=relation)
         if as_json:
             print_json(found.to_dicts())
         else:

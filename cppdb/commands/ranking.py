@@ -9,7 +9,8 @@ import typer
 from cppdb.commands.common import (ConfigOpt, DryRunOpt, EngineOpt, FreshOpt, JsonOpt, QuietOpt,
                                    SetOpt, SparkMasterOpt, make_config, print_json, print_plan)
 from cppdb.errors import BadInputError
-from cppdb.evaluate.display import coverage_renderables, evaluation_rich_table, legend
+from cppdb.evaluate.display import (coverage_renderables, evaluation_rich_table, legend,
+                                    relation_mix_renderables)
 from cppdb.progress import console
 
 
@@ -25,14 +26,17 @@ def _print_table(frame, title: str) -> None:
     console().print(table)
 
 
-def _print_evaluation(frame, title: str, signed: str, coverage=None) -> None:
-    """The table, the word coverage, the legend and the signature on stdout (they are the
-    command's result; the width follows the terminal, or $COLUMNS, 80 by default)."""
+def _print_evaluation(frame, title: str, signed: str, coverage=None, relations=None) -> None:
+    """The table, the word coverage, the relation mix, the legend and the signature on stdout
+    (they are the command's result; the width follows the terminal, or $COLUMNS, 80 by
+    default)."""
     from rich.console import Console
 
     out = Console(highlight=False)
     out.print(evaluation_rich_table(frame, title))
     for part in coverage_renderables(coverage):
+        out.print(part)
+    for part in relation_mix_renderables(relations):
         out.print(part)
     out.print(f"{legend(frame)}\nsignature: {signed}", markup=False, soft_wrap=True)
 
@@ -81,13 +85,12 @@ def _evaluate(target: Path, sample: Optional[int], out: Optional[Path], config, 
                        f"({sheet.SCALE_HELP}), then run `cppdb evaluate {out}`")
         return
     else:
-        table, signed, coverage = api.evaluate_run_full(target, cfg)
+        found = api.evaluate_ranking(target, cfg)
         if as_json:
-            print_json({"signature": signed, "table": table.to_dicts(),
-                        "coverage": None if coverage is None else coverage.to_dicts()})
+            print_json(found.to_dict())
             return
-        _print_evaluation(table, "diversity and consistency per type and top share", signed,
-                          coverage)
+        _print_evaluation(found.table, "diversity and consistency per type and top share",
+                          found.signature, found.coverage, found.relations)
         return
     if as_json:
         print_json({"signature": signed, "table": table.to_dicts()})

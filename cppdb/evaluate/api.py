@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,13 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.config import Config, load_config, resolve
 from cppdb.evaluate.coverage import coverage_table
+from cppdb.evaluate.relation_mix import relation_mix
 from cppdb.evaluate.settings import EvaluateRun, EvaluateSettings
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
 from cppdb.features.models import load_encoder
 from cppdb.rank.pipeline import RANK_DIR, read_ranked
+from cppdb.rank.tiers import PERCENTILE
 from cppdb.registry import load_backend
 from cppdb.stats import model_sha, signature
 from cppdb.evaluate.tables import (DEFINITIONS, evaluation_table, interval_method,
@@ -104,11 +107,47 @@ def coverage_of(run_or_file: str | Path, ranking: pl.DataFrame, settings: Evalua
                           first, evaluate.coverage_words, evaluate.coverage_examples)
 
 
+def tier_names(ranking: pl.DataFrame, settings: EvaluateRun) -> list[str]:
+    """The ranking's tiers, smallest first: in ``rank.tiers`` order when they are those
+    tiers, else (a run ranked with other tiers) by their pairs' best percentile."""
+    if "tier" not in ranking.columns:
+        return []
+    present = set(ranking["tier"].drop_nulls())
+    names = [t.name for t in settings.rank.tier_list()]
+    if present <= set(names):
+        return [name for name in names if name in present]
+    return (ranking.drop_nulls("tier").group_by("tier").agg(pl.col(PERCENTILE).min())
+            .sort(PERCENTILE, "tier")["tier"].to_list())
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything ``cppdb evaluate`` reports on a ranking."""
+
+    table: pl.DataFrame                 # Tables 3/4/6 (:func:`evaluate_run`)
+    signature: str
+    coverage: pl.DataFrame | None       # :func:`coverage_of`
+    relations: pl.DataFrame | None      # :func:`cppdb.evaluate.relation_mix.relation_mix`
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``--json`` prints and ``evaluation.json`` keeps."""
+        return {"signature": self.signature, "table": self.table.to_dicts(),
+                "coverage": None if self.coverage is None else self.coverage.to_dicts(),
+                "relations": None if self.relations is None else self.relations.to_dicts()}
+
+
 def evaluate_run_full(run_or_file: str | Path, config: Config | None = None
                       ) -> tuple[pl.DataFrame, str, pl.DataFrame | None]:
     """The table of :func:`evaluate_run`, its signature and the word coverage
-    (:func:`coverage_of`); a run directory also keeps the three in ``evaluation.json``
-    (what produced the numbers stays next to them)."""
+    (:func:`coverage_of`); see :func:`evaluate_ranking`."""
+    found = evaluate_ranking(run_or_file, config)
+    return found.table, found.signature, found.coverage
+
+
+def evaluate_ranking(run_or_file: str | Path, config: Config | None = None) -> Evaluation:
+    """The table of :func:`evaluate_run`, its signature, the word coverage and the relation
+    mix per type and tier; a run directory also keeps them in ``evaluation.json`` (what
+    produced the numbers stays next to them)."""
     settings = resolve(EvaluateRun, config or load_config())
     section = settings.evaluate
     first, second = _encoders(settings, run_or_file)
@@ -126,12 +165,11 @@ def evaluate_run_full(run_or_file: str | Path, config: Config | None = None
                               "cosine-cap": f"{section.max_embedded_pairs}/type/top",
                               "coverage": f"top{section.coverage_words}-content-words/"
                                           "first-tier-phrase-source", **extra})
-    coverage = coverage_of(run_or_file, ranking, settings)
+    found = Evaluation(table, signed, coverage_of(run_or_file, ranking, settings),
+                       relation_mix(ranking, tier_names(ranking, settings)))
     if Path(run_or_file).is_dir():
-        write_json_atomic(Path(run_or_file) / EVALUATION_FILE,
-                          {"signature": signed, "table": table.to_dicts(),
-                           "coverage": None if coverage is None else coverage.to_dicts()})
-    return table, signed, coverage
+        write_json_atomic(Path(run_or_file) / EVALUATION_FILE, found.to_dict())
+    return found
 
 
 def write_sheet(run_or_file: str | Path, out: str | Path, n_per_type: int,

@@ -107,3 +107,33 @@ def coverage_renderables(coverage: pl.DataFrame | None) -> list[Any]:
 
 def _share(count: int, total: int) -> str:
     return f"{count:,} = {100 * count / total:.1f}%" if total else "-"
+
+
+#: the relation labels as the mix's columns name them (short: the table keeps to 80 columns)
+RELATION_HEADERS = {"Equivalence": "Equivalence", "ForwardEntailment": "Forward",
+                    "ReverseEntailment": "Reverse", "Exclusion": "Exclusion",
+                    "OtherRelated": "Other", "Independent": "Independent",
+                    "undecided": "undecided"}
+
+
+def relation_mix_renderables(mix: pl.DataFrame | None) -> list[Any]:
+    """The relation mix (:mod:`cppdb.evaluate.relation_mix`) for a terminal: one row per type
+    and tier, one column per label that occurs (its share of the tier's pairs)."""
+    from rich.text import Text
+
+    if mix is None or mix.is_empty():
+        return [Text("relation mix: not computed (no tiers)")]
+    labels = [label for label in RELATION_HEADERS if label in set(mix["relation"])]
+    labels += sorted(set(mix["relation"]) - set(labels))
+    table = _table("", ("type", "top", "n",
+                        *(RELATION_HEADERS.get(label, label) for label in labels)))
+    table.columns[1].header = "tier"
+    for (pair_type, tier), part in mix.group_by("type", "tier", maintain_order=True):
+        shares = dict(zip(part["relation"], part["share"], strict=True))
+        table.add_row(pair_type, tier, f"{part['pairs'].sum():,}",
+                      *(f"{100 * shares[label]:.1f}%" if label in shares else "-"
+                        for label in labels))
+    # the title is a line of its own: a table's title wraps at the table's width
+    return [Text("relation mix: each label's share of a tier's pairs (tiers nested)"), table,
+            Text("Forward/Reverse = Forward/ReverseEntailment: one side's words all in the "
+                 "other;\nundecided = no test decides: a synonym, or only a related word")]

@@ -18,12 +18,16 @@ from cppdb.errors import BadInputError
 from cppdb.lookup.index import ORDER, SCORE, connect, ensure_index
 from cppdb.lookup.keys import ANY_SLOT, SLOT, has_slots, query_keys
 from cppdb.lookup.source import PairSource, resolve_source
+from cppdb.rank.relation_groups import ALL, GROUP, GROUPS, check_relation, wanted_groups
 from cppdb.rank.settings import RankSettings
 
 TIER = "tier"
 #: what every answer shows; ``features=True`` adds every other numeric column and the links
 BASE_COLUMNS = (S.TYPE, S.SOURCE, S.TARGET, SCORE, TIER, "rank", S.LHS, S.COUNT, S.N_PIVOTS,
-                S.PIVOTS, S.DOCUMENTS, S.ORIGIN)
+                S.PIVOTS, S.DOCUMENTS, S.ORIGIN, GROUP)
+#: ``relation="all"`` orders the groups (equivalence, entailment, related) before the score
+_GROUP_ORDER = (f"CASE {GROUP} " + " ".join(f"WHEN '{g}' THEN {i}" for i, g in enumerate(GROUPS))
+                + f" ELSE {len(GROUPS)} END")
 _INTERNAL = {"key", "shape", "fixed", ORDER}
 #: the most rows :meth:`Database.find_pair` reads to find one target among a text's answers
 PAIR_SEARCH_LIMIT = 1_000_000
@@ -77,39 +81,55 @@ class Database:
         params.extend(allowed)
         return f" AND {TIER} IN ({', '.join('?' * len(allowed))})"
 
+    def _relation_filter(self, relation: str | None, params: list[Any]) -> tuple[str, str]:
+        """The WHERE clause and the leading ORDER BY term of a ``relation`` choice
+        (:mod:`cppdb.rank.relation_groups`; None: every pair, by score alone)."""
+        if check_relation(relation) is None:
+            return "", ""
+        if relation == ALL:
+            return "", f"{_GROUP_ORDER}, "
+        params.append(relation)
+        return f" AND {GROUP} = ?", ""
+
     def _query(self, where: str, params: list[Any], top: int, tier: str | None,
-               features: bool, extra: Sequence[str] = ()) -> pl.DataFrame:
+               features: bool, extra: Sequence[str] = (), relation: str | None = None
+               ) -> pl.DataFrame:
         if top < 1:
             raise BadInputError(f"top must be at least 1, got {top}")
         cols = self._select(features, extra)
         tier_sql = self._tier_filter(tier, params)
-        sql = (f"SELECT {', '.join(cols)} FROM pairs WHERE {where}{tier_sql} "
-               f"ORDER BY {ORDER} DESC NULLS LAST, {S.TARGET} LIMIT {int(top)}")
+        relation_sql, first = self._relation_filter(relation, params)
+        sql = (f"SELECT {', '.join(cols)} FROM pairs WHERE {where}{tier_sql}{relation_sql} "
+               f"ORDER BY {first}{ORDER} DESC NULLS LAST, {S.TARGET} LIMIT {int(top)}")
         rows = self._con.execute(sql, params).fetchall()
         return pl.DataFrame(rows, schema=cols, orient="row", infer_schema_length=None)
 
     # -- queries --------------------------------------------------------------------------
     def paraphrases(self, text: str, top: int = 10, type: str | None = None,
                     tier: str | None = None, features: bool = False,
-                    extra: Sequence[str] = ()) -> pl.DataFrame:
+                    extra: Sequence[str] = (), relation: str | None = None) -> pl.DataFrame:
         """Paraphrases of ``text`` best first; a text with slots (``[NP1]``) is a pattern query.
 
         Without ``type``, a slot-free text is looked up as a phrase and a sentence; with
         ``type="pattern"`` (or slots in the text) see :meth:`patterns`.  ``extra`` names
         columns to add when the database has them (``entailment`` of an export file).
+        ``relation``: ``equivalence``, ``entailment`` or ``related`` keeps that group
+        (:mod:`cppdb.rank.relation_groups`); ``all`` keeps every pair, the groups in that
+        order (best first within each); None (the default) orders by score alone.
         """
         if type is not None and type not in S.PAIR_TYPES:
             raise BadInputError(f"unknown pair type {type!r}",
                                 hint=f"choose one of {', '.join(S.PAIR_TYPES)}")
         if type == "pattern" or (type is None and has_slots(text)):
-            return self.patterns(text, top, tier, features, extra)
+            return self.patterns(text, top, tier, features, extra, relation)
         keys = query_keys(text)
         types = [type] if type else ["phrase", "sentence"]
         where = f"{S.TYPE} IN ({', '.join('?' * len(types))}) AND key = ?"
-        return self._query(where, [*types, keys["key"]], top, tier, features, extra)
+        return self._query(where, [*types, keys["key"]], top, tier, features, extra, relation)
 
     def patterns(self, text: str, top: int = 10, tier: str | None = None,
-                 features: bool = False, extra: Sequence[str] = ()) -> pl.DataFrame:
+                 features: bool = False, extra: Sequence[str] = (),
+                 relation: str | None = None) -> pl.DataFrame:
         """Pattern paraphrases: by the pattern (``[NP1] 出生于 [NP2]``) or by fixed words alone.
 
         A pattern whose slot labels are generic (``[X]``) matches any labels; with specific
@@ -123,22 +143,24 @@ class Database:
         if has_slots(text):
             if not keys["generic"]:
                 exact = self._query(f"{S.TYPE} = 'pattern' AND key = ?", [keys["key"]], top,
-                                    tier, features, extra)
+                                    tier, features, extra, relation)
                 if exact.height:
                     return exact
             return self._query(f"{S.TYPE} = 'pattern' AND shape = ?", [keys["shape"]], top,
-                               tier, features, extra)
+                               tier, features, extra, relation)
         where = (f"{S.TYPE} = 'pattern' AND key IN "
                  "(SELECT key FROM pattern_keys WHERE contains(fixed, ?))")
-        return self._query(where, [keys["fixed"]], top, tier, features, extra)
+        return self._query(where, [keys["fixed"]], top, tier, features, extra, relation)
 
     def lookup(self, text: str, top: int = 10, type: str | None = None, tier: str | None = None,
-               features: bool = False, extra: Sequence[str] = ()) -> pl.DataFrame:
-        """What ``cppdb lookup`` prints: phrases/sentences and, for slot-free words, patterns."""
+               features: bool = False, extra: Sequence[str] = (),
+               relation: str | None = None) -> pl.DataFrame:
+        """What ``cppdb lookup`` prints: phrases/sentences and, for slot-free words, patterns
+        (``relation`` as in :meth:`paraphrases`; the command passes ``all`` by default)."""
         if type is not None or has_slots(text):
-            return self.paraphrases(text, top, type, tier, features, extra)
-        found = [self.paraphrases(text, top, None, tier, features, extra),
-                 self.patterns(text, top, tier, features, extra)]
+            return self.paraphrases(text, top, type, tier, features, extra, relation)
+        found = [self.paraphrases(text, top, None, tier, features, extra, relation),
+                 self.patterns(text, top, tier, features, extra, relation)]
         return pl.concat([f for f in found if f.height] or found[:1], how="diagonal_relaxed")
 
     def find_pair(self, text: str, target: str, type: str | None = None) -> pl.DataFrame:

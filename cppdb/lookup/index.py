@@ -7,8 +7,8 @@ zone maps (per-row-group min/max) skip all but one or two row groups of 16k rows
 CSV detour) and a B-tree index that is larger than the data; see docs/lookup.md for the
 measurements behind the choice.
 
-Tables: ``pairs`` (every column of the pair table + ``key``, ``shape``, ``fixed`` and
-``order_score``, sorted by type, key, order_score desc), ``pattern_keys`` (one row per
+Tables: ``pairs`` (every column of the pair table + ``key``, ``shape``, ``fixed``,
+``order_score`` and ``relation_group`` (:mod:`cppdb.rank.relation_groups`), sorted by type, key, order_score desc), ``pattern_keys`` (one row per
 distinct pattern source: ``key``, ``fixed``) for fixed-word search, and ``meta``.
 """
 from __future__ import annotations
@@ -26,8 +26,9 @@ from cppdb import schema as S
 from cppdb.errors import BackendUnavailableError
 from cppdb.lookup.keys import key_exprs
 from cppdb.lookup.source import PairSource, scan_pairs
+from cppdb.rank.relation_groups import GROUP, group_expr, label_expr
 
-INDEX_VERSION = "cppdb-lookup/1"
+INDEX_VERSION = "cppdb-lookup/2"
 ORDER = "order_score"
 ROW_GROUP_SIZE = 16_384
 SCORE = "score"
@@ -55,7 +56,9 @@ def _prepared(source: PairSource) -> pl.LazyFrame:
     names = lf.collect_schema().names()
     if S.TYPE not in names:
         lf = lf.with_columns(pl.lit("phrase").alias(S.TYPE))
-    return lf.with_columns(*key_exprs(S.SOURCE), _order_expr(names))
+    # the group is stored, not computed per query: `--relation` filters before the LIMIT
+    return lf.with_columns(*key_exprs(S.SOURCE), _order_expr(names),
+                           group_expr(label_expr(names)).alias(GROUP))
 
 
 def stored_fingerprint(path: Path) -> str | None:

@@ -4,7 +4,10 @@ the wide one with every column.
 The compact view has one row per target: the rows of one target that differ only in their
 left-hand-side label (大洋 as NP and as NN) are one row whose ``LHS`` cell lists the labels,
 best first; its score, tier and pivot count are those of the best of them.  Each pattern
-source gets its own table (a word query finds patterns of several sources).
+source gets its own table (a word query finds patterns of several sources).  Its rows come
+in the order of the relation groups (:mod:`cppdb.rank.relation_groups`: equivalence,
+entailment, then the related pairs after a blank line), best first within each; an
+Exclusion row is shown in red and a line under the table says what Exclusion means.
 
 The relation column is the export's ``entailment`` field (:func:`cppdb.export.entailment_of`:
 ``Exclusion`` where the ranked table's ``relation`` says so, else Forward/ReverseEntailment
@@ -22,12 +25,16 @@ from cppdb.align.sentences.types import DocumentKey
 from cppdb.export import entailment_of
 from cppdb.features.table import FEATURE_DESCRIPTIONS
 from cppdb.lookup.explain import LOG_ODDS
+from cppdb.rank.exclusion import EXCLUSION
+from cppdb.rank.relation_groups import GROUP, RELATED, group_rank, with_group
 
 RELATION = "entailment"
 SCORE, TIER = "score", "tier"
 #: the compact view's columns, in order (``pivots`` = how many English pivots)
 COMPACT_COLUMNS = ("target", RELATION, SCORE, TIER, "pivots", "LHS")
 UNKNOWN = "-"
+#: under a table that shows Exclusion rows: they are answers a user must not take as synonyms
+EXCLUSION_NOTE = "Exclusion = the sides exclude each other (antonym, negation, number flip)"
 
 
 def with_relation(frame: pl.DataFrame) -> pl.DataFrame:
@@ -39,19 +46,23 @@ def with_relation(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def merged_targets(frame: pl.DataFrame) -> pl.DataFrame:
-    """One row per (type, source, target), best first: the best row's score, tier and pivot
-    count, the relation, and every LHS label joined by commas (best first)."""
-    frame = with_relation(frame)
+    """One row per (type, source, target), the relation groups in order and best first
+    within each: the best row's score, tier and pivot count, the relation and its group, and
+    every LHS label joined by commas (best first)."""
+    frame = with_group(with_relation(frame))
     score = (pl.col(SCORE) if SCORE in frame.columns else pl.lit(None, dtype=pl.Float64))
     frame = frame.with_columns(score.cast(pl.Float64).alias("_score"),
-                               pl.int_range(pl.len()).alias("_order"))
+                               pl.int_range(pl.len()).alias("_order"),
+                               group_rank(pl.col(GROUP)).alias("_group"))
     for name, dtype in ((TIER, pl.String), (S.N_PIVOTS, pl.Int64), (S.LHS, pl.String)):
         if name not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype=dtype).alias(name))
-    best_first = frame.sort("_score", "_order", descending=[True, False], nulls_last=True)
+    best_first = frame.sort("_group", "_score", "_order", descending=[False, True, False],
+                            nulls_last=True)
     keys = [S.TYPE, S.SOURCE, S.TARGET]
     return (best_first.group_by(keys, maintain_order=True)
-            .agg(pl.col(RELATION).first(), pl.col("_score").first().alias(SCORE),
+            .agg(pl.col(RELATION).first(), pl.col(GROUP).first(),
+                 pl.col("_score").first().alias(SCORE),
                  pl.col(TIER).first(), pl.col(S.N_PIVOTS).first(),
                  pl.col(S.LHS).drop_nulls().unique(maintain_order=True).str.join(",")))
 
@@ -76,11 +87,19 @@ def compact_tables(frame: pl.DataFrame, text: str, top: int | None = None) -> li
         title = (f"{pair_type} paraphrases of {source}" if _key(source) == _key(text)
                  else f"{pair_type} paraphrases of {source} (contains {text})")
         table = _table()
-        for row in part.iter_rows(named=True):
+        groups = part[GROUP].to_list()
+        for index, row in enumerate(part.iter_rows(named=True)):
+            # a blank line before the related rows: what follows is not a paraphrase
+            last_first = (groups[index] != RELATED and index + 1 < len(groups)
+                          and groups[index + 1] == RELATED)
             # Text, not str: a cell's brackets are data, never rich markup
             table.add_row(Text(row[S.TARGET]), row[RELATION] or UNKNOWN, _number(row[SCORE]),
-                          row[TIER] or UNKNOWN, _count(row[S.N_PIVOTS]), row[S.LHS] or "")
-        tables.append(Group(Text(title, style="bold"), table))
+                          row[TIER] or UNKNOWN, _count(row[S.N_PIVOTS]), row[S.LHS] or "",
+                          style="red" if row[RELATION] == EXCLUSION else None,
+                          end_section=last_first)
+        note = ([Text(EXCLUSION_NOTE, style="italic")]
+                if EXCLUSION in part[RELATION].to_list() else [])
+        tables.append(Group(Text(title, style="bold"), table, *note))
     return tables
 
 

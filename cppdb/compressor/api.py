@@ -27,7 +27,7 @@ from cppdb.compressor.features import ParsedSentence, Vocabulary, numeric_values
 from cppdb.compressor.model import (Architecture, Encoded, build_network,
                                     predict_probabilities)
 from cppdb.compressor.train import TrainSettings, held_out_split, train_network
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.embed.e5_tokens import E5TokenEncoder
 from cppdb.embed.e5_torch import resolve_device
 from cppdb.errors import BadInputError, ModelNotFoundError
@@ -59,7 +59,7 @@ def train_compressor(corpus: str | Path, out_dir: str | Path, config: Any = None
     """Train on the kept rows of ``corpus`` (a build-compression run) into ``out_dir``;
     returns what ``model.json`` records."""
     cfg = config if config is not None else load_config()
-    settings = TrainSettings.from_config(cfg.section("compressor"))
+    settings = resolve(TrainSettings, cfg)
     out = Path(out_dir)
     check_output_file(out / "model.json", "model directory")
     where = resolve_device(device or settings.device)

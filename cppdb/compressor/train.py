@@ -5,13 +5,14 @@ import copy
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from cppdb.compressor.metrics import keep_f1
 from cppdb.compressor.model import (Architecture, Encoded, build_network, collate,
                                     cpu_threads, predict_probabilities)
+from cppdb.config import settings_from
 from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
 
@@ -21,6 +22,8 @@ _COMPRESSOR = toml_defaults("compressor")
 @dataclass(frozen=True)
 class TrainSettings:
     """The ``[compressor]`` section (see cppdb/defaults/compressor.toml)."""
+
+    SECTION: ClassVar[str] = "compressor"
 
     word_min_count: int = _COMPRESSOR["word_min_count"]
     e5_layer: int = _COMPRESSOR["e5_layer"]
@@ -39,21 +42,22 @@ class TrainSettings:
     threshold: float = _COMPRESSOR["threshold"]
     batch_tokens: int = _COMPRESSOR["batch_tokens"]
 
+    def __post_init__(self) -> None:
+        if not -1 <= self.e5_layer <= 12:
+            raise ConfigError(f"compressor.e5_layer must be -1 (off) or 0..12, "
+                              f"not {self.e5_layer}")
+        if self.epochs < 1 or self.batch_sentences < 1 or self.hidden < 1:
+            raise ConfigError("compressor.epochs, batch_sentences and hidden must be >= 1")
+        if not 0.0 <= self.held_out_share < 0.5:
+            raise ConfigError(f"compressor.held_out_share must be in [0, 0.5), "
+                              f"not {self.held_out_share}")
+        if not 0.0 < self.threshold < 1.0:
+            raise ConfigError(f"compressor.threshold must be in (0, 1), "
+                              f"not {self.threshold}")
+
     @classmethod
     def from_config(cls, section: dict[str, Any]) -> "TrainSettings":
-        settings = cls(**{name: section[name] for name in cls.__dataclass_fields__})
-        if not -1 <= settings.e5_layer <= 12:
-            raise ConfigError(f"compressor.e5_layer must be -1 (off) or 0..12, "
-                              f"not {settings.e5_layer}")
-        if settings.epochs < 1 or settings.batch_sentences < 1 or settings.hidden < 1:
-            raise ConfigError("compressor.epochs, batch_sentences and hidden must be >= 1")
-        if not 0.0 <= settings.held_out_share < 0.5:
-            raise ConfigError(f"compressor.held_out_share must be in [0, 0.5), "
-                              f"not {settings.held_out_share}")
-        if not 0.0 < settings.threshold < 1.0:
-            raise ConfigError(f"compressor.threshold must be in (0, 1), "
-                              f"not {settings.threshold}")
-        return settings
+        return settings_from(cls, section)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

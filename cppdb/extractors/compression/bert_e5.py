@@ -15,10 +15,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cppdb.align.words.simalign_e5 import sentence_word_vectors
+from cppdb.config import resolve
 from cppdb.defaults import toml_defaults
 from cppdb.embed.e5_tokens import E5TokenEncoder
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.keywords import BertAligner
+from cppdb.extractors.compression.settings import CompressionToml
 from cppdb.registry import Backend
 
 _COMPRESSION = toml_defaults("compression")
@@ -35,9 +37,9 @@ class E5BertAligner(BertAligner):
 
     @classmethod
     def from_config(cls, config: Any) -> "E5BertAligner":
-        section = config.section("compression")
-        return cls(layer=section["bert_layer"], batch_size=section["bert_batch_size"],
-                   min_cosine=section["bert_min_cosine"])
+        toml = resolve(CompressionToml, config)
+        return cls(layer=toml.bert_layer, batch_size=toml.bert_batch_size,
+                   min_cosine=toml.bert_min_cosine)
 
     def version(self) -> str:
         return self.encoder.version()

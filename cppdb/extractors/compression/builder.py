@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ import polars as pl
 
 from cppdb import schema
 from cppdb.workers import resolve_workers
-from cppdb.config import Config
+from cppdb.config import Config, resolve
 from cppdb.engine.pools import process_pool
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.pipeline import (CompressionPipeline, CompressionSettings,
@@ -29,6 +29,7 @@ from cppdb.extractors.compression.pipeline import (CompressionPipeline, Compress
 from cppdb.extractors.compression.reader import NewsPair, PairReader
 from cppdb.extractors.compression.records import outcome_frame, output_record
 from cppdb.extractors.compression.report import build_report
+from cppdb.extractors.compression.settings import CompressionToml
 from cppdb.io import write_json_atomic, write_jsonl_atomic
 from cppdb.progress import console, progress_bar
 from cppdb.run import RunDir, StageHandle, fingerprint_of
@@ -69,11 +70,11 @@ def _work(pairs: list[NewsPair]) -> list[Outcome]:
     return _WORKER.process(pairs)
 
 
-def _resolve_methods(section: dict[str, Any], explicit: bool,
+def _resolve_methods(toml: CompressionToml, explicit: bool,
                      paraphrases: str | Path | None) -> list[str]:
     """Methods to run; 'paraphrase' without a table is an error if asked for explicitly, and
     dropped with a loud warning if it only came from the defaults."""
-    methods = list(section["methods"])
+    methods = list(toml.methods)
     if "paraphrase" in methods and paraphrases is None:
         if explicit:
             raise ConfigError("alignment method 'paraphrase' needs a paraphrase table",
@@ -107,19 +108,19 @@ def _open(input_path: str | Path, config: Config, paraphrases: str | Path | None
           methods: Sequence[str] | None, dtt: bool | None, parser: str | None,
           bert_dir: str | Path | None) -> tuple[Config, list[Path], list[Stage]]:
     config = effective_config(config, methods=methods, dtt=dtt, parser=parser, bert_dir=bert_dir)
-    section = config.section("compression")
-    active = _resolve_methods(section, methods is not None, paraphrases)
-    skipped = [m for m in section["methods"] if m not in active]
-    section["methods"] = active
-    settings = CompressionSettings.from_config(section)
+    toml = resolve(CompressionToml, config)
+    active = _resolve_methods(toml, methods is not None, paraphrases)
+    skipped = [m for m in toml.methods if m not in active]
+    toml = replace(toml, methods=tuple(active))
+    settings = CompressionSettings.from_config(toml)
     reader = PairReader(input_path)
     inputs = [reader.path] + ([Path(paraphrases)] if paraphrases else [])
     table_path = str(paraphrases) if paraphrases else None
-    table_options = (("min_score", float(section["paraphrase_min_score"])),
-                     ("top_percent", float(section["paraphrase_top_percent"])),
-                     ("max_chars", int(section["paraphrase_max_chars"])))
-    workers = resolve_workers(int(section["workers"]), "compression.workers")
-    batch = max(1, int(section["batch_size"]))
+    table_options = (("min_score", toml.paraphrase_min_score),
+                     ("top_percent", toml.paraphrase_top_percent),
+                     ("max_chars", toml.paraphrase_max_chars))
+    workers = resolve_workers(toml.workers, "compression.workers")
+    batch = max(1, toml.batch_size)
     stages = compression_stages(reader, settings, table_path, table_options, workers, batch,
                                 skipped, Path(paraphrases) if paraphrases else None)
     return config, inputs, stages

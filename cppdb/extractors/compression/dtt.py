@@ -18,6 +18,7 @@ from typing import Any
 
 from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
+from cppdb.extractors.compression.settings import compression_toml
 from cppdb.text.negation import load_negation_words
 
 _COMPRESSION = toml_defaults("compression")
@@ -37,17 +38,18 @@ class DTTRules:
     negation_words: frozenset[str] = frozenset()
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> DTTRules:
-        unknown = [r for r in section["dtt_rules"] if r not in RULE_NAMES]
+    def from_config(cls, section: Any) -> DTTRules:
+        toml = compression_toml(section)
+        unknown = [r for r in toml.dtt_rules if r not in RULE_NAMES]
         if unknown:
             raise ConfigError(f"unknown DTT rule(s): {', '.join(unknown)}",
                               hint=f"choose from: {', '.join(RULE_NAMES)}")
-        return cls(rules=tuple(section["dtt_rules"]),
-                   particle_relations=frozenset(section["particle_relations"]),
-                   auxiliary_relations=frozenset(section["auxiliary_relations"]),
-                   numeral_relations=frozenset(section["numeral_relations"]),
-                   negation_relations=frozenset(section["negation_relations"]),
-                   negation_words=load_negation_words(section["negation_words"] or None))
+        return cls(rules=toml.dtt_rules,
+                   particle_relations=frozenset(toml.particle_relations),
+                   auxiliary_relations=frozenset(toml.auxiliary_relations),
+                   numeral_relations=frozenset(toml.numeral_relations),
+                   negation_relations=frozenset(toml.negation_relations),
+                   negation_words=load_negation_words(toml.negation_words or None))
 
     def rule_for(self, child_token: str, deprel: str) -> str | None:
         """The rule that keeps a child with this token and relation (negation checked first)."""

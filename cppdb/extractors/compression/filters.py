@@ -17,6 +17,7 @@ from typing import Any
 from cppdb.annotate.ud import TaggedText
 from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
+from cppdb.extractors.compression.settings import compression_toml
 from cppdb.text.convert import default_converter
 
 _COMPRESSION = toml_defaults("compression")
@@ -41,21 +42,22 @@ class FilterSettings:
     content_upos: frozenset[str] = frozenset(_COMPRESSION["content_upos"])
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "FilterSettings":
-        if section["overlap_denominator"] not in OVERLAP_DENOMINATORS:
+    def from_config(cls, section: Any) -> "FilterSettings":
+        toml = compression_toml(section)
+        if toml.overlap_denominator not in OVERLAP_DENOMINATORS:
             raise ConfigError(
-                f"unknown compression.overlap_denominator '{section['overlap_denominator']}'",
+                f"unknown compression.overlap_denominator '{toml.overlap_denominator}'",
                 hint=f"choose one of: {', '.join(OVERLAP_DENOMINATORS)}")
-        if section["overlap_source"] not in OVERLAP_SOURCES:
+        if toml.overlap_source not in OVERLAP_SOURCES:
             raise ConfigError(
-                f"unknown compression.overlap_source '{section['overlap_source']}'",
+                f"unknown compression.overlap_source '{toml.overlap_source}'",
                 hint=f"choose one of: {', '.join(OVERLAP_SOURCES)}")
-        return cls(min_chars=int(section["min_chars"]), max_chars=int(section["max_chars"]),
-                   sentence_end=str(section["sentence_end"]),
-                   min_content_overlap=float(section["min_content_overlap"]),
-                   overlap_denominator=section["overlap_denominator"],
-                   overlap_source=section["overlap_source"],
-                   content_upos=frozenset(section["content_upos"]))
+        return cls(min_chars=toml.min_chars, max_chars=toml.max_chars,
+                   sentence_end=toml.sentence_end,
+                   min_content_overlap=toml.min_content_overlap,
+                   overlap_denominator=toml.overlap_denominator,
+                   overlap_source=toml.overlap_source,
+                   content_upos=frozenset(toml.content_upos))
 
 
 def han_count(text: str) -> int:

@@ -34,12 +34,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cppdb.annotate.ud import TaggedText
+from cppdb.config import resolve
 from cppdb.defaults import toml_defaults
 from cppdb.embed.encoders import _model_checksum
 from cppdb.errors import BackendUnavailableError, ConfigError, ModelNotFoundError
 from cppdb.registry import Backend
 from cppdb.extractors.compression.lexicon import Lexicon, cedict_lexicon
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable
+from cppdb.extractors.compression.settings import CompressionToml
 
 _COMPRESSION = toml_defaults("compression")
 
@@ -334,9 +336,8 @@ class BertAligner(Backend):
 
     @classmethod
     def from_config(cls, config: Any) -> "BertAligner":
-        section = config.section("compression")
-        return cls(section["bert_dir"], batch_size=section["bert_batch_size"],
-                   min_cosine=section["bert_min_cosine"])
+        toml = resolve(CompressionToml, config)
+        return cls(toml.bert_dir, batch_size=toml.bert_batch_size, min_cosine=toml.bert_min_cosine)
 
     def signature(self) -> str:
         model = (f"{self.model_dir.name}#{_model_checksum(self.model_dir)}"

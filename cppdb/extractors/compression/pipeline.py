@@ -25,6 +25,7 @@ from cppdb.extractors.compression.paraphrase_table import ParaphraseTable, load_
 from cppdb.extractors.compression.reader import NewsPair
 from cppdb.extractors.compression.sentence import (PROBLEMS, SentenceRules, Tree,
                                                    complete_sentence, sentence_problem)
+from cppdb.extractors.compression.settings import CompressionToml, compression_toml
 from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
 from cppdb.extractors.compression.surface import (SurfaceRules, only_a_title, repair_units,
                                                   subject_dropped)
@@ -61,51 +62,49 @@ class CompressionSettings:
     surface: SurfaceRules = SurfaceRules(tuple(_COMPRESSION["surface_rules"]))
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "CompressionSettings":
-        if section["subtree_root"] not in ROOT_POLICIES:
-            raise ConfigError(f"unknown compression.subtree_root '{section['subtree_root']}'",
+    def from_config(cls, section: Any) -> "CompressionSettings":
+        """From the typed ``[compression]`` section (a loaded table is converted)."""
+        toml = compression_toml(section)
+        if toml.subtree_root not in ROOT_POLICIES:
+            raise ConfigError(f"unknown compression.subtree_root '{toml.subtree_root}'",
                               hint=f"choose from: {', '.join(ROOT_POLICIES)}")
-        filters = FilterChain.from_config(section["filters"], FilterSettings.from_config(section))
-        align = AlignSettings(methods=tuple(section["methods"]),
-                              content_upos=frozenset(section["content_upos"]),
-                              abbrev_upos=frozenset(section["abbrev_upos"]),
-                              paraphrase_max_tokens=int(section["paraphrase_max_tokens"]))
-        if section["parser"] == "udchinese":
-            options: tuple[tuple[str, Any], ...] = (("tagger", section["udchinese_tagger"]),)
+        filters = FilterChain.from_config(toml.filters, FilterSettings.from_config(toml))
+        align = AlignSettings(methods=toml.methods, content_upos=frozenset(toml.content_upos),
+                              abbrev_upos=frozenset(toml.abbrev_upos),
+                              paraphrase_max_tokens=toml.paraphrase_max_tokens)
+        if toml.parser == "udchinese":
+            options: tuple[tuple[str, Any], ...] = (("tagger", toml.udchinese_tagger),)
         else:
-            options = (("stanza_dir", section["stanza_dir"]),)
-        return cls(filters=filters, align=align, dtt=bool(section["dtt"]),
-                   dtt_rules=DTTRules.from_config(section), subtree_root=section["subtree_root"],
-                   max_ratio=float(section["max_compression_ratio"]), parser=section["parser"],
-                   parser_options=options, bert_dir=str(section["bert_dir"]),
-                   bert_batch_size=int(section["bert_batch_size"]),
-                   bert_min_cosine=float(section["bert_min_cosine"]),
-                   bert_encoder=_bert_encoder(section), bert_layer=int(section["bert_layer"]),
-                   sentence=SentenceRules.from_config(section),
-                   ratio_base=_ratio_base(section),
-                   surface=SurfaceRules(tuple(section["surface_rules"])))
+            options = (("stanza_dir", toml.stanza_dir),)
+        return cls(filters=filters, align=align, dtt=toml.dtt,
+                   dtt_rules=DTTRules.from_config(toml), subtree_root=toml.subtree_root,
+                   max_ratio=toml.max_compression_ratio, parser=toml.parser,
+                   parser_options=options, bert_dir=toml.bert_dir,
+                   bert_batch_size=toml.bert_batch_size, bert_min_cosine=toml.bert_min_cosine,
+                   bert_encoder=_bert_encoder(toml), bert_layer=toml.bert_layer,
+                   sentence=SentenceRules.from_config(toml), ratio_base=_ratio_base(toml),
+                   surface=SurfaceRules(toml.surface_rules))
 
 
 _BERT_ENCODERS = ("auto", "e5-tokens", "transformers")
 RATIO_BASES = ("expanded_headline", "headline")
 
 
-def _ratio_base(section: dict[str, Any]) -> str:
-    if section["ratio_base"] not in RATIO_BASES:
-        raise ConfigError(f"unknown compression.ratio_base '{section['ratio_base']}'",
+def _ratio_base(toml: CompressionToml) -> str:
+    if toml.ratio_base not in RATIO_BASES:
+        raise ConfigError(f"unknown compression.ratio_base '{toml.ratio_base}'",
                           hint=f"choose from: {', '.join(RATIO_BASES)}")
-    return str(section["ratio_base"])
+    return toml.ratio_base
 
 
-def _bert_encoder(section: dict[str, Any]) -> str:
+def _bert_encoder(toml: CompressionToml) -> str:
     """``auto``: a configured local BERT directory wins, else the bundled e5-small."""
-    choice = str(section["bert_encoder"])
-    if choice not in _BERT_ENCODERS:
-        raise ConfigError(f"unknown compression.bert_encoder '{choice}'",
+    if toml.bert_encoder not in _BERT_ENCODERS:
+        raise ConfigError(f"unknown compression.bert_encoder '{toml.bert_encoder}'",
                           hint=f"choose from: {', '.join(_BERT_ENCODERS)}")
-    if choice == "auto":
-        return "transformers" if str(section["bert_dir"]) else "e5-tokens"
-    return choice
+    if toml.bert_encoder == "auto":
+        return "transformers" if toml.bert_dir else "e5-tokens"
+    return toml.bert_encoder
 
 
 def _bert_aligner(settings: "CompressionSettings") -> BertAligner:

@@ -43,6 +43,7 @@ from typing import Any
 
 from cppdb.errors import ConfigError
 from cppdb.extractors.compression.dtt import DTTAddition, DTTRules, apply_dtt
+from cppdb.extractors.compression.settings import compression_toml
 
 DEFAULT_RULES = ("case", "coordination", "object", "predicate", "unit", "copula")
 RULE_NAMES = DEFAULT_RULES + ("subject",)
@@ -104,12 +105,13 @@ class SentenceRules:
     check: bool = True
 
     @classmethod
-    def from_config(cls, section: dict[str, Any]) -> "SentenceRules":
-        unknown = [r for r in section["sentence_rules"] if r not in RULE_NAMES]
+    def from_config(cls, section: Any) -> "SentenceRules":
+        toml = compression_toml(section)
+        unknown = [r for r in toml.sentence_rules if r not in RULE_NAMES]
         if unknown:
             raise ConfigError(f"unknown sentence rule(s): {', '.join(unknown)}",
                               hint=f"choose from: {', '.join(RULE_NAMES)}")
-        return cls(tuple(section["sentence_rules"]), bool(section["sentence_check"]))
+        return cls(toml.sentence_rules, toml.sentence_check)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from cppdb.errors import ConfigError
+from cppdb.text.numerals import ZH_DIGITS, ZH_UNITS
 
 RULE_NAMES = ("number", "name", "apposition", "brackets", "preposition", "conjunction",
               "future", "copula_noun", "title_prefix")   # applied in this order
@@ -45,7 +46,7 @@ RULE_NAMES = ("number", "name", "apposition", "brackets", "preposition", "conjun
 _MEASURE = ("日月年号时点分秒届次个名位家项万亿千百元吨级周岁期批轮例米倍天多余"
             "起件场台架艘辆部条所座栋只股篇首张份种套支门户兆瓦千克斤亩公里")
 _TIME_OF_DAY = "晚早夜"
-_NUMERALS = "0-9０-９零〇一二两三四五六七八九十百千万亿.．%％"
+_NUMERALS = "0-9０-９" + ZH_DIGITS + ZH_UNITS + ".．%％"
 #: a number: digits (ASCII or full-width) or Chinese numerals, optionally after 第
 _NUMBER = re.compile(rf"^第?[{_NUMERALS}]+$")
 #: a number token with its measure word fused in (第五十五次, 十二届): only when tagged NUM,

@@ -1,6 +1,6 @@
 """Keep-label F1 of compressors trained on built corpora, on Zhao et al.'s 1,000 gold sentences.
 
-The gold (``bench/prepare_compression_gold.py``) is pre-tokenised by jieba: its words are fed
+The gold (``devtools/prepare_compression_gold.py``) is pre-tokenised by jieba: its words are fed
 to the compressor as given (UPOS from jieba in context where jieba cuts the same way, else
 jieba's dictionary tag, else the tag of the jieba word holding the word's last character;
 then the corpus's own parser), so predictions and gold labels are on the same tokens and no
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 
 from bench.common import record
 from cppdb.compressor.metrics import keep_f1
+from devtools.keep_share import first_share, top_share
 
 ANNOTATORS = ("annotation_1", "annotation_2")
 THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
@@ -53,16 +53,6 @@ def score(predicted: list[list[int]], rows: list[dict[str, Any]]) -> dict[str, A
 
 def mean_f1(scores: dict[str, Any]) -> float:
     return (scores["annotation_1"]["f1"] + scores["annotation_2"]["f1"]) / 2
-
-
-def first_share(rows: list[dict[str, Any]], share: float) -> list[list[int]]:
-    """The length-only rule: keep the first ``share`` of each sentence's tokens."""
-    out = []
-    for r in rows:
-        n = len(r["tokens"])
-        k = min(n, max(1, math.ceil(share * n)))
-        out.append([1] * k + [0] * (n - k))
-    return out
 
 
 def baselines(gold: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -124,15 +114,6 @@ def evaluate_model(label: str, corpus: Path, models: Path, gold: dict[str, Any],
              **score(at("test", tuned), gold["test"])},
             {"model": label, "tuned": f"most probable {rate:.0%} of each sentence (on dev)",
              **base, **score(top("test", rate), gold["test"])}]
-
-
-def top_share(probs: Any, share: float) -> list[int]:
-    """Keep the ``share`` of a sentence's tokens with the highest P(keep) (ties: earlier
-    first): a length constraint in place of a threshold, as the paper's ILP decoding."""
-    n = len(probs)
-    k = min(n, max(1, math.ceil(share * n)))
-    chosen = set(sorted(range(n), key=lambda i: (-float(probs[i]), i))[:k])
-    return [int(i in chosen) for i in range(n)]
 
 
 def agreement(rows: list[dict[str, Any]]) -> float:

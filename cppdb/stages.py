@@ -10,10 +10,11 @@ without running anything (``--dry-run``).
 
 Inputs are of two kinds: :class:`Artifact` (a file in the run directory, made by an earlier
 stage or already there) and :class:`External` (a user's file or an earlier run's table).
-Every file a stage body opens is one of its reads (``tests/test_declared_reads.py`` checks
-that with a file-access spy).  An ``optional`` external input may be absent: that is a
-planned choice, shown by ``--dry-run`` with its ``effect``, and recorded in the manifest
-(``notes.optional_inputs`` of the stage) — never a silent change of the results.
+Every file a stage body opens is one of its reads
+(``tests/project/test_declared_reads.py`` checks that with a file-access spy).  An
+``optional`` external input may be absent: that is a planned choice, shown by ``--dry-run``
+with its ``effect``, and recorded in the manifest (``notes.optional_inputs`` of the stage) —
+never a silent change of the results.
 """
 from __future__ import annotations
 

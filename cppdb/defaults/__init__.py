@@ -3,7 +3,7 @@
 ``config.load_config`` starts from :func:`all_sections`; settings dataclasses and backend
 constructors take their keyword defaults from :func:`toml_defaults`, so that a run built from
 Python without a configuration gets the product's defaults without a second copy of them
-(``tests/test_settings_defaults.py`` guards the few still written in Python).
+(``tests/project/test_settings_defaults.py`` guards the few still written in Python).
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ torch under ``inference_mode`` with attention as two batched matmuls.
 
 Precision: ``fp32`` reproduces the numpy path (cosine > 0.99999); ``bf16`` runs the matmuls in
 bfloat16 (≈3× faster on a CPU with AVX512-BF16 or AMX, cosine ≥ 0.9999 to fp32 on real
-sentences: tests/test_e5_torch.py, docs/benchmarks/e5_tokens.md); ``fp16`` is the GPU's.
+sentences: tests/embed/test_e5_torch.py, docs/benchmarks/e5_tokens.md); ``fp16`` is the GPU's.
 ``auto`` picks fp16 on CUDA, bf16 on a CPU that computes it natively, else fp32 — on a CPU
 without native bf16 the emulated kind is slower than fp32 (and there ``runtime = "auto"``
 prefers onnxruntime fp32, :mod:`cppdb.embed.e5_onnx`, which exports :func:`encoder_module`).

@@ -227,7 +227,7 @@ def _pivot(st: Any, bilingual: BilingualSettings) -> None:
 def pivot_pairs(engine: Any, occurrences: Path, kind: str, work_dir: Path,
                 settings: PivotSettings, pruned: dict[str, int] | None = None) -> list[Path]:
     """The pair files of one occurrence kind: the polars pivot, or its Spark SQL twin when
-    the engine lends a SQL session (the same tables; tests/test_spark_engine.py)."""
+    the engine lends a SQL session (the same tables; tests/engine/test_spark_engine.py)."""
     session = engine.sql_session() if engine is not None else None
     if session is None:
         occ = pl.scan_parquet(occurrences).filter(pl.col(S.KIND) == kind)

@@ -6,7 +6,7 @@ sides within an English pivot is a join with the same ``max_per_pivot`` pruning;
 contributions are repartitioned by (LHS, source) and every partition is summed into pairs by
 the polars function of the local pivot (``mapInArrow``), so the p(z2|z1) = Σ_e p(z2|e)·p(e|z1)
 sums, anchors, evidence and composed alignments are computed by one piece of code.  The
-parity tests (tests/test_spark_engine.py) hold the two to the same tables.
+parity tests (tests/engine/test_spark_engine.py) hold the two to the same tables.
 """
 from __future__ import annotations
 

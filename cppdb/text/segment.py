@@ -1,6 +1,6 @@
 """Chinese sentence segmentation, and the rules that turn subtitle cues into sentences.
 
-Rules of :func:`split_sentences` (each guarded by a test in ``tests/test_segment.py``):
+Rules of :func:`split_sentences` (each guarded by a test in ``tests/text/test_segment.py``):
 
 1. A sentence ends after a run of terminators: ``。！？`` (and ``!?`` ASCII, ``；`` is *not*
    a terminator), the ellipses ``…`` / ``⋯`` (``……`` counts as one), and an ASCII ``.`` only

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from cppdb.errors import ConfigError
+from cppdb.extractors.compression.sentence import CLAUSE_PUNCTUATION
 from cppdb.text.numerals import ZH_DIGITS, ZH_UNITS
 
 RULE_NAMES = ("number", "name", "apposition", "brackets", "preposition", "conjunction",
@@ -60,8 +61,9 @@ _PREPOSITION_UPOS = frozenset({"ADP"})
 #: the verbs and nouns that follow a name in news (会 见 on its own is 会见 split elsewhere)
 _NOT_NAME_PIECES = frozenset("的了着过在于与和及或并同向对从把被为将就是也都还已又再不没个"
                               "说称指到访抵赴见谈致等总副前新老")
-#: marks that end a clause: a preposition's object lies before the next one
-_CLAUSE_MARKS = frozenset("，；：。！？,;:!?")
+#: marks that end a clause (the sentence rules' clause marks and the sentence ends): a
+#: preposition's object lies before the next one
+_CLAUSE_MARKS = CLAUSE_PUNCTUATION | frozenset("。！？!?")
 #: words that mark what follows as planned, not done
 FUTURE_MARKERS = frozenset({"将", "将要", "即将", "拟", "将于"})
 #: prefixes that change which office a title names (副主席 deputy, 前总统 former)
@@ -192,12 +194,13 @@ def _prepositions(kept: set[int], tokens: Sequence[str], upos: Sequence[str],
     """A preposition goes with its object.  Kept, it stays when the next word is kept (its
     object starts there, even a verbal one: 关于 推进…, 被 爆破) and goes when the next kept
     word, past a gap, is a verb in either tagging or in the dictionary (在 [京] 举行, 在 [北京]
-    会见: the object was dropped); dropped, it comes back when the next word is a kept nominal (在 南京大学)."""
+    会见: the object was dropped); dropped, it comes back when the next word is a kept nominal
+    (在 南京大学).  A kept title is quoted as written: no word inside it moves."""
+    quoted = {i for unit in bracket_units(tokens) if unit.start in kept for i in unit}
     for i in range(len(tokens) - 1):
-        if i in keywords or upos[i] not in _PREPOSITION_UPOS or upos[i + 1] == "PUNCT":
+        if (i in keywords or i in quoted or upos[i] not in _PREPOSITION_UPOS
+                or upos[i + 1] == "PUNCT"):
             continue
-        if any(i in unit for unit in bracket_units(tokens) if unit.start in kept):
-            continue                                # a kept title is quoted as written
         following = _next_kept(kept, tokens, upos, i)
         if i in kept and following != i + 1 and (
                 following is None or "VERB" in (upos[following], parse_upos[following])

@@ -85,12 +85,18 @@ def _is_han_word(token: str) -> bool:
     return bool(token) and all("\u3400" <= ch <= "\u9fff" for ch in token)
 
 
+def token_positions(tokens: Sequence[str]) -> dict[str, list[int]]:
+    """Each token's indices in the sentence, in order (for count-preserving matching)."""
+    positions: dict[str, list[int]] = {}
+    for index, token in enumerate(tokens):
+        positions.setdefault(token, []).append(index)
+    return positions
+
+
 def word_links(headline: Tokens, sentence: Tokens, covered: set[int],
                content_upos: frozenset[str]) -> list[Link]:
     """Identical content words; count-preserving (next unused occurrence first)."""
-    positions: dict[str, list[int]] = {}
-    for index, token in enumerate(sentence.tokens):
-        positions.setdefault(token, []).append(index)
+    positions = token_positions(sentence.tokens)
     used: set[int] = set()
     links = []
     for h, (token, upos) in enumerate(zip(headline.tokens, headline.upos)):
@@ -108,9 +114,7 @@ def verbatim_links(headline: Tokens, sentence: Tokens, covered: set[int],
     """Identical non-content words that still carry news: numbers, ordinals, determiners,
     pronouns (any length), and other function words of two or more characters (关于, 之际).
     One-character particles and prepositions (的 在 并) are left to the tree rules."""
-    positions: dict[str, list[int]] = {}
-    for index, token in enumerate(sentence.tokens):
-        positions.setdefault(token, []).append(index)
+    positions = token_positions(sentence.tokens)
     used: set[int] = set()
     links = []
     for h, (token, upos) in enumerate(zip(headline.tokens, headline.upos)):

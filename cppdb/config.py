@@ -267,6 +267,14 @@ def resolve(cls: type[Settings], config: Config) -> Settings:
                   for item in dataclasses.fields(cls)})
 
 
+def sections_read(cls: type[Settings]) -> tuple[str, ...]:
+    """The config sections a settings class (one section, or a bundle of sections) reads."""
+    section = getattr(cls, "SECTION", None)
+    if section is not None:
+        return (section,)
+    return tuple(item.name for item in dataclasses.fields(cls))
+
+
 def load_config(path: str | Path | None = None,
                 overrides: dict[str, Any] | list[str] | None = None) -> Config:
     """Defaults, then the TOML file at ``path`` (if any), then ``overrides``."""

@@ -105,16 +105,32 @@ def _without_placement(value: Any) -> Any:
     return value
 
 
-def _fingerprint(config: dict[str, Any], inputs: dict[str, str]) -> str:
+def _fingerprint(config: dict[str, Any], inputs: dict[str, str],
+                 scope: Sequence[str] | None = None) -> str:
+    """Hash of the settings the run reads (``scope``: its sections; None: all of them) and
+    its inputs' checksums.  Scoping keeps a long run resumable after an upgrade that changed
+    only the defaults of sections it never reads."""
+    if scope is not None:
+        config = {name: config[name] for name in sorted(scope) if name in config}
     blob = json.dumps({"config": _without_placement(config), "inputs": sorted(inputs.values())},
                       sort_keys=True,
                       ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def fingerprint_of(config: Config, inputs: Sequence[str | Path]) -> str:
+def fingerprint_of(config: Config, inputs: Sequence[str | Path],
+                   scope: Sequence[str] | None = None) -> str:
     """The fingerprint a run directory opened with ``config`` and ``inputs`` would get."""
-    return _fingerprint(config.data, inputs_checksum(inputs))
+    return _fingerprint(config.data, inputs_checksum(inputs), scope)
+
+
+def manifest_fingerprint(manifest: dict[str, Any], scope: Sequence[str] | None) -> str | None:
+    """The fingerprint of an existing manifest's own config and inputs, over ``scope``: a run
+    written before its command scoped the fingerprint (or with a wider scope) still matches
+    when the sections it reads are unchanged."""
+    if scope is None or "config" not in manifest or "inputs" not in manifest:
+        return manifest.get("fingerprint")
+    return _fingerprint(manifest["config"], manifest["inputs"], scope)
 
 
 @dataclass
@@ -194,26 +210,28 @@ class RunDir:
 
     def __init__(self, root: str | Path, config: Config, *, command: str,
                  inputs: Sequence[str | Path] = (), fresh: bool = False,
-                 engine: Any = None) -> None:
+                 engine: Any = None, scope: Sequence[str] | None = None) -> None:
         self.root = Path(root)
         #: where chunked stages run (``cppdb.engine``); None: in this process
         self.engine = engine
         check_run_dir(self.root)
         self.config = config
         checksums = inputs_checksum(inputs)
-        fingerprint = _fingerprint(config.data, checksums)
+        fingerprint = _fingerprint(config.data, checksums, scope)
         self.root.mkdir(parents=True, exist_ok=True)
         _lock(self.root)
         existing = self._read_manifest()
-        if existing and existing.get("fingerprint") != fingerprint and not fresh:
+        same = bool(existing) and manifest_fingerprint(existing, scope) == fingerprint
+        if existing and not same and not fresh:
             _unlock(self.root)
             raise RunStateError(
                 f"run directory {self.root} was made with another config or other inputs "
                 f"(fingerprint {existing.get('fingerprint')}, now {fingerprint})",
                 hint="use a new output directory, or pass --fresh to discard its stages")
         self.prev: Path | None = None
-        if existing and existing.get("fingerprint") == fingerprint and not fresh:
+        if existing and same and not fresh:
             self.manifest = existing
+            self.manifest.update(fingerprint=fingerprint, config=config.data)
         else:
             if existing and fresh:
                 self._move_aside()

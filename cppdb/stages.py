@@ -27,6 +27,7 @@ from typing import Any
 import polars as pl
 
 from cppdb.errors import RunStateError
+from cppdb.run import manifest_fingerprint
 
 PARTS_SUFFIX = ".parts"
 
@@ -243,12 +244,14 @@ def plan_stages(root: str | Path, command: str, stages: Sequence[Stage], *,
     return Plan(root, command, tuple(planned), tuple(notes))
 
 
-def dry_run_notes(root: Path, fingerprint: str) -> list[str]:
-    """What reopening ``root`` would do, for the plan's header."""
+def dry_run_notes(root: Path, fingerprint: str,
+                  scope: Sequence[str] | None = None) -> list[str]:
+    """What reopening ``root`` would do, for the plan's header (``scope``: the sections the
+    command reads, as :class:`cppdb.run.RunDir` compares them)."""
     manifest = _manifest(root)
     if not manifest:
         return [f"new run directory (fingerprint {fingerprint})"]
-    if manifest.get("fingerprint") != fingerprint:
+    if manifest_fingerprint(manifest, scope) != fingerprint:
         return [f"{root} was made with other settings or inputs "
                 f"(fingerprint {manifest.get('fingerprint')}, now {fingerprint}): "
                 "the run would be refused without --fresh"]

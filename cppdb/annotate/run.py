@@ -8,7 +8,7 @@ import polars as pl
 
 from cppdb.annotate.pipeline import REJECTED, annotate_stage
 from cppdb.annotate.settings import AnnotateSettings
-from cppdb.config import Config, resolve
+from cppdb.config import Config, resolve, sections_read
 from cppdb.readers.parallel import open_parallel_input
 from cppdb.run import RunDir
 
@@ -20,7 +20,8 @@ def run_annotate(config: Config, out: Path, *, zh: Path | None = None, en: Path 
     settings = resolve(AnnotateSettings, config)
     source = open_parallel_input(zh, en, parallel, tatoeba, limit=limit,
                                  max_chars=settings.max_chars)
-    run = RunDir(out, config, command="annotate", inputs=list(source.files), fresh=fresh)
+    run = RunDir(out, config, command="annotate", inputs=list(source.files), fresh=fresh,
+                 scope=sections_read(AnnotateSettings))
     path = annotate_stage(run, source, settings)   # streamed: the driver holds one batch
     run.finish()
     info = run.stage_info("annotate")

@@ -29,7 +29,7 @@ from cppdb.align.words.corpus import align_corpus, may_chunk, read_annotation_co
 from cppdb.annotate.pipeline import annotate_into, stage_annotate_input
 from cppdb.annotate.settings import AnnotateSettings
 from cppdb.annotate.staging import STAGED_INPUT
-from cppdb.config import Config, load_config, resolve, settings_from
+from cppdb.config import Config, load_config, resolve, sections_read, settings_from
 from cppdb.engine import LocalPool, make_engine
 from cppdb.errors import BadInputError
 from cppdb.extractors.pivot_sql import pivot_sql
@@ -336,7 +336,8 @@ def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     chosen = make_engine(engine, master=spark_master)
     config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages)          # every missing input at once
-    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs.files()))
+    scope = sections_read(BilingualRun)
+    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs.files(), scope), scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(out_dir, COMMAND, stages, notes=notes)
 
@@ -362,7 +363,7 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages, manifest={})   # inputs checked before any work
     run = RunDir(out_dir, config, command=COMMAND, inputs=inputs.files(), fresh=fresh,
-                 engine=chosen)
+                 engine=chosen, scope=sections_read(BilingualRun))
     run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)
     return _result(run)

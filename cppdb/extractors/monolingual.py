@@ -49,7 +49,7 @@ from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meani
 from cppdb.align.sentences.merged import split_merged_files
 from cppdb.align.sentences.types import VersionFile
 from cppdb.align.sentences.versions import VersionDocument, read_version_dir
-from cppdb.config import Config, load_config, resolve
+from cppdb.config import Config, load_config, resolve, sections_read
 from cppdb.embed.cache import CACHE_FILES
 from cppdb.embed.settings import EmbedSettings
 from cppdb.engine import make_engine
@@ -432,7 +432,8 @@ def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     config, dirs, stages = _open(version_dirs, config, pairs_file)
     plan_stages(out_dir, COMMAND, stages, manifest={})
     inputs = [*dirs, *([pairs_file] if pairs_file else [])]
-    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs))
+    scope = sections_read(MonolingualRun)
+    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs, scope), scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(out_dir, COMMAND, stages, notes=notes)
 
@@ -452,7 +453,8 @@ def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     config, dirs, stages = _open(version_dirs, config, pairs_file)
     plan_stages(out_dir, COMMAND, stages, manifest={})     # inputs checked before any work
     inputs = [*dirs, *([pairs_file] if pairs_file else [])]
-    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh, engine=chosen)
+    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh, engine=chosen,
+                 scope=sections_read(MonolingualRun))
     run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)
     documents = run.read(DOCUMENTS)

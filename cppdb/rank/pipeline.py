@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
-from cppdb.config import Config, load_config, resolve
+from cppdb.config import Config, load_config, resolve, sections_read
 from cppdb.engine import make_engine
 from cppdb.errors import RunStateError
 from cppdb.features.lexical_weights import LEX_FEATURES, run_inputs, run_units
@@ -359,7 +359,8 @@ def plan_rank(run_dir: str | Path, config: Config | None = None,
     stages = rank_stages(run_dir, settings, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
-    notes = dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs))
+    scope = sections_read(RankRun)
+    notes = dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs, scope), scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(run_dir / RANK_DIR, COMMAND, stages, notes=notes)
 
@@ -385,7 +386,7 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
     inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
     run = RunDir(run_dir / RANK_DIR, config, command=COMMAND, inputs=inputs, fresh=fresh,
-                 engine=chosen)
+                 engine=chosen, scope=sections_read(RankRun))
     run.record_backend("engine", chosen.describe())
     with progress_bar(len(stages), "ranking (filter, features, train, score)") as advance:
         run_stages(run, COMMAND, stages, progress=lambda _name: advance(1))

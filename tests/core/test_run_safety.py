@@ -100,3 +100,22 @@ def test_output_checks_must_not_fire_on_good_paths(tmp_path, ok):
     assert check_run_dir(run_dir) == run_dir
     assert check_output_file(tmp_path / "new" / "deep" / "x.tsv").name == "x.tsv"
 
+
+
+def test_a_run_resumes_after_an_unread_section_changed_but_not_a_read_one(tmp_path):
+    """Fingerprints cover the sections the command reads (``scope``); a run made before the
+    scope existed (fingerprint over every section) still resumes when those are unchanged."""
+    scope = ("annotate",)
+    run = RunDir(tmp_path / "r", load_config(overrides={"rank.seed": 1}), command="t")
+    with run.stage("one") as st:                 # a run whose fingerprint covers everything
+        st.write_parquet("a.parquet", pl.DataFrame({"x": [1]}))
+    run.finish()
+    upgraded = load_config(overrides={"rank.seed": 2})            # a section it never reads
+    again = RunDir(tmp_path / "r", upgraded, command="t", scope=scope)
+    assert again.is_done("one")
+    again.finish()
+    with pytest.raises(RunStateError):
+        RunDir(tmp_path / "r", upgraded, command="t")              # a command reading every section
+    changed = load_config(overrides={"rank.seed": 2, "annotate.max_chars": 77})
+    with pytest.raises(RunStateError):
+        RunDir(tmp_path / "r", changed, command="t", scope=scope)

@@ -187,6 +187,8 @@ POST_RULES: dict[str, str] = {
                       "reason: no_predicate, not_a_clause, ends_in_function_word, "
                       "verb_without_object)",
     "compression_too_long": "chars(C) > max_compression_ratio * chars(H)",
+    "unacceptable_risk": "P(a reader finds the compression unacceptable) > max_risk "
+                         "(the judged risk model, compression/risk.py)",
 }
 
 

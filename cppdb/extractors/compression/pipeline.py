@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,13 @@ from cppdb.extractors.compression.keywords import AlignSettings, BertAligner, Li
 from cppdb.extractors.compression.lexicon import cedict_lexicon
 from cppdb.extractors.compression.paraphrase_table import ParaphraseTable, load_paraphrase_table
 from cppdb.extractors.compression.reader import NewsPair
+from cppdb.extractors.compression.risk import KeptCompression, RiskModel, load_risk_model
 from cppdb.extractors.compression.sentence import (PROBLEMS, SentenceRules, Tree,
                                                    complete_sentence, sentence_problem)
 from cppdb.extractors.compression.settings import CompressionToml, compression_toml
 from cppdb.extractors.compression.subtree import ROOT_POLICIES, minimal_rooted_subtree
 from cppdb.extractors.compression.surface import (SurfaceRules, only_a_title, repair_units,
-                                                  subject_dropped)
+                                                  object_cut, subject_dropped)
 from cppdb.registry import load_backend
 
 _COMPRESSION = toml_defaults("compression")
@@ -60,6 +61,8 @@ class CompressionSettings:
     sentence: SentenceRules = SentenceRules.from_config(_COMPRESSION)
     ratio_base: str = _COMPRESSION["ratio_base"]
     surface: SurfaceRules = SurfaceRules(tuple(_COMPRESSION["surface_rules"]))
+    max_risk: float = _COMPRESSION["max_risk"]
+    risk_model: str = _COMPRESSION["risk_model"]
 
     @classmethod
     def from_config(cls, section: Any) -> "CompressionSettings":
@@ -76,6 +79,9 @@ class CompressionSettings:
             options: tuple[tuple[str, Any], ...] = (("tagger", toml.udchinese_tagger),)
         else:
             options = (("stanza_dir", toml.stanza_dir),)
+        if not 0.0 <= toml.max_risk <= 1.0:
+            raise ConfigError(f"compression.max_risk = {toml.max_risk} is not a probability",
+                              hint="use a value in 0..1 (0 turns the risk check off)")
         return cls(filters=filters, align=align, dtt=toml.dtt,
                    dtt_rules=DTTRules.from_config(toml), subtree_root=toml.subtree_root,
                    max_ratio=toml.max_compression_ratio, parser=toml.parser,
@@ -83,7 +89,8 @@ class CompressionSettings:
                    bert_batch_size=toml.bert_batch_size, bert_min_cosine=toml.bert_min_cosine,
                    bert_encoder=_bert_encoder(toml), bert_layer=toml.bert_layer,
                    sentence=SentenceRules.from_config(toml), ratio_base=_ratio_base(toml),
-                   surface=SurfaceRules(toml.surface_rules))
+                   surface=SurfaceRules(toml.surface_rules), max_risk=toml.max_risk,
+                   risk_model=toml.risk_model)
 
 
 _BERT_ENCODERS = ("auto", "e5-tokens", "transformers")
@@ -165,11 +172,13 @@ class CompressionPipeline:
     """Holds the loaded parser / table / BERT and processes batches of pairs."""
 
     def __init__(self, settings: CompressionSettings, table: ParaphraseTable | None,
-                 parser: Any, bert: BertAligner | None = None) -> None:
+                 parser: Any, bert: BertAligner | None = None,
+                 risk: RiskModel | None = None) -> None:
         self.settings = settings
         self.table = table
         self.parser = parser
         self.bert = bert
+        self.risk = risk
 
     def process(self, pairs: Sequence[NewsPair]) -> list[Outcome]:
         outcomes: dict[int, Outcome] = {}
@@ -201,7 +210,20 @@ class CompressionPipeline:
                 raise BadInputError(f"line {pair.line}: the parser changed the tokenisation "
                                     f"({len(s_tt.tokens)} -> {len(tree.tokens)} tokens)")
             outcomes[pair.line] = self._compress(pair, h_tt, tree, pair_links, s_tt.upos)
+        self._check_risk(outcomes)
         return [outcomes[p.line] for p in pairs]
+
+    def _check_risk(self, outcomes: dict[int, Outcome]) -> None:
+        """Reject the kept compressions a reader would likely reject (one model call)."""
+        if self.risk is None or self.settings.max_risk <= 0:
+            return
+        kept = [o for o in outcomes.values() if o.status == "kept"]
+        risks = self.risk.risk([kept_compression(o) for o in kept])
+        for outcome, risk in zip(kept, risks):
+            if risk > self.settings.max_risk:
+                outcomes[outcome.line] = replace(
+                    outcome, status="rejected", rule="unacceptable_risk",
+                    detail=f"risk {risk:.2f} > max_risk {self.settings.max_risk}")
 
     def _reject(self, pair: NewsPair, rule: str, detail: str, headline: TaggedText | None = None,
                 sentence: TaggedText | None = None, links: Sequence[Link] = ()) -> Outcome:
@@ -279,6 +301,8 @@ def _problem(tree: AnnotatedSentence, kept: frozenset[int], keywords: Sequence[i
         return "only_a_title", PROBLEMS["only_a_title"]
     if subject_dropped(tree.tokens, jieba_upos, kept, is_time_word):
         return "subject_dropped", PROBLEMS["subject_dropped"]
+    if object_cut(tree.tokens, jieba_upos, kept):
+        return "object_cut", PROBLEMS["object_cut"]
     return sentence_problem(_tree(tree), kept, keywords)
 
 
@@ -300,6 +324,12 @@ def _tree(tree: AnnotatedSentence) -> Tree:
     return Tree(tree.tokens, tree.pos, tree.heads, tree.deprels)
 
 
+def kept_compression(outcome: Outcome) -> KeptCompression:
+    """What the risk model reads of a kept outcome."""
+    return KeptCompression(outcome.headline, outcome.sentence, outcome.tokens or (),
+                           outcome.upos or (), outcome.deprels or (), outcome.labels or ())
+
+
 def load_pipeline(settings: CompressionSettings, table_path: str | Path | None,
                   table_options: tuple[tuple[str, Any], ...] = ()) -> CompressionPipeline:
     """Build the pipeline in this process (also the initializer of worker processes)."""
@@ -309,4 +339,5 @@ def load_pipeline(settings: CompressionSettings, table_path: str | Path | None,
     if "bert" in settings.align.methods:
         bert = _bert_aligner(settings)
         bert.check()
-    return CompressionPipeline(settings, table, parser, bert)
+    risk = load_risk_model(settings.risk_model) if settings.max_risk > 0 else None
+    return CompressionPipeline(settings, table, parser, bert, risk)

@@ -94,6 +94,8 @@ PROBLEMS = {
                     "it: it names a publication and states no event",
     "subject_dropped": "the compression opens with a predicate, preposition or adverb while S "
                        "names who acted before it: the actor was cut",
+    "object_cut": "the compression ends in a verb while S goes on, in the same clause, with "
+                  "a nominal the compression dropped (what the verb governs was cut)",
 }
 
 

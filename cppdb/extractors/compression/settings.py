@@ -55,6 +55,8 @@ class CompressionToml:
     sentence_check: bool = _C["sentence_check"]
     surface_rules: tuple[str, ...] = tuple(_C["surface_rules"])
     subtree_root: str = _C["subtree_root"]
+    max_risk: float = _C["max_risk"]
+    risk_model: str = _C["risk_model"]
 
 
 def compression_toml(section: "CompressionToml | Mapping[str, Any]") -> CompressionToml:

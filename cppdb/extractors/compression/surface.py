@@ -294,6 +294,30 @@ def only_a_title(tokens: Sequence[str], upos: Sequence[str], kept: Iterable[int]
 _NOMINAL_UPOS = frozenset({"NOUN", "PROPN", "PRON"})
 
 
+_ASPECT = frozenset({"了", "过", "着"})
+
+
+def object_cut(tokens: Sequence[str], upos: Sequence[str], kept: Iterable[int]) -> bool:
+    """The compression ends in a verb while S goes on, in the same clause, with a nominal or
+    verb the compression dropped (modifiers and aspect particles between them aside): the verb
+    lost what it governs (大雨导致…出现 | 严重洪涝灾害; 首相周一开始 | 对中国进行访问), whatever the
+    parse attached it to."""
+    keep = [k for k in kept if upos[k] != "PUNCT"]
+    if not keep:
+        return False
+    last = max(keep)
+    if upos[last] != "VERB" or last + 1 >= len(tokens) or tokens[last + 1] in _CLAUSE_MARKS:
+        return False
+    for j in range(last + 1, len(tokens)):
+        if tokens[j] in _CLAUSE_MARKS or upos[j] == "PUNCT":
+            return False
+        if upos[j] in _NOMINAL_UPOS or upos[j] == "VERB":     # jieba tags 灾害 nouns vn
+            return True
+        if upos[j] not in ("ADJ", "NUM", "DET", "ADV") and tokens[j] not in _ASPECT:
+            return False          # a conjunction, preposition or particle follows
+    return False
+
+
 def subject_dropped(tokens: Sequence[str], upos: Sequence[str], kept: Iterable[int],
                     is_time: Callable[[str], bool]) -> bool:
     """The compression opens (time words, numbers and title prefixes aside) with a predicate,

@@ -114,3 +114,35 @@ def test_a_slice_of_another_length_is_refused(tmp_path):
     with pytest.raises(RunStateError, match="do not match their slice"):
         api.align_with(ensemble, zh, en, prefetched=ready)
     assert read_slice(tmp_path, 2, 4) is None and read_slice(None, 0, 2) is None
+
+
+def test_an_interrupted_align_stage_resumes_without_training_again(monkeypatch, corpus,
+                                                                   tmp_path):
+    """The trained ensemble is kept in the run until every chunk is aligned: a resume
+    decodes the chunks left with it (no second training) and gives the uninterrupted links."""
+    clean = _tables(_run(tmp_path / "clean", corpus))
+    real_part = align_corpus.align_part
+    calls = {"n": 0}
+
+    def interrupted(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("interrupted after the first chunk")
+        return real_part(*args, **kwargs)
+
+    monkeypatch.setattr(align_corpus, "align_part", interrupted)
+    out = tmp_path / "resumed"
+    with pytest.raises(RuntimeError, match="interrupted"):
+        _run(out, corpus)
+    assert (out / align_corpus.ALIGN_TRAINED).exists()
+    monkeypatch.setattr(align_corpus, "align_part", real_part)
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("the resumed stage trained again")
+
+    monkeypatch.setattr(align_corpus, "train_ensemble", no_training)
+    resumed = _tables(_run(out, corpus))
+    assert not (out / align_corpus.ALIGN_TRAINED).exists()
+    assert _align_notes(out)["resumed_training"] == align_corpus.ALIGN_TRAINED
+    for name, table in clean.items():
+        assert resumed[name].equals(table), name

@@ -39,6 +39,7 @@ ANNOTATIONS, ALIGNMENT = S.ANNOTATIONS_FILE, S.ALIGNMENT_FILE
 LEX_EN_GIVEN_ZH, LEX_ZH_GIVEN_EN = S.LEX_EN_GIVEN_ZH_FILE, S.LEX_ZH_GIVEN_EN_FILE
 LINK_ZH, LINK_EN, ALIGNMENT_SCHEMA = S.LINK_ZH, S.LINK_EN, S.ALIGNMENT_SCHEMA
 ALIGN_MODEL = ".align-ensemble.pickle"     # the trained ensemble for align workers (removed after)
+ALIGN_TRAINED = ".align-trained.pickle"    # the trained ensemble, kept until every chunk is aligned
 ALIGN_PREFETCH = ".align-prefetch"         # fixed aligners' matrices made while thot trains (removed after)
 #: the columns of the annotations the aligners read
 ANNOTATION_COLUMNS = (S.ID, S.ann("zh", "tokens"), S.ann("en", "tokens"), S.ann("en", "lemma"))
@@ -150,19 +151,26 @@ def _align_sampled(st: Any, settings: AlignWordsSettings, chunk: int, size: int,
     zh, en = S.ann("zh", "tokens"), S.ann("en", "tokens")
     scan = run.scan(ANNOTATIONS)
     rows = _sample_rows(n_rows, size, settings.seed)
-    sample = (scan.select(zh, en).with_row_index("_row")
-              .filter(pl.col("_row").is_in(rows)).collect())
     workers = configured_workers(settings)
-    prefetch = _start_prefetch(st, settings, n_rows, chunk, workers)
-    try:
-        ensemble = train_ensemble(sample[zh].to_list(), sample[en].to_list(), settings)
-        if prefetch is not None:
-            st.note("prefetched_slices", prefetch.stop_feeding())
-    except BaseException:
-        if prefetch is not None:
-            prefetch.close()
-        raise
-    del sample
+    trained_file = run.path(ALIGN_TRAINED)
+    prefetch = None
+    if trained_file.exists():         # a resumed stage: the run's fingerprint fixes the model
+        ensemble = pickle.loads(trained_file.read_bytes())
+        st.note("resumed_training", str(trained_file.name))
+    else:
+        sample = (scan.select(zh, en).with_row_index("_row")
+                  .filter(pl.col("_row").is_in(rows)).collect())
+        prefetch = _start_prefetch(st, settings, n_rows, chunk, workers)
+        try:
+            ensemble = train_ensemble(sample[zh].to_list(), sample[en].to_list(), settings)
+            if prefetch is not None:
+                st.note("prefetched_slices", prefetch.stop_feeding())
+        except BaseException:
+            if prefetch is not None:
+                prefetch.close()
+            raise
+        del sample
+        _save_once(trained_file, ensemble)      # hours of training survive an interruption
     run.record_backend("word_aligner", {"name": "+".join(ensemble.aligners),
                                         "signature": "+".join(ensemble.signatures)})
     asked = settings.train_sample > 0
@@ -196,6 +204,7 @@ def _align_sampled(st: Any, settings: AlignWordsSettings, chunk: int, size: int,
         if prefetch is not None:
             prefetch.close()
         model_file.unlink(missing_ok=True)
+    trained_file.unlink(missing_ok=True)
     max_tokens = settings.max_tokens
     lengths = [pl.col(c).list.len() for c in (zh, en)]
     st.count("rejected_by_aligner", scan.filter(

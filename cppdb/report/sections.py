@@ -12,7 +12,8 @@ from cppdb import schema as S
 from cppdb.align.sentences.types import DocumentKey
 from cppdb.config import load_config, resolve
 from cppdb.errors import CppdbError
-from cppdb.evaluate.api import coverage_of, evaluate_run_full, load_ranking
+from cppdb.evaluate.api import coverage_of, evaluate_run_full, load_ranking, tier_names
+from cppdb.evaluate.relation_mix import relation_mix
 from cppdb.evaluate.settings import EvaluateRun
 from cppdb.report import svg
 
@@ -66,6 +67,7 @@ def ranking(run: Path, evaluate: bool = True) -> list[str]:
                               [(f"{r['type']} {r['tier']}", r["pairs"])
                                for r in tiers.iter_rows(named=True)]))
     parts += evaluation(run) if evaluate else [coverage(run, ranked)]
+    parts.append(relations(ranked))
     parts.append(samples(ranked))
     return parts
 
@@ -112,6 +114,23 @@ def coverage_figure(words: pl.DataFrame | None) -> str:
                       rows, note=f"A word counts when `cppdb lookup WORD --tier {tier}` finds "
                                  "a phrase pair: a census of each list's top words "
                                  "(evaluate.coverage_words), not a sample.")
+
+
+RELATIONS_TITLE = "Relation mix: the share of each relation per type and tier"
+
+
+def relations(ranked: pl.DataFrame) -> str:
+    """The relation mix of ``cppdb evaluate`` (:mod:`cppdb.evaluate.relation_mix`): what each
+    tier holds — Exclusion (antonyms, negation or number flips), entailment, undecided."""
+    mix = relation_mix(ranked, tier_names(ranked, resolve(EvaluateRun, load_config())))
+    if mix is None or not mix.height:
+        return svg.figure("table", RELATIONS_TITLE, "", 0,
+                          note="not computed: the ranking has no tiers")
+    rows = [(r["type"], r["tier"], r["relation"], r["group"], r["pairs"],
+             _percent(r["share"])) for r in mix.iter_rows(named=True)]
+    return svg.table(RELATIONS_TITLE, ["type", "tier", "relation", "group", "pairs", "share"],
+                     rows, note="A census of each tier (nested: S ⊂ M ⊂ L ⊂ XL), not a sample; "
+                                "'undecided' means no test said anything, not a synonym.")
 
 
 def _percent(share: float | None) -> str:

@@ -63,7 +63,8 @@ def compression_run(tmp_path_factory, data_dir) -> Path:
 # per run kind: the plots a person must see with data in them (figure captions)
 EXPECTED = {
     "bilingual": ["Per-stage counts", "Scores of phrase pairs", "Scores of pattern pairs",
-                  "Tier sizes", "Automatic evaluation", "sample pairs per type and tier"],
+                  "Tier sizes", "Automatic evaluation", "Relation mix",
+                  "sample pairs per type and tier"],
     "monolingual": ["Per-stage counts", "beads and BAM anchors", "Bead costs"],
     "compression": ["Per-stage counts", "Compression rate", "Rejected pairs by reason"],
 }
@@ -97,6 +98,9 @@ def test_ranked_report_marks_tier_cutoffs_and_samples_each_tier(ranked_bilingual
     assert html.count('class="cutoff"') == 2 * 3            # S, M, L per type (XL = all)
     for tier in ("S", "M", "L", "XL"):
         assert f"<td>phrase</td><td>{tier}</td>" in html
+    assert "Relation mix" in html
+    mix = html[html.index("Relation mix"):]
+    assert "<td>phrase</td><td>S</td><td>" in mix and "%</td>" in mix
 
 
 def test_unranked_run_says_how_to_rank(monolingual_run):

@@ -35,8 +35,9 @@ from pathlib import Path
 import polars as pl
 
 from bench.common import record, timer
-from cppdb.config import load_config
+from cppdb.config import load_config, resolve
 from cppdb.extractors.compression.builder import build_compression
+from cppdb.extractors.compression.settings import CompressionToml
 
 REPO = Path(__file__).resolve().parents[1]
 NEWS = REPO / "data" / "news"
@@ -174,7 +175,13 @@ def throughput(work: Path, n_pairs: int, workers: list[int],
             "pairs_per_s_total": round(n_pairs / clock["seconds"], 1),
             "pairs_per_s_stage": round(n_pairs / stage, 1),
             "methods": "+".join(methods), "loadavg_1min": round(os.getloadavg()[0], 2),
-            "backends": "jieba + udchinese(tagger=jieba)"})
+            "backends": _backends()})
+
+
+def _backends() -> str:
+    """The parser the default config runs (read from it, not assumed)."""
+    toml = resolve(CompressionToml, load_config())
+    return f"jieba + {toml.parser}(tagger={toml.udchinese_tagger})"
 
 
 def _corpus_input(corpus: Path, size: str) -> Path:
@@ -233,7 +240,7 @@ def corpus_build(corpus: Path, sizes: list[str], paraphrases: Path | None,
             "seconds_compress_stage": got["seconds_compress_stage"],
             "pairs_per_s_total": round(n / got["seconds_total"], 1),
             "peak_rss_mb": got["peak_rss_mb"], "loadavg_1min": round(os.getloadavg()[0], 2),
-            "backends": "jieba + udchinese(tagger=jieba)", **_code_state()}))
+            "backends": _backends(), **_code_state()}))
     print(corpus_table(rows))
     return rows
 

@@ -154,7 +154,7 @@ def test_a_compression_that_is_only_a_title_is_rejected_and_a_copula_keeps_its_s
     assert not only_a_title(published.tokens, published.upos, {0, 1, 2, 3, 4})
     assert only_a_title(TITLE.tokens, TITLE.upos, set(range(1, 10)))
     assert repair(paper, title | {0, 1, 2, 3, 6}, [0, 3, 8, 9]) == (
-        "人民日报发表评论员文章题目是《美国贸易霸凌贻害全球》", {"copula_noun"})
+        "人民日报发表评论员文章，题目是《美国贸易霸凌贻害全球》", {"copula_noun", "clause_mark"})
 
 
 def test_a_title_between_a_kept_word_and_a_kept_name_stays() -> None:
@@ -189,3 +189,15 @@ def test_a_compression_that_cut_its_actor_is_caught() -> None:
 def test_title_prefixes_stay_with_their_title() -> None:
     deputy = tagged("国家/NOUN 副/ADJ 主席/NOUN 韩正/PROPN 会见/NOUN 代表/NOUN")
     assert repair(deputy, {2, 3, 4, 5}, [3, 4, 5]) == ("副主席韩正会见代表", {"title_prefix"})
+
+
+def test_a_gap_between_kept_words_keeps_one_of_its_marks_the_strongest():
+    text_ = tagged("今天/NOUN （/PUNCT 11月/NUM 28日/NUM ）/PUNCT ，/PUNCT 论坛/NOUN 在/ADP "
+                   "北京/PROPN 举行/VERB ，/PUNCT 甘肃/PROPN 、/PUNCT 青海/PROPN 、/PUNCT "
+                   "宁夏/PROPN 代表/NOUN 出席/VERB 。/PUNCT")
+    only = SurfaceRules(("clause_mark",))
+    assert repair(text_, {0, 6, 7, 8, 9}, [0, 6], only) == ("今天，论坛在北京举行", {"clause_mark"})
+    # one mark per gap, the strongest: ， where the gap holds ， and 、
+    assert repair(text_, {6, 9, 11, 15, 16, 17}, [6], only) == (
+        "论坛举行，甘肃、宁夏代表出席", {"clause_mark"})
+    assert repair(text_, {6, 7, 8, 9}, [6], only) == ("论坛在北京举行", set())   # no gap

@@ -40,7 +40,10 @@ from cppdb.extractors.compression.sentence import CLAUSE_PUNCTUATION
 from cppdb.text.numerals import ZH_DIGITS, ZH_UNITS
 
 RULE_NAMES = ("number", "name", "apposition", "brackets", "preposition", "conjunction",
-              "future", "copula_noun", "title_prefix")   # applied in this order
+              "future", "copula_noun", "title_prefix", "clause_mark")   # applied in this order
+#: the marks a gap between kept words keeps (one per gap, the strongest first): two kept
+#: clauses keep what separates them (文章，题目是《…》; 今天，…论坛开幕), two kept items their 、
+_GAP_MARKS = ("；", ";", "，", ",", "：", ":", "、")
 
 #: the characters of a measure word, time unit or numeral suffix that belongs to the number
 #: before it (21 日晚, 30 万吨级, 19 点, 54 届, 100 周年, 356.1 亿元, 3 个, 多 名)
@@ -239,6 +242,18 @@ def _copula_subjects(kept: set[int], tokens: Sequence[str], upos: Sequence[str])
             kept.add(before)
 
 
+def _gap_marks(keep: set[int], tokens: Sequence[str]) -> None:
+    """One mark of S stays in each gap between kept words that held one."""
+    kept = sorted(keep)
+    for left, right in zip(kept, kept[1:]):
+        gap = range(left + 1, right)
+        for mark in _GAP_MARKS:
+            found = next((i for i in gap if tokens[i] == mark), None)
+            if found is not None:
+                keep.add(found)
+                break
+
+
 def repair_units(tokens: Sequence[str], upos: Sequence[str], kept: Iterable[int],
                  keywords: Iterable[int], rules: SurfaceRules,
                  parse_upos: Sequence[str] | None = None,
@@ -270,8 +285,10 @@ def repair_units(tokens: Sequence[str], upos: Sequence[str], kept: Iterable[int]
             _future_markers(keep, tokens, upos)
         elif rule == "copula_noun":
             _copula_subjects(keep, tokens, upos)
-        else:
+        elif rule == "title_prefix":
             _title_prefixes(keep, tokens)
+        else:
+            _gap_marks(keep, tokens)
         added.extend((token, rule) for token in sorted(keep - before))
     return frozenset(keep), tuple(added)
 

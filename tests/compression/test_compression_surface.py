@@ -50,6 +50,9 @@ def test_units_found_from_tokens() -> None:
     assert number_units(ordinal.tokens, ordinal.upos) == [range(0, 3)]
     fused = tagged("第五十五次/NUM 主席/NOUN 会议/NOUN 十分/NUM 重要/ADJ")
     assert number_units(fused.tokens, fused.upos) == [range(0, 1), range(3, 4)]
+    clock = tagged("习近平/PROPN 当地/NOUN 时间/NOUN 28/NUM 日/NUM 出席/VERB 峰会/NOUN 。/PUNCT")
+    assert number_units(clock.tokens, clock.upos) == [range(1, 5)]    # 当地时间 goes with 28 日
+    assert repair(clock, {0, 1, 5, 6}, [0, 5, 6]) == ("习近平出席峰会", set())
     assert name_units(TALKS.tokens, TALKS.upos) == [range(4, 6)]
     pieces = tagged("意大利/PROPN 总统/NOUN 马/NOUN 塔雷/PROPN 拉/VERB 一道/NUM 会见/NOUN")
     assert name_units(pieces.tokens, pieces.upos) == [range(2, 5)]

@@ -100,13 +100,16 @@ def _is_measure(token: str) -> bool:
 
 
 def number_units(tokens: Sequence[str], upos: Sequence[str]) -> list[range]:
-    """Token ranges of numbers with their measure words (and a leading 第)."""
+    """Token ranges of numbers with their measure words (and a leading 第, or the clock a
+    date is told in: 当地时间, 北京时间)."""
     units, i = [], 0
     while i < len(tokens):
         if not _is_number(tokens[i], upos[i]):
             i += 1
             continue
         start = i - 1 if i > 0 and tokens[i - 1] == "第" else i
+        if start >= 2 and tokens[start - 1] == "时间" and upos[start - 2] in ("NOUN", "PROPN"):
+            start -= 2                  # 当地时间 / 北京时间 21 日: the clock is the date's
         stop = i + 1
         while stop < len(tokens) and (_is_number(tokens[stop], upos[stop])
                                       or _is_measure(tokens[stop])):

@@ -22,12 +22,22 @@ def is_subsequence(short: list[str], long: list[str]) -> bool:
     return all(any(token == other for other in remaining) for token in short)
 
 
+def _kept_ancestor(heads: list[int], node: int, kept: list[int]) -> int | None:
+    """The nearest kept ancestor: a dropped head's kept children hang from it, as the
+    builder's sentence check reads the tree."""
+    head = heads[node]
+    while head >= 0 and head not in kept:
+        head = heads[head]
+    return head if head >= 0 else None
+
+
 def ends_at_a_sentence_boundary(row: dict) -> bool:
     """The last kept word does not open a phrase (preposition, conjunction, 的) and the kept
-    words hang from a verb or adjective: what is printed can end a sentence."""
+    words hang from a verb or adjective (dropped heads contracted): what is printed can end a
+    sentence."""
     kept = [i for i, label in enumerate(row["labels"]) if label]
     last = kept[-1]
-    top = next(i for i in kept if row["heads"][i] not in kept)
+    top = next(i for i in kept if _kept_ancestor(row["heads"], i, kept) is None)
     particle = row["upos"][last] == "PART" and row["deprels"][last] in {
         "mark:relcl", "case:dec", "mark", "case"}
     return (row["upos"][last] not in OPENERS and not particle

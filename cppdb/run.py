@@ -125,10 +125,11 @@ def fingerprint_of(config: Config, inputs: Sequence[str | Path],
 
 
 def manifest_fingerprint(manifest: dict[str, Any], scope: Sequence[str] | None) -> str | None:
-    """The fingerprint of an existing manifest's own config and inputs, over ``scope``: a run
-    written before its command scoped the fingerprint (or with a wider scope) still matches
-    when the sections it reads are unchanged."""
-    if scope is None or "config" not in manifest or "inputs" not in manifest:
+    """The fingerprint of an existing manifest's own config and inputs, over ``scope`` (None:
+    every section): a run written with another scope (before its command scoped the
+    fingerprint, or by a caller that does not scope) matches when the sections read now are
+    unchanged."""
+    if "config" not in manifest or "inputs" not in manifest:
         return manifest.get("fingerprint")
     return _fingerprint(manifest["config"], manifest["inputs"], scope)
 

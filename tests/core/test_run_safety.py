@@ -114,8 +114,9 @@ def test_a_run_resumes_after_an_unread_section_changed_but_not_a_read_one(tmp_pa
     again = RunDir(tmp_path / "r", upgraded, command="t", scope=scope)
     assert again.is_done("one")
     again.finish()
-    with pytest.raises(RunStateError):
-        RunDir(tmp_path / "r", upgraded, command="t")              # a command reading every section
+    RunDir(tmp_path / "r", upgraded, command="t").finish()     # every section: unchanged
+    with pytest.raises(RunStateError):                           # a command reading every
+        RunDir(tmp_path / "r", load_config(overrides={"rank.seed": 3}), command="t")  # section
     changed = load_config(overrides={"rank.seed": 2, "annotate.max_chars": 77})
     with pytest.raises(RunStateError):
         RunDir(tmp_path / "r", changed, command="t", scope=scope)

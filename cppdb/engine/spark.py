@@ -11,6 +11,7 @@ Spark session for relational stages.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import sys
@@ -23,12 +24,16 @@ from cppdb.errors import BackendUnavailableError
 
 
 def local_shuffle_partitions(master: str | None) -> int | None:
-    """Shuffle partitions for ``local[N]`` / ``local[*]`` / ``local`` masters: 2 per core;
-    None for cluster masters (their own configuration decides)."""
+    """Shuffle partitions for ``local[N]`` / ``local[*]`` / ``local`` /
+    ``local-cluster[N,C,MB]`` masters: 2 per core; None for cluster masters (their own
+    configuration decides)."""
     import re
 
     if master is None or not master.startswith("local"):
         return None
+    cluster = re.fullmatch(r"local-cluster\[\s*(\d+)\s*,\s*(\d+)\s*,\s*\d+\s*\]", master.strip())
+    if cluster is not None:                       # N workers of C cores on this machine
+        return max(2, 2 * int(cluster.group(1)) * int(cluster.group(2)))
     match = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\s*\d+)?\])?", master.strip())
     if match is None:
         return None
@@ -89,6 +94,10 @@ class SparkEngine(Engine):
                 builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
             self._session = builder.getOrCreate()
             self._session.sparkContext.setLogLevel("ERROR")
+            # a session this engine made is stopped before the interpreter exits: left to the
+            # JVM's shutdown, a local-cluster master relaunches the executors it is losing
+            # and logs dozens of errors after a run that succeeded
+            atexit.register(self._session.stop)
         return self._session
 
     # -- chunks --------------------------------------------------------------------------------

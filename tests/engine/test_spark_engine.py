@@ -175,6 +175,7 @@ def test_the_pivot_prunes_alike_on_both_engines(runs, tmp_path, spark, options):
 
 @pytest.mark.parametrize("master, partitions", [
     ("local[2]", 4), ("local[8]", 16), ("local[3, 2]", 6), ("local", 2),
+    ("local-cluster[2,1,1536]", 4), ("local-cluster[3, 2, 2048]", 12),
     # cluster masters keep their own configuration
     ("yarn", None), ("spark://host:7077", None), ("k8s://https://api:6443", None), (None, None),
 ])

@@ -1,5 +1,5 @@
 """How likely a reader rejects a kept compression: a small LightGBM model over what the build
-already knows (the parse of S, which tokens were kept, the headline and its links), fitted on
+already knows (the parse of S, which tokens were kept, the headline), fitted on
 blind judgements of earlier builds (``devtools/fit_compression_risk.py``,
 ``data/labels/compression_judgements.md``).
 
@@ -24,11 +24,10 @@ from typing import Any
 import numpy as np
 
 from cppdb.errors import BadInputError
+from cppdb.extractors.compression.sentence import CLAUSE_PUNCTUATION
 
 #: the packaged model (LightGBM text model + the feature names it reads, one JSON document)
 PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "resources" / "compression_risk.json"
-#: punctuation that ends a clause inside a sentence
-CLAUSE_MARKS = frozenset("，,；;：:")
 #: headline characters that carry no content (the coverage features skip them)
 _NOT_CONTENT = frozenset("，,。；;：:！？!?、“”‘’《》（）()—…· \u3000")
 
@@ -62,7 +61,7 @@ def risk_features(item: KeptCompression) -> dict[str, float]:
         if not item.labels[i]:
             features[f"drop_upos:{item.upos[i]}"] += 1
             features[f"drop_rel:{item.deprels[i].split(':')[0]}"] += 1
-            features["drop_clause_mark"] += item.tokens[i] in CLAUSE_MARKS
+            features["drop_clause_mark"] += item.tokens[i] in CLAUSE_PUNCTUATION
     compression = "".join(t for t, label in zip(item.tokens, item.labels) if label)
     sentence = "".join(item.tokens)
     in_sentence = [ch for ch in item.headline if ch not in _NOT_CONTENT and ch in sentence]

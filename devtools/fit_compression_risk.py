@@ -23,7 +23,7 @@ import numpy as np
 from cppdb.extractors.compression.pipeline import (CompressionSettings, kept_compression,
                                                    load_pipeline)
 from cppdb.extractors.compression.reader import NewsPair
-from cppdb.extractors.compression.risk import RiskModel, risk_features
+from cppdb.extractors.compression.risk import RiskModel, feature_matrix, risk_features
 from cppdb.extractors.compression.settings import compression_toml
 
 PARAMS = {"objective": "binary", "learning_rate": 0.05, "num_leaves": 8,
@@ -67,12 +67,7 @@ def rebuilt(items: list[dict]) -> list[tuple[dict, KeptCompression]]:
 def _fit(rows: list[dict[str, float]], y: np.ndarray, names: list[str]):
     import lightgbm as lgb
 
-    index = {n: i for i, n in enumerate(names)}
-    matrix = np.zeros((len(rows), len(names)))
-    for r, row in enumerate(rows):
-        for name, value in row.items():
-            matrix[r, index[name]] = value
-    return lgb.train(PARAMS, lgb.Dataset(matrix, y), ROUNDS)
+    return lgb.train(PARAMS, lgb.Dataset(feature_matrix(rows, names), y), ROUNDS)
 
 
 def _auc(y: np.ndarray, p: np.ndarray) -> float:

@@ -71,6 +71,18 @@ def risk_features(item: KeptCompression) -> dict[str, float]:
     return {name: float(value) for name, value in features.items() if value}
 
 
+def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> np.ndarray:
+    """The feature dicts as a dense matrix over ``names`` (a name not listed is ignored)."""
+    index = {name: i for i, name in enumerate(names)}
+    matrix = np.zeros((len(rows), len(names)), dtype=np.float64)
+    for r, row in enumerate(rows):
+        for name, value in row.items():
+            column = index.get(name)
+            if column is not None:
+                matrix[r, column] = value
+    return matrix
+
+
 class RiskModel:
     """The fitted model: ``risk(items)`` = the probability a judge finds each unacceptable."""
 
@@ -81,16 +93,9 @@ class RiskModel:
         self.booster = lgb.Booster(model_str=booster_text)
         self.feature_names = tuple(feature_names)
         self.source = source
-        self._index = {name: i for i, name in enumerate(self.feature_names)}
 
     def matrix(self, items: Sequence[KeptCompression]) -> np.ndarray:
-        rows = np.zeros((len(items), len(self.feature_names)), dtype=np.float64)
-        for r, item in enumerate(items):
-            for name, value in risk_features(item).items():
-                column = self._index.get(name)
-                if column is not None:
-                    rows[r, column] = value
-        return rows
+        return feature_matrix([risk_features(item) for item in items], self.feature_names)
 
     def risk(self, items: Sequence[KeptCompression]) -> np.ndarray:
         if not items:

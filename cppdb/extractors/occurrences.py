@@ -59,10 +59,10 @@ class ExtractionSettings:
             phrases=PhraseSettings(*phrase_labels(bilingual.phrase_labels,
                                                   bilingual.zh_phrase_labels,
                                                   bilingual.en_phrase_labels),
-                                   max_len=bilingual.max_phrase_len,
+                                   max_phrase_len=bilingual.max_phrase_len,
                                    label_agreement=bilingual.label_agreement),
             patterns=PatternSettings(max_slots=bilingual.max_slots,
-                                     max_len=bilingual.max_pattern_len,
+                                     max_pattern_len=bilingual.max_pattern_len,
                                      adjacent_slots=bilingual.adjacent_slots),
             extract_patterns=bilingual.patterns,
             report_rules=report if bilingual.report_modes else ())

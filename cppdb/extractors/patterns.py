@@ -8,7 +8,7 @@ replaced by co-indexed slots on both sides (SPEC §1.5, PPDB/Hiero style):
 * slots not adjacent on the Chinese side (the side whose paraphrases we collect — Hiero's
   "source" side here); ``adjacent_slots`` chooses ``forbid-zh`` (default), ``forbid-both``
   or ``allow``;
-* a pattern has at most ``max_len`` symbols (words + slots) on each side.
+* a pattern has at most ``max_pattern_len`` symbols (words + slots) on each side.
 
 Slot labels are the Chinese sub-phrase label on the Chinese side (``[NP1]``) and the English
 label on the English side.  Chinese slots are numbered in Chinese word order (so one Chinese
@@ -36,7 +36,7 @@ ADJACENCY_RULES = ("forbid-zh", "forbid-both", "allow")
 @dataclass(frozen=True)
 class PatternSettings:
     max_slots: int = _BILINGUAL["max_slots"]
-    max_len: int = _BILINGUAL["max_pattern_len"]
+    max_pattern_len: int = _BILINGUAL["max_pattern_len"]
     adjacent_slots: str = _BILINGUAL["adjacent_slots"]
 
     def __post_init__(self) -> None:
@@ -101,7 +101,7 @@ def _allowed(slots: Sequence[AlignedPhrase], outer: AlignedPhrase,
     zh_len = len(outer.zh) - zh_covered + len(slots)
     en_len = len(outer.en) - en_covered + len(slots)
     return (zh_covered < len(outer.zh) and en_covered < len(outer.en)
-            and zh_len <= settings.max_len and en_len <= settings.max_len)
+            and zh_len <= settings.max_pattern_len and en_len <= settings.max_pattern_len)
 
 
 def _substitute(tokens: Sequence[str], pos: Sequence[str], outer: Span,

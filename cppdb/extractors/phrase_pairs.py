@@ -56,7 +56,7 @@ VERBAL_LABELS = frozenset({"VP", "IP", "S", "SQ", "SINV", "SBAR", "CP"})
 class PhraseSettings:
     zh_labels: frozenset[str] = frozenset(ZH_PHRASE_LABELS)
     en_labels: frozenset[str] = frozenset(EN_PHRASE_LABELS)
-    max_len: int = _BILINGUAL["max_phrase_len"]
+    max_phrase_len: int = _BILINGUAL["max_phrase_len"]
     #: a verbal phrase aligns only with a verbal one, a nominal with a nominal (到 他 / "him"
     #: is an alignment error, not a phrase pair)
     label_agreement: bool = _BILINGUAL["label_agreement"]
@@ -104,8 +104,8 @@ def phrase_alignment(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.nda
                      report_rules: Sequence[ConsistencyRule] = ()
                      ) -> tuple[list[AlignedPhrase], list[int]]:
     """Aligned phrase pairs under ``rule``, and how many align under each report rule."""
-    zh_spans = candidate_spans(zh, settings.zh_labels, settings.max_len)
-    en_spans = candidate_spans(en, settings.en_labels, settings.max_len)
+    zh_spans = candidate_spans(zh, settings.zh_labels, settings.max_phrase_len)
+    en_spans = candidate_spans(en, settings.en_labels, settings.max_phrase_len)
     if not zh_spans or not en_spans or len(links) == 0:
         return [], [0] * len(report_rules)
     stats = SpanLinks(_bounds(zh_spans), _bounds(en_spans), links)

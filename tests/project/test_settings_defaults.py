@@ -81,10 +81,8 @@ PAIRS: tuple[Pair, ...] = (
          renames={"consistency": "mode"},
          unrelated={"tolerance": "the TOML's applies to the relaxed rule only (strict forces 0, "
                                  "occurrences.py); ConsistencyRule('strict') must stay strict"}),
-    Pair("cppdb.extractors.patterns", "PatternSettings", "bilingual",
-         renames={"max_pattern_len": "max_len"}),
-    Pair("cppdb.extractors.phrase_pairs", "PhraseSettings", "bilingual",
-         renames={"max_phrase_len": "max_len"}),
+    Pair("cppdb.extractors.patterns", "PatternSettings", "bilingual"),
+    Pair("cppdb.extractors.phrase_pairs", "PhraseSettings", "bilingual"),
     Pair("cppdb.extractors.occurrences", "ExtractionSettings", "bilingual",
          renames={"patterns": "extract_patterns"}),
     Pair("cppdb.extractors.pivot", "PivotSettings", "bilingual",

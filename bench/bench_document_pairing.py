@@ -220,8 +220,8 @@ def run_one(seed: int, split: bool, mode: str | None, zero: list[str], hard: boo
                                  merged_sizes=(2, 3) if no_headings else ()) if bible
                 else make_collection(tmp, seed, hard=hard, chapters=chapters, **merged))
         versions = load_versions(Path(tmp), split)
-        weights = PairingWeights(**({"mode": mode} if mode else {}),
-                                 **{name: 0.0 for name in zero})
+        weights = PairingWeights(**({"pair_mode": mode} if mode else {}),
+                                 **{f"pair_weight_{name}": 0.0 for name in zero})
         start = time.perf_counter()
         cuts = {}
         if content:

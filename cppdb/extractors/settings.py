@@ -9,7 +9,6 @@ from cppdb.align.sentences.align import AlignSettings
 from cppdb.align.sentences.cue_times import CueSettings
 from cppdb.align.sentences.documents import PairingWeights
 from cppdb.align.sentences.meaning import MeaningSettings
-from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
 from cppdb.align.words.settings import AlignWordsSettings
 from cppdb.annotate.settings import AnnotateSettings
 from cppdb.config import settings_from
@@ -107,12 +106,7 @@ class MonolingualSettings:
         return settings_from(MeaningSettings, self)
 
     def pairing_weights(self) -> PairingWeights:
-        """The document-pairing settings (the weight of signal ``x`` is ``pair_weight_x``;
-        ``PairingWeights`` names its fields after the signals, which it combines by name)."""
-        return PairingWeights(
-            **{name: getattr(self, f"pair_weight_{name}") for name in SIGNAL_NAMES},
-            min_score=self.pair_min_score, min_margin=self.pair_min_margin,
-            min_relative=self.pair_min_relative, mode=self.pair_mode, pivot=self.pair_pivot)
+        return settings_from(PairingWeights, self)
 
 
 @dataclass(frozen=True)

@@ -107,9 +107,9 @@ def test_chapter_number_and_numbers_in_text_are_different_signals() -> None:
     assert signals.numbers_in_text.argmax(axis=1).tolist() == [0, 1]
     assert not signals.cue_timing.any()                 # no cue times: no evidence
     assert [name for name, _ in signals.items()] == list(SIGNAL_NAMES)
-    alone = {name: 0.0 for name in SIGNAL_NAMES}
-    by_chapter = PairingWeights(**{**alone, "chapter_number": 1.0}).combine(signals)
-    by_numbers = PairingWeights(**{**alone, "numbers_in_text": 1.0}).combine(signals)
+    alone = {f"pair_weight_{name}": 0.0 for name in SIGNAL_NAMES}
+    by_chapter = PairingWeights(**{**alone, "pair_weight_chapter_number": 1.0}).combine(signals)
+    by_numbers = PairingWeights(**{**alone, "pair_weight_numbers_in_text": 1.0}).combine(signals)
     assert by_chapter.argmax(axis=1).tolist() == [1, 0]
     assert by_numbers.argmax(axis=1).tolist() == [0, 1]
 
@@ -179,7 +179,7 @@ def test_three_versions_all_pairs_or_pivot(mode: str, expected) -> None:
                 [_file(1, "b3", _chapter(3, 1)), _file(1, "b1", _chapter(1, 1)),
                  _file(1, "b2", _chapter(2, 1))],
                 [_file(2, "c3", _chapter(3, 2)), _file(2, "c1", _chapter(1, 2))]]
-    groups, unpaired = pair_versions(versions, PairingWeights(mode=mode))
+    groups, unpaired = pair_versions(versions, PairingWeights(pair_mode=mode))
     assert [[(f.version, f.name) for f in g.files] for g in groups] == expected
     if mode == "pivot":                    # b3/c3 have no partner in the pivot version
         assert sorted(u.file.name for u in unpaired) == ["b3", "c3"]
@@ -209,8 +209,8 @@ def test_two_copies_of_one_chapter_are_ambiguous_not_guessed() -> None:
 
 
 @pytest.mark.parametrize("settings, message", [
-    ({"mode": "bogus"}, "pair_mode"),
-    ({"mode": "pivot", "pivot": 5}, "pair_pivot"),
+    ({"pair_mode": "bogus"}, "pair_mode"),
+    ({"pair_mode": "pivot", "pair_pivot": 5}, "pair_pivot"),
 ])
 def test_pairing_settings_are_validated(settings, message) -> None:
     versions = [[_file(0, "a1", _chapter(1, 0))], [_file(1, "b1", _chapter(1, 1))]]

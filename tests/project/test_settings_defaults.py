@@ -16,7 +16,6 @@ from typing import Any, Mapping
 
 import pytest
 
-from cppdb.align.sentences.pairing_signals import SIGNAL_NAMES
 from cppdb.config import load_config, settings_from
 from cppdb.defaults import all_sections, toml_defaults
 from cppdb.errors import ConfigError
@@ -44,10 +43,7 @@ PAIRS: tuple[Pair, ...] = (
     Pair("cppdb.align.sentences.bam", "BamSettings", "align_sentences"),
     Pair("cppdb.align.sentences.omissions", "OmissionSettings", "align_sentences"),
     Pair("cppdb.align.sentences.cue_times", "CueSettings", "monolingual"),
-    Pair("cppdb.align.sentences.documents", "PairingWeights", "monolingual",
-         renames={**{f"pair_weight_{name}": name for name in SIGNAL_NAMES},
-                  **{f"pair_{key}": key for key in ("min_score", "min_margin", "min_relative",
-                                                    "mode", "pivot")}}),
+    Pair("cppdb.align.sentences.documents", "PairingWeights", "monolingual"),
     Pair("cppdb.align.sentences.meaning", "MeaningSettings", "monolingual"),
     Pair("cppdb.align.words.attention", "AttentionAligner", "align_words.attention"),
     Pair("cppdb.align.words.dictionary", "DictionaryAligner", "align_words.dictionary"),

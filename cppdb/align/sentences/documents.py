@@ -29,8 +29,10 @@ import numpy as np
 from cppdb.align.sentences.pairing_signals import (SIGNAL_NAMES, PairingSignals, file_tokens,
                                                    signal_matrices, standardised)
 from cppdb.align.sentences.types import VersionFile
+from cppdb.defaults import toml_defaults
 from cppdb.errors import BadInputError, ConfigError
 
+_MONOLINGUAL = toml_defaults("monolingual")
 PAIR_MODES = ("all", "pivot")
 
 
@@ -53,35 +55,37 @@ class Unpaired:
 
 @dataclass(frozen=True)
 class PairingWeights:
-    """Weights of the signals (one field per ``pairing_signals.PairingSignals`` field, same
-    name), the score a pair must beat, and which versions are compared."""
+    """The document-pairing settings of ``[monolingual]`` (fields are its TOML keys): the
+    weight of each ``pairing_signals.PairingSignals`` signal (``pair_weight_<signal>``), the
+    score a pair must beat, and which versions are compared."""
 
-    content: float = 1.0
-    names: float = 1.0
-    numbers_in_text: float = 0.5
-    dates: float = 0.5
-    cue_timing: float = 1.0
-    length: float = 0.2
-    chapter_number: float = 0.5
-    min_score: float = 1.0
-    min_margin: float = 0.1
-    min_relative: float = 0.3
-    mode: str = "all"
-    pivot: int = 0
+    pair_weight_content: float = _MONOLINGUAL["pair_weight_content"]
+    pair_weight_names: float = _MONOLINGUAL["pair_weight_names"]
+    pair_weight_numbers_in_text: float = _MONOLINGUAL["pair_weight_numbers_in_text"]
+    pair_weight_dates: float = _MONOLINGUAL["pair_weight_dates"]
+    pair_weight_cue_timing: float = _MONOLINGUAL["pair_weight_cue_timing"]
+    pair_weight_length: float = _MONOLINGUAL["pair_weight_length"]
+    pair_weight_chapter_number: float = _MONOLINGUAL["pair_weight_chapter_number"]
+    pair_min_score: float = _MONOLINGUAL["pair_min_score"]
+    pair_min_margin: float = _MONOLINGUAL["pair_min_margin"]
+    pair_min_relative: float = _MONOLINGUAL["pair_min_relative"]
+    pair_mode: str = _MONOLINGUAL["pair_mode"]
+    pair_pivot: int = _MONOLINGUAL["pair_pivot"]
 
     def check(self, n_versions: int) -> None:
         """ConfigError unless the mode and pivot make sense for ``n_versions`` versions."""
-        if self.mode not in PAIR_MODES:
+        if self.pair_mode not in PAIR_MODES:
             raise ConfigError(f"pair_mode must be one of {', '.join(PAIR_MODES)}, not "
-                              f"{self.mode!r}", hint="e.g. --set monolingual.pair_mode=all")
-        if not 0 <= self.pivot < n_versions:
-            raise ConfigError(f"pair_pivot = {self.pivot} is not a version: there are "
+                              f"{self.pair_mode!r}", hint="e.g. --set monolingual.pair_mode=all")
+        if not 0 <= self.pair_pivot < n_versions:
+            raise ConfigError(f"pair_pivot = {self.pair_pivot} is not a version: there are "
                               f"{n_versions} (0 to {n_versions - 1}, in the order given)",
                               hint="e.g. --set monolingual.pair_pivot=0")
 
     @property
     def signal_weights(self) -> PairingSignals[float]:
-        return PairingSignals(**{name: getattr(self, name) for name in SIGNAL_NAMES})
+        return PairingSignals(**{name: getattr(self, f"pair_weight_{name}")
+                                 for name in SIGNAL_NAMES})
 
     def combine(self, signals: PairingSignals[np.ndarray]) -> np.ndarray:
         """The weighted sum of the :func:`~pairing_signals.standardised` signals (a signal
@@ -185,7 +189,7 @@ def pair_scores(versions: Sequence[Sequence[VersionFile]], weights: PairingWeigh
     tokens = file_tokens(flat)
     offsets = np.cumsum([0, *(len(v) for v in versions)])
     tokens_of = [tokens[offsets[v]:offsets[v + 1]] for v in range(len(versions))]
-    for a, b in version_pairs(len(versions), weights.mode, weights.pivot):
+    for a, b in version_pairs(len(versions), weights.pair_mode, weights.pair_pivot):
         if not versions[a] or not versions[b]:
             continue
         if len(versions[a]) == len(versions[b]) == 1:
@@ -210,16 +214,16 @@ def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWei
             # one file in each (a film's tracks, a one-chapter book): scores are relative to
             # the other files of the collection, and there are none, so the only candidate
             # pair is made; its recorded score is the threshold it is taken to meet
-            edges.append((weights.min_score, (a, 0), (b, 0)))
+            edges.append((weights.pair_min_score, (a, 0), (b, 0)))
             continue
         margin = margins(scores)
         chosen = []
-        for i, j in assign_with_no_partner(scores, weights.min_score):
-            if margin[i, j] >= weights.min_margin:
+        for i, j in assign_with_no_partner(scores, weights.pair_min_score):
+            if margin[i, j] >= weights.pair_min_margin:
                 chosen.append((float(scores[i, j]), (a, i), (b, j)))
             else:
                 close[(a, i)] = close[(b, j)] = float(margin[i, j])
-        edges += _drop_weak(chosen, weights.min_relative, weak)
+        edges += _drop_weak(chosen, weights.pair_min_relative, weak)
         for i in range(len(versions[a])):
             j = int(np.argmax(scores[i]))
             best[(a, i)] = max(best.get((a, i), (-math.inf, (b, j))), (float(scores[i, j]), (b, j)))
@@ -252,14 +256,14 @@ def _unpaired_reason(best: tuple[float, _Key] | None, margin: float | None,
     other = versions[v][k].label
     if relative is not None:
         return (f"weak: the best candidate {other} (version {v}) scored {score:.2f}, "
-                f"{relative:.0%} of the median pair (min_relative {weights.min_relative})")
+                f"{relative:.0%} of the median pair (pair_min_relative {weights.pair_min_relative})")
     if margin is not None:
         return (f"ambiguous: the best candidate {other} (version {v}) scored {score:.2f}, only "
-                f"{margin:.2f} above another candidate (min_margin {weights.min_margin}); "
+                f"{margin:.2f} above another candidate (pair_min_margin {weights.pair_min_margin}); "
                 "one of the files may hold several chapters without headings")
-    if score <= weights.min_score:
+    if score <= weights.pair_min_score:
         return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} "
-                f"<= min_score {weights.min_score}")
+                f"<= pair_min_score {weights.pair_min_score}")
     if (v, k) in grouped:
         return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} but "
                 "is paired with a file that fits it better")

@@ -95,10 +95,10 @@ def _candidates(versions: list[list[VersionFile]], weights: PairingWeights
     for a, b, scores in pair_scores(versions, weights):
         if scores is None:
             continue
-        pairs = assign_with_no_partner(scores, weights.min_score)
+        pairs = assign_with_no_partner(scores, weights.pair_min_score)
         if not pairs:
             continue
-        floor = max(weights.min_score,
+        floor = max(weights.pair_min_score,
                     SPILL_SHARE * float(np.median([scores[i, j] for i, j in pairs])))
         for (x, y), matrix in (((a, b), scores), ((b, a), scores.T)):
             partner = {i: j for i, j in (pairs if x == a else [(j, i) for i, j in pairs])}
@@ -224,7 +224,7 @@ def _confirmed(versions: list[list[VersionFile]], proposed: dict[_Key, ContentCu
     for a, b, scores in pair_scores(trial, weights):
         if scores is None:
             continue
-        pairs = assign_with_no_partner(scores, weights.min_score)
+        pairs = assign_with_no_partner(scores, weights.pair_min_score)
         floor = CONFIRM_SHARE * float(np.median([scores[i, j] for i, j in pairs])) if pairs \
             else math.inf
         for key, cut in proposed.items():

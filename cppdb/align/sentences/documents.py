@@ -248,18 +248,20 @@ def pair_versions(versions: Sequence[Sequence[VersionFile]], weights: PairingWei
 
 
 def _unpaired_reason(best: tuple[float, _Key] | None, margin: float | None,
-                     relative: float | None, versions: Sequence[Sequence[VersionFile]], weights: PairingWeights,
-                     grouped: set[_Key]) -> str:
+                     relative: float | None, versions: Sequence[Sequence[VersionFile]],
+                     weights: PairingWeights, grouped: set[_Key]) -> str:
     if best is None:
         return "no file to compare with (the versions compared with it are empty)"
     score, (v, k) = best
     other = versions[v][k].label
     if relative is not None:
         return (f"weak: the best candidate {other} (version {v}) scored {score:.2f}, "
-                f"{relative:.0%} of the median pair (pair_min_relative {weights.pair_min_relative})")
+                f"{relative:.0%} of the median pair "
+                f"(pair_min_relative {weights.pair_min_relative})")
     if margin is not None:
         return (f"ambiguous: the best candidate {other} (version {v}) scored {score:.2f}, only "
-                f"{margin:.2f} above another candidate (pair_min_margin {weights.pair_min_margin}); "
+                f"{margin:.2f} above another candidate "
+                f"(pair_min_margin {weights.pair_min_margin}); "
                 "one of the files may hold several chapters without headings")
     if score <= weights.pair_min_score:
         return (f"no partner: the best candidate {other} (version {v}) scored {score:.2f} "

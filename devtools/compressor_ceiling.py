@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from cppdb.align.words.simalign_e5 import join_words, sentence_word_vectors
+from cppdb.align.words.simalign_e5 import (join_words, sentence_word_vectors,
+                                           word_token_means)
 from cppdb.compressor.api import load_compressor
 from cppdb.compressor.features import ParsedSentence, Vocabulary, numeric_values
 from cppdb.compressor.metrics import keep_f1
@@ -67,12 +68,7 @@ class _Subwords:
     def _one(self, words) -> tuple[np.ndarray, np.ndarray]:
         text, spans = join_words(list(words), None)
         (window,) = self.encoder._windows(0, text)        # gold sentences fit one window
-        real = ~window.special & (window.ends > window.starts)
-        a = np.asarray([s[0] for s in spans])[:, None]
-        b = np.asarray([s[1] for s in spans])[:, None]
-        mean = (real[None] & (window.starts[None] < b) & (window.ends[None] > a)).astype(
-            np.float32)
-        mean /= np.maximum(mean.sum(1, keepdims=True), 1)
+        mean = word_token_means(window.starts, window.ends, window.special, spans)
         return self.weights.word_vectors(window.ids).astype(np.float32), mean
 
 

@@ -54,19 +54,24 @@ def join_words(words: Sequence[str], separator: str | None) -> tuple[str, list[t
     return "".join(parts), spans
 
 
+def word_token_means(starts: np.ndarray, ends: np.ndarray, special: np.ndarray,
+                     spans: Sequence[tuple[int, int]]) -> np.ndarray:
+    """``[n_words, n_tokens]``: each word's row averages the real tokens its character span
+    overlaps (a word no token overlaps is a zero row)."""
+    real = ~special & (ends > starts)
+    a = np.asarray([span[0] for span in spans]).reshape(-1, 1)
+    b = np.asarray([span[1] for span in spans]).reshape(-1, 1)
+    members = (real[None, :] & (starts[None, :] < b) & (ends[None, :] > a)).astype(np.float32)
+    return members / np.maximum(members.sum(axis=1, keepdims=True), 1.0)
+
+
 def word_vectors(states: TokenStates, spans: Sequence[tuple[int, int]],
                  layers: Sequence[int]) -> np.ndarray:
     """``[len(layers), n_words, H]``: mean of the overlapping tokens at each layer."""
-    starts, ends = states.starts, states.ends
-    real = ~states.special & (ends > starts)
     hidden = np.stack([states.layer(layer) for layer in layers])
     if not spans:
         return np.zeros((len(layers), 0, hidden.shape[-1]), dtype=np.float32)
-    a = np.asarray([span[0] for span in spans])[:, None]
-    b = np.asarray([span[1] for span in spans])[:, None]
-    members = (real[None, :] & (starts[None, :] < b) & (ends[None, :] > a)).astype(np.float32)
-    counts = members.sum(axis=1, keepdims=True)
-    members /= np.maximum(counts, 1.0)          # a word no token overlaps stays zero
+    members = word_token_means(states.starts, states.ends, states.special, spans)
     return np.einsum("wt,lth->lwh", members, hidden).astype(np.float32, copy=False)
 
 

@@ -9,9 +9,9 @@ plus numeric feature/score columns); ``read_pairs(path, format)`` reads it back.
 * ``jsonl`` — one object per pair in the Chinese-PPDB release layout: ``type`` (``phrase``,
   ``template`` for patterns, ``sentence``), ``source``, ``target``, ``from`` (origin),
   ``anchor`` (the English pivots), ``features`` (object), ``alignment`` (Pharaoh ``"i-j"``
-  strings), ``entailment`` (``Exclusion`` where the ranked table's ``relation`` says so,
-  else Forward/ReverseEntailment when one side's words all occur in the other, longer side;
-  ``""`` = unknown); plus the cppdb extensions ``relation_evidence`` (why a pair is
+  strings), ``entailment`` (the ranked table's ``relation``: the relation classifier's, or
+  ``Exclusion`` by the ranker's rule; a table without one gets Forward/ReverseEntailment when
+  one side's words all occur in the other, longer side, ``""`` = unknown); plus the cppdb extensions ``relation_evidence`` (why a pair is
   Exclusion: ``antonym increase/decrease``, ``negation``, ``number``), ``lhs`` and ``documents``
   (the documents a monolingual pair was aligned in: ``{"version", "path", "part"}`` objects).
 * ``tsv`` — every column; list columns as JSON arrays.
@@ -82,7 +82,8 @@ def _with_defaults(lf: pl.LazyFrame) -> pl.LazyFrame:
 
 def entailment_of(columns: list[str]) -> pl.Expr:
     """The entailment field of a table with these columns: its ``relation`` where decided
-    (``Exclusion``, :mod:`cppdb.rank.exclusion`), else :func:`entailment_expr`."""
+    (the classifier's, :mod:`cppdb.rank.relations`, or the rule's ``Exclusion``,
+    :mod:`cppdb.rank.exclusion`), else :func:`entailment_expr`."""
     if S.RELATION not in columns:
         return entailment_expr()
     return (pl.when(pl.col(S.RELATION).is_not_null()).then(pl.col(S.RELATION))
@@ -95,7 +96,7 @@ def entailment_expr() -> pl.Expr:
     A side whose words all occur in the other, longer side is more general: 这 座 城市 →
     城市 is ForwardEntailment (the source entails the target), 城市 → 这 座 城市
     ReverseEntailment.  Equivalence needs a model (PPDB 2.0 used a classifier), so it is not
-    guessed; Exclusion comes from a ranked table's ``relation`` (:func:`entailment_of`).
+    guessed here: a ranked table's ``relation`` carries the classifier's (:func:`entailment_of`).
     """
     src = pl.col(S.SOURCE).str.split(" ")
     tgt = pl.col(S.TARGET).str.split(" ")

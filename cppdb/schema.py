@@ -92,10 +92,14 @@ PAIR_COLUMNS: dict[str, pl.DataType] = {
 }
 
 PAIR_TYPES = ("phrase", "pattern", "sentence")
-#: columns of a ranked table (cppdb/rank/exclusion.py): PPDB 2.0's relation where evidence
-#: decides it ("Exclusion"; null: not decided), and that evidence ("antonym increase/decrease")
+#: columns of a ranked table: PPDB 2.0's relation ("Exclusion" where the evidence of
+#: cppdb/rank/exclusion.py decides it, else the classifier's, cppdb/rank/relations.py; null:
+#: not decided), and that evidence ("antonym increase/decrease")
 RELATION = "relation"
 RELATION_EVIDENCE = "relation_evidence"
+#: the relation classifier's probability of ``relation`` (cppdb/rank/relations.py); null
+#: where the Exclusion rule or no classifier gave it
+RELATION_PROBABILITY = "relation_probability"
 
 # -- the other run artifacts ------------------------------------------------------------------
 #: lex_zh_given_en.parquet / lex_en_given_zh.parquet: the word aligner's lexical tables

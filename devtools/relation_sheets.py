@@ -234,7 +234,6 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     frame = relations.relation_features(keys.join(judged, on="id"))
     if args.type:
         frame = frame.filter(pl.col(S.TYPE) == args.type)
-    frame = frame.with_columns((pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern"))
     _print_rule(frame)
     fold = relations.grouped_folds(frame, args.folds, args.seed)
     grouped = relations.scores(frame["relation"].to_list(),

@@ -167,8 +167,12 @@ def explanation_renderables(explanation: Any, features: int = EXPLAIN_FEATURES) 
     from rich.text import Text
 
     pair = explanation.pair
-    sides = {name: [pair[name]] for name in (S.SOURCE, S.TARGET, RELATION) if name in pair}
+    sides = {name: [pair[name]] for name in (S.SOURCE, S.TARGET, RELATION, S.RELATION)
+             if name in pair}
     relation = with_relation(pl.DataFrame(sides))[RELATION][0] or UNKNOWN
+    probability = pair.get(S.RELATION_PROBABILITY)
+    if probability is not None:
+        relation += f" (p {probability:.2f})"
     head = (f"{pair.get(S.TYPE)} {pair[S.SOURCE]} → {pair[S.TARGET]}  (LHS {pair.get(S.LHS)}; "
             f"tier {pair.get(TIER) or UNKNOWN}, rank {pair.get('rank') or UNKNOWN}, score "
             f"{_number(pair.get(SCORE))}; {RELATION} {relation})")

@@ -40,6 +40,7 @@ from cppdb.features.lexical_weights import add_unit_weights
 from cppdb.features.models import FeatureModels, build_feature_table, load_feature_models
 from cppdb.features.settings import FeatureSettings
 from cppdb.io import write_parquet_atomic
+from cppdb.rank import relations
 from cppdb.rank.by_type import load_model
 from cppdb.rank.tiers import SCORE
 
@@ -124,13 +125,19 @@ class ScoreJob:
     features: str
     model: str                        # ranker.json
     threads: int
+    relation_model: str = "none"      # rank.relation_model: "default", "none" or a path
 
 
 def score_part(job: ScoreJob, start: int, stop: int) -> pl.DataFrame:
-    """The scores of one chunk of feature rows (one ``score`` column, in row order)."""
+    """The scores of one chunk of feature rows (one ``score`` column, in row order), and the
+    relation classifier's ``relation`` and ``relation_probability`` unless it is "none"."""
     ranker = _ranker(job.model, _stamp(job.model))
     frame = pl.scan_parquet(job.features).slice(start, stop - start).collect()
-    return pl.DataFrame({SCORE: ranker.predict(frame, job.threads)}, schema={SCORE: pl.Float64})
+    scores = pl.DataFrame({SCORE: ranker.predict(frame, job.threads)}, schema={SCORE: pl.Float64})
+    if job.relation_model == "none":
+        return scores
+    return pl.concat([scores, relations.load_model(job.relation_model).label(frame)],
+                     how="horizontal")
 
 
 @lru_cache(maxsize=1)

@@ -5,9 +5,10 @@
 1. ``filter``   candidates.parquet (kept), filtered_pairs.parquet (rejected + filter_reason)
 2. ``features`` features.parquet: the candidates with every ``f_*`` feature
 3. ``train``    ranker.json (model, training summary, importances), training_pairs.parquet
-4. ``score``    ranked_pairs.parquet (score, rank, percentile, tier; ``relation`` "Exclusion"
-   and its ``relation_evidence`` where :mod:`cppdb.rank.exclusion` finds some: those pairs
-   rank below every other pair of their type), tiers.parquet
+4. ``score``    ranked_pairs.parquet (score, rank, percentile, tier; ``relation``: "Exclusion"
+   and its ``relation_evidence`` where :mod:`cppdb.rank.exclusion` finds some, else the
+   relation classifier's (:mod:`cppdb.rank.relations`) with ``relation_probability``; the
+   pairs of ``rank.demoted_relations`` rank below every other pair of their type), tiers.parquet
 """
 from __future__ import annotations
 
@@ -283,15 +284,30 @@ def _score_stage(st: StageHandle, settings: RankRun) -> None:
         sameness.diversity_target, sameness.pattern_diversity_penalty,
         sameness.tier_diversity, sameness.max_diversity_penalty, tier_share=tier_list[0].share)
     st.note("diversity_penalty", penalties)
-    scored = exclusion.mark_exclusion(scored, settings.rank.exclusion,
-                                      settings.rank.exclusion_negation_overlap)
+    scored = _with_relations(scored, settings)
     st.note("exclusion", scored[S.RELATION_EVIDENCE].is_not_null().sum())
-    ranked = tiers.add_ranks(scored.with_columns(
-        (pl.col(S.RELATION) == exclusion.EXCLUSION).alias("_demoted")), tier_list,
-        last="_demoted").drop("_demoted")
+    demoted = pl.col(S.RELATION).is_in(list(settings.rank.demoted_relations)).fill_null(False)
+    ranked = tiers.add_ranks(scored.with_columns(demoted.alias("_demoted")), tier_list,
+                             last="_demoted").drop("_demoted")
     st.write_parquet(RANKED, ranked)
     st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
     shutil.rmtree(run.path(RANKED + PARTS_SUFFIX), ignore_errors=True)
+
+
+def _with_relations(scored: pl.DataFrame, settings: RankRun) -> pl.DataFrame:
+    """``relation`` = Exclusion where the rule finds evidence (``relation_evidence``), else
+    the classifier's relation with its ``relation_probability`` (null without one)."""
+    classified = S.RELATION in scored.columns
+    if classified:
+        scored = scored.rename({S.RELATION: "_classified"})
+    scored = exclusion.mark_exclusion(scored, settings.rank.exclusion,
+                                      settings.rank.exclusion_negation_overlap)
+    if not classified:
+        return scored.with_columns(pl.lit(None, dtype=pl.Float64).alias(S.RELATION_PROBABILITY))
+    return scored.with_columns(
+        pl.when(pl.col(S.RELATION).is_null()).then(pl.col(S.RELATION_PROBABILITY))
+        .alias(S.RELATION_PROBABILITY),
+        pl.coalesce(S.RELATION, "_classified").alias(S.RELATION)).drop("_classified")
 
 
 def _scores(st: StageHandle, settings: RankRun) -> pl.DataFrame:
@@ -303,16 +319,16 @@ def _scores(st: StageHandle, settings: RankRun) -> pl.DataFrame:
     n_rows = features.select(pl.len()).collect().item()
     parts = run.path(RANKED + PARTS_SUFFIX)
     part = partial(score_part, ScoreJob(str(run.path(FEATURES)), str(run.path(MODEL)),
-                                        settings.rank.threads))
+                                        settings.rank.threads, settings.rank.relation_model))
     files = st.map_parts(RANKED, n_rows, settings.features.chunk_size, part,
                          shipped=lambda: nullcontext(part))
-    scores = pl.read_parquet(files)[tiers.SCORE]
-    if scores.len() != n_rows:
-        raise RunStateError(f"the score parts in {parts} hold {scores.len()} rows, "
+    scores = pl.read_parquet(files)
+    if scores.height != n_rows:
+        raise RunStateError(f"the score parts in {parts} hold {scores.height} rows, "
                             f"features.parquet {n_rows}",
                             hint=f"delete {parts} and run `cppdb rank` again")
     keep = [c for c in features.collect_schema().names() if not c.startswith("f_")]
-    return features.select(keep).collect().with_columns(scores)
+    return features.select(keep).collect().with_columns(scores.get_columns())
 
 
 def rank_stages(run_dir: Path, settings: RankRun, labels: Path | None) -> list[Stage]:

@@ -7,7 +7,15 @@ This module is that classifier's first form — a LightGBM multiclass model over
 ``f_*`` features plus a few ``r_*`` features of the surface that the ranker lacks — and its
 honest measurement: grouped cross-validation (folds by source phrase, so a phrase never
 helps predict itself) and leave-one-domain-out, with per-class precision and recall and the
-confusion matrix.  It is not wired into exports or the ranker (the Exclusion rule is).
+confusion matrix.
+
+The shipped model (``resources/relation_model.json``, :class:`RelationModel`, trained by
+``devtools/train_relations.py`` on data/labels/relation_judgements.tsv) labels every ranked
+phrase and pattern pair (:func:`decide`): ``Exclusion`` where the ranker's rule found
+evidence (:mod:`cppdb.rank.exclusion`; precision 1.0 on the judgements, where the
+classifier's own Exclusion is right 3 times in 10), else the most probable of the other five
+relations, with its probability.  The language-model features are left out (a char n-gram
+LM is fitted on each run's own text, so its scale moves from run to run).
 
 The ``r_*`` features come from the two sides' text alone (slots left out):
 
@@ -30,12 +38,18 @@ The ``r_*`` features come from the two sides' text alone (slots left out):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.errors import BadInputError
+from cppdb.io import write_json_atomic
 from cppdb.rank import exclusion
 from cppdb.text.negation import packaged_negation_words
 
@@ -53,7 +67,12 @@ ANTONYM_CHARACTERS = (
 PERSONS = "我你您他她它咱"
 #: a slot inside a side's text ([NP1], [VP2]); S.SLOT_TOKEN_PATTERN is anchored to one token
 _SLOT = r"\[[A-Z$]+\d*\]"
-R_FEATURES = ("r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_person_flip",
+MODEL_FORMAT = "cppdb-relations/1"
+MODEL_FILE = "relation_model.json"
+RELATION_PROBABILITY = S.RELATION_PROBABILITY
+#: the pair types the model was trained on and labels
+LABELLED_TYPES = ("phrase", "pattern")
+R_FEATURES = ("r_pattern", "r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_person_flip",
               "r_char_containment", "r_source_only_chars", "r_target_only_chars",
               "r_gloss_antonym", "r_negation_rest", "r_number_change")
 
@@ -87,6 +106,8 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl
     person = (_count_of(pl.col("_os"), PERSONS) > 0) & (_count_of(pl.col("_ot"), PERSONS) > 0)
     evidence = exclusion.evidence_columns(frame, negation_overlap)
     return base.with_columns(
+        (pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern") if S.TYPE in
+        frame.columns else pl.lit(0, dtype=pl.Int8).alias("r_pattern"),
         evidence["x_antonym"].is_not_null().cast(pl.Int8).alias("r_gloss_antonym"),
         evidence["x_negation"].cast(pl.Int8).alias("r_negation_rest"),
         evidence["x_number"].cast(pl.Int8).alias("r_number_change"),
@@ -100,10 +121,12 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl
     ).drop("_cs", "_ct", "_os", "_ot")
 
 
-def model_columns(frame: pl.DataFrame) -> list[str]:
-    """The numeric ``f_*`` and ``r_*`` columns of ``frame`` that the model reads, sorted."""
+def model_columns(frame: pl.DataFrame, without: tuple[str, ...] = ()) -> list[str]:
+    """The numeric ``f_*`` and ``r_*`` columns of ``frame`` that the model reads, sorted
+    (less ``without``)."""
     return sorted(c for c, dtype in frame.schema.items()
-                  if c.startswith(("f_", "r_")) and (dtype.is_numeric() or dtype == pl.Boolean))
+                  if c.startswith(("f_", "r_")) and c not in without
+                  and (dtype.is_numeric() or dtype == pl.Boolean))
 
 
 def _matrix(frame: pl.DataFrame, columns: list[str]) -> np.ndarray:
@@ -148,16 +171,123 @@ def grouped_folds(frame: pl.DataFrame, folds: int, seed: int) -> np.ndarray:
     return fold
 
 
-def out_of_fold(frame: pl.DataFrame, fold: np.ndarray, seed: int = 46) -> list[str]:
-    """Each row's predicted relation from a model that never saw its fold."""
-    columns = model_columns(frame)
-    predicted = np.empty(frame.height, dtype=object)
+def out_of_fold_probabilities(frame: pl.DataFrame, fold: np.ndarray, seed: int = 46,
+                              columns: list[str] | None = None) -> np.ndarray:
+    """Each row's probabilities (columns: RELATIONS) from a model that never saw its fold."""
+    columns = columns if columns is not None else model_columns(frame)
+    probabilities = np.zeros((frame.height, len(RELATIONS)))
     for value in np.unique(fold):
         test = fold == value
         model = train(frame.filter(pl.Series(~test)), columns, seed)
-        probabilities = predict(model, frame.filter(pl.Series(test)), columns)
-        predicted[test] = [RELATIONS[i] for i in probabilities.argmax(axis=1)]
-    return list(predicted)
+        probabilities[test] = predict(model, frame.filter(pl.Series(test)), columns)
+    return probabilities
+
+
+def out_of_fold(frame: pl.DataFrame, fold: np.ndarray, seed: int = 46) -> list[str]:
+    """Each row's most probable relation from a model that never saw its fold."""
+    return [RELATIONS[i] for i in out_of_fold_probabilities(frame, fold, seed).argmax(axis=1)]
+
+
+def decide(probabilities: np.ndarray, rule_exclusion: np.ndarray
+           ) -> tuple[list[str], np.ndarray]:
+    """The relation the product gives each row and its probability: ``Exclusion`` (NaN
+    probability) where the rule found evidence, else the most probable of the other five
+    relations with its probability renormalised over those five."""
+    others = probabilities.copy()
+    others[:, RELATIONS.index(exclusion.EXCLUSION)] = 0.0
+    total = others.sum(axis=1, keepdims=True)
+    others = np.divide(others, total, out=np.zeros_like(others), where=total > 0)
+    best = others.argmax(axis=1)
+    labels = [exclusion.EXCLUSION if rule else RELATIONS[i]
+              for i, rule in zip(best, rule_exclusion, strict=True)]
+    chance = np.where(rule_exclusion, np.nan, others[np.arange(len(best)), best])
+    return labels, chance
+
+
+@dataclass(frozen=True)
+class RelationModel:
+    """A trained relation classifier: its features, LightGBM text and training summary."""
+
+    features: tuple[str, ...]
+    model_text: str
+    training: dict[str, Any] = field(default_factory=dict)
+
+    def probabilities(self, frame: pl.DataFrame) -> np.ndarray:
+        """P(relation) per row of ``frame`` (``relation_features`` added), columns
+        RELATIONS."""
+        import lightgbm as lgb
+
+        if frame.height == 0:
+            return np.zeros((0, len(RELATIONS)))
+        booster = self.__dict__.get("_booster")
+        if booster is None:
+            booster = lgb.Booster(model_str=self.model_text)
+            object.__setattr__(self, "_booster", booster)
+        missing = [c for c in self.features if c not in frame.columns]
+        full = frame.with_columns(pl.lit(None, dtype=pl.Float64).alias(c) for c in missing)
+        return np.asarray(booster.predict(_matrix(full, list(self.features)), num_threads=1))
+
+    def label(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """``relation`` and ``relation_probability`` for each row of ``frame`` (``type``,
+        ``source``, ``target`` and the run's ``f_*`` columns): the most probable relation
+        but Exclusion (:func:`decide` without the rule, which the ranker applies with its
+        own settings); null for the types the model was not trained on (sentences)."""
+        labelled = frame[S.TYPE].is_in(list(LABELLED_TYPES)).to_numpy()
+        relation = np.full(frame.height, None, dtype=object)
+        chance = np.full(frame.height, np.nan)
+        if labelled.any():
+            part = relation_features(frame.filter(pl.Series(labelled)))
+            labels, probability = decide(self.probabilities(part),
+                                         np.zeros(part.height, dtype=bool))
+            relation[labelled], chance[labelled] = labels, probability
+        return pl.DataFrame({S.RELATION: list(relation), RELATION_PROBABILITY: chance},
+                            schema={S.RELATION: pl.String, RELATION_PROBABILITY: pl.Float64}
+                            ).with_columns(pl.col(RELATION_PROBABILITY).fill_nan(None))
+
+    def save(self, path: str | Path) -> Path:
+        write_json_atomic(Path(path), {"format": MODEL_FORMAT, "relations": list(RELATIONS),
+                                       "features": list(self.features),
+                                       "training": self.training, "model": self.model_text})
+        return Path(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RelationModel:
+        path = Path(path)
+        if not path.is_file():
+            raise BadInputError(f"relation model {path} does not exist",
+                                hint="set rank.relation_model = \"default\" (the shipped "
+                                     "model) or \"none\", or train one with "
+                                     "`python -m devtools.train_relations`")
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            raise BadInputError(f"relation model {path} is not valid JSON: {exc}") from exc
+        if data.get("format") != MODEL_FORMAT or data.get("relations") != list(RELATIONS):
+            raise BadInputError(f"{path} is not a cppdb relation model "
+                                f"(format {data.get('format')!r})",
+                                hint=f"expected a JSON file with format '{MODEL_FORMAT}'")
+        return cls(tuple(data["features"]), data["model"], data.get("training", {}))
+
+
+def shipped_model_path() -> Path:
+    return Path(__file__).resolve().parents[1] / "resources" / MODEL_FILE
+
+
+@lru_cache(maxsize=2)
+def load_model(path: str) -> RelationModel:
+    """The model at ``path`` (``"default"``: the shipped one), loaded once per process."""
+    return RelationModel.load(shipped_model_path() if path == "default" else path)
+
+
+def fit(frame: pl.DataFrame, columns: list[str], seed: int = 46,
+        training: dict[str, Any] | None = None) -> RelationModel:
+    """:func:`train` on every row of ``frame``, kept as a :class:`RelationModel`."""
+    missing = sorted(set(RELATIONS) - set(frame[RELATION].unique().to_list()))
+    if missing:
+        raise BadInputError(f"the judgements hold no {', '.join(missing)} pair",
+                            hint="every relation needs examples to train the classifier")
+    model = train(frame, columns, seed)
+    return RelationModel(tuple(columns), model.booster_.model_to_string(), training or {})
 
 
 @dataclass(frozen=True)

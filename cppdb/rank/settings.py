@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 from cppdb.annotate.settings import AnnotateSettings
@@ -21,6 +22,7 @@ from cppdb.rank.exclusion import EVIDENCE
 from cppdb.rank.filters import FilterSettings
 from cppdb.rank.novelty import NoveltySettings
 from cppdb.rank.ranker import OBJECTIVES, RankerSettings
+from cppdb.rank.relations import RELATIONS
 from cppdb.rank.tiers import Tier, tier_list
 from cppdb.rank.weak_labels import WeakLabelSettings
 
@@ -48,6 +50,8 @@ class RankSettings:
     min_pivot_product: float = _RANK["min_pivot_product"]
     exclusion: tuple[str, ...] = _RANK["exclusion"]
     exclusion_negation_overlap: float = _RANK["exclusion_negation_overlap"]
+    relation_model: str = _RANK["relation_model"]
+    demoted_relations: tuple[str, ...] = _RANK["demoted_relations"]
     objective: str = _RANK["objective"]
     num_leaves: int = _RANK["num_leaves"]
     n_estimators: int = _RANK["n_estimators"]
@@ -83,6 +87,16 @@ class RankSettings:
         if not 0 < self.exclusion_negation_overlap <= 1:
             raise ConfigError("setting 'rank.exclusion_negation_overlap' must be in (0, 1], "
                               f"got {self.exclusion_negation_overlap}")
+        unknown = [r for r in self.demoted_relations if r not in RELATIONS]
+        if unknown:
+            raise ConfigError(f"setting 'rank.demoted_relations' names unknown relation(s) "
+                              f"{', '.join(unknown)}", hint=f"choose from: {', '.join(RELATIONS)}")
+        if self.relation_model not in ("default", "none") \
+                and not Path(self.relation_model).is_file():
+            raise ConfigError(f"setting 'rank.relation_model' names {self.relation_model!r}, "
+                              "which is not a file",
+                              hint='use "default" (the shipped classifier), "none", or the '
+                                   "path of a model devtools/train_relations.py wrote")
         # the filter names, the tier-diversity targets and the tier shares are checked by the
         # views that use them: each is built once here, so a bad one fails before any work
         self.filter_settings()

@@ -139,7 +139,16 @@ def test_a_hand_made_run_keeps_its_antonyms_out_of_the_first_tiers(tmp_path, dat
     assert set(antonyms[S.RELATION]) == {"Exclusion"}
     assert antonyms[S.RELATION_EVIDENCE].str.starts_with("antonym ").all()
     assert not antonyms["tier"].is_in(["S", "M"]).any()
-    assert antonyms["rank"].min() > ranked.filter(pl.col(S.RELATION).is_null())["rank"].max()
+    others = ranked.filter(~pl.col(S.RELATION).is_in(["Exclusion", "Independent"]))
+    assert antonyms["rank"].min() > others["rank"].max()
+    independent = ranked.filter(pl.col(S.RELATION) == "Independent")
+    assert independent["rank"].min() > others["rank"].max()
+    assert not independent["tier"].is_in(["S", "M"]).any()
+    # every other pair has the classifier's relation (never Exclusion) and its probability
+    assert set(others[S.RELATION]) <= {"Equivalence", "ForwardEntailment", "ReverseEntailment",
+                                       "OtherRelated", "Independent"}
+    assert others[S.RELATION_PROBABILITY].is_between(0.2, 1.0).all()
+    assert antonyms[S.RELATION_PROBABILITY].is_null().all()
     path, _ = export_run(tmp_path / "run", "XL", None, "jsonl", tmp_path / "all.jsonl", config)
     records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
     marked = {(r["source"], r["target"]) for r in records if r["entailment"] == "Exclusion"}

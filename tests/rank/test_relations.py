@@ -5,7 +5,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from cppdb.rank.relations import (RELATION, RELATIONS, grouped_folds, leave_one_domain_out,
+from cppdb.errors import BadInputError, ConfigError
+from cppdb.rank.relations import (RELATION, RELATIONS, RelationModel, decide, fit,
+                                  grouped_folds, leave_one_domain_out, load_model,
                                   model_columns, out_of_fold, relation_features, scores)
 
 
@@ -105,3 +107,62 @@ def test_the_exclusion_evidence_is_a_feature_of_the_classifier():
     assert antonym["r_gloss_antonym"] == 1 and negation["r_negation_rest"] == 1
     assert number["r_number_change"] == 1
     assert same["r_gloss_antonym"] == same["r_negation_rest"] == same["r_number_change"] == 0
+
+
+def test_decide_leaves_exclusion_to_the_rule_and_renormalises_the_rest():
+    probabilities = np.array([[0.1, 0.1, 0.1, 0.5, 0.1, 0.1],     # the classifier's Exclusion
+                              [0.6, 0.1, 0.1, 0.0, 0.1, 0.1],
+                              [0.2, 0.2, 0.2, 0.2, 0.1, 0.1]])
+    labels, chance = decide(probabilities, np.array([False, False, True]))
+    assert labels == ["Equivalence", "Equivalence", "Exclusion"]
+    assert chance[0] == pytest.approx(0.1 / 0.5) and chance[1] == pytest.approx(0.6)
+    assert np.isnan(chance[2])                    # the rule's: no classifier probability
+
+
+def test_a_fitted_model_round_trips_and_labels_phrases_not_sentences(tmp_path):
+    frame = _synthetic().with_columns(pl.lit("phrase").alias("type"))
+    model = fit(frame, model_columns(frame), seed=1, training={"n": frame.height})
+    path = model.save(tmp_path / "relations.json")
+    again = RelationModel.load(path)
+    assert again == model and again.training == {"n": frame.height}
+    assert np.allclose(again.probabilities(frame), model.probabilities(frame))
+    rows = frame.head(12).with_columns(
+        pl.when(pl.int_range(pl.len()) < 2).then(pl.lit("sentence")).otherwise(pl.col("type"))
+        .alias("type"))
+    labelled = again.label(rows.drop([c for c in rows.columns if c.startswith("r_")]))
+    assert labelled["relation"][:2].to_list() == [None, None]
+    assert labelled["relation_probability"][:2].is_null().all()
+    assert "Exclusion" not in labelled["relation"].to_list()
+    assert labelled["relation_probability"][2:].is_between(0.2, 1.0).all()
+    assert (labelled["relation"][2:] == rows["relation"][2:]).mean() >= 0.8
+
+
+def test_fitting_needs_every_relation_and_loading_checks_the_format(tmp_path):
+    frame = _synthetic().filter(pl.col(RELATION) != "Independent")
+    with pytest.raises(BadInputError, match="Independent"):
+        fit(frame, model_columns(frame))
+    (tmp_path / "other.json").write_text('{"format": "cppdb-ranker/1"}', "utf-8")
+    with pytest.raises(BadInputError, match="not a cppdb relation model"):
+        RelationModel.load(tmp_path / "other.json")
+    with pytest.raises(BadInputError, match="does not exist"):
+        RelationModel.load(tmp_path / "missing.json")
+
+
+def test_the_shipped_model_is_the_judged_one_without_language_model_features():
+    """resources/relation_model.json: trained on the relation judgements, its CV recorded,
+    no feature whose scale moves from run to run."""
+    model = load_model("default")
+    assert model.training["judged_pairs"] >= 2000
+    assert model.training["grouped_cv"]["macro_f1"] > 0.4
+    assert set(model.features) >= {"f_p_t_given_s", "f_cosine", "r_gloss_antonym"}
+    assert not any(f.startswith("f_lm_") for f in model.features)
+
+
+def test_relation_settings_are_checked_before_work(tmp_path):
+    from cppdb.rank.settings import RankSettings
+
+    with pytest.raises(ConfigError, match="demoted_relations"):
+        RankSettings(demoted_relations=("Equivalent",))
+    with pytest.raises(ConfigError, match="relation_model"):
+        RankSettings(relation_model=str(tmp_path / "missing.json"))
+    assert RankSettings(relation_model="none").relation_model == "none"

@@ -6,8 +6,13 @@ The keys are those ``devtools.relation_sheets draw`` wrote (every ``f_*`` featur
 judged pairs, from their runs); the judgements are ``join``'s output.  Before fitting on every
 judged pair, the same recipe is measured by grouped 5-fold CV (folds by source phrase) and
 leave-one-domain-out, with the decision the product makes (:func:`cppdb.rank.relations.
-decide`: the rule's Exclusion, else the best of the other five); the per-class table goes
-into the model's ``training`` block and is printed.  The language-model features are left
+decide`: the rule's Exclusion, else the best of the other five).  ``--equivalence-precision
+P`` (default 0: none) gives Equivalence only above the smallest threshold at which it reaches
+precision P: for the model chosen on every out-of-fold prediction, for each CV fold on the
+other folds' (so the reported precision is not the one it was chosen for).  Whatever the
+model's own, the confident operating point for precision 0.87 is measured the same way and
+recorded (``confident_equivalence``: the probability a user can filter on).  The per-class
+tables go into the model's ``training`` block and are printed.  The language-model features are left
 out (:mod:`cppdb.rank.relations`).  Seeded; identical inputs give identical trees.
 """
 from __future__ import annotations
@@ -23,6 +28,8 @@ from cppdb.rank import exclusion, relations
 
 SEED = 46
 FOLDS = 5
+#: the Equivalence precision of the confident operating point recorded with every model
+CONFIDENT_PRECISION = 0.87
 
 
 def judged_frame(keys: list[str], judgements: str) -> pl.DataFrame:
@@ -33,13 +40,20 @@ def judged_frame(keys: list[str], judgements: str) -> pl.DataFrame:
     return relations.relation_features(frame.join(judged, on="id").sort("id"))
 
 
-def shipped_decision_scores(frame: pl.DataFrame, fold: np.ndarray, columns: list[str]
-                            ) -> relations.Scores:
-    """Per-class scores of :func:`relations.decide` on out-of-fold probabilities."""
+def shipped_decision_scores(frame: pl.DataFrame, fold: np.ndarray, columns: list[str],
+                            precision: float) -> tuple[relations.Scores, list[str]]:
+    """Per-class scores of :func:`relations.decide` on out-of-fold probabilities, each
+    fold's Equivalence threshold chosen on the other folds' rows; and the labels."""
     probabilities = relations.out_of_fold_probabilities(frame, fold, SEED, columns)
     rule = exclusion.exclusion_evidence(frame).is_not_null().to_numpy()
-    labels, _ = relations.decide(probabilities, rule)
-    return relations.scores(frame[relations.RELATION].to_list(), labels)
+    gold = np.array(frame[relations.RELATION].to_list())
+    labels = np.empty(frame.height, dtype=object)
+    for value in np.unique(fold):
+        held, other = fold == value, fold != value
+        threshold = relations.equivalence_threshold_for(probabilities[other], gold[other],
+                                                        rule[other], precision)
+        labels[held], _ = relations.decide(probabilities[held], rule[held], threshold)
+    return relations.scores(list(gold), list(labels)), list(labels)
 
 
 def summary_of(result: relations.Scores) -> dict:
@@ -54,29 +68,45 @@ def main(argv: list[str] | None = None) -> None:
                         help="key.parquet written by relation_sheets draw (repeatable)")
     parser.add_argument("--judgements", required=True, help="the TSV relation_sheets join wrote")
     parser.add_argument("--out", default=str(relations.shipped_model_path()))
+    parser.add_argument("--equivalence-precision", type=float, default=0.0,
+                        help="the precision Equivalence must reach (0: plain argmax)")
     args = parser.parse_args(argv)
     frame = judged_frame(args.key, args.judgements)
     columns = relations.model_columns(frame, without=LM_FEATURES)
-    grouped = shipped_decision_scores(frame, relations.grouped_folds(frame, FOLDS, SEED), columns)
-    domains = sorted(frame["domain"].unique().to_list())
-    rule = exclusion.exclusion_evidence(frame).is_not_null().to_numpy()
+    fold = relations.grouped_folds(frame, FOLDS, SEED)
+    grouped, _ = shipped_decision_scores(frame, fold, columns, args.equivalence_precision)
+    confident, _ = shipped_decision_scores(frame, fold, columns, CONFIDENT_PRECISION)
     by_domain = {}
-    for held in domains:
+    for held in sorted(frame["domain"].unique().to_list()):
         part = frame["domain"] == held
-        probabilities = relations.out_of_fold_probabilities(
-            frame, part.cast(pl.Int8).to_numpy(), SEED, columns)
-        labels, _ = relations.decide(probabilities, rule)
+        _, labels = shipped_decision_scores(frame, part.cast(pl.Int8).to_numpy(), columns,
+                                            args.equivalence_precision)
         by_domain[held] = summary_of(relations.scores(
             frame[relations.RELATION].filter(part).to_list(),
             [x for x, keep in zip(labels, part, strict=True) if keep]))
-    training = {"judged_pairs": frame.height, "domains": domains, "seed": SEED,
-                "grouped_cv": summary_of(grouped), "leave_one_domain_out": by_domain}
-    model = relations.fit(frame, columns, SEED, training)
+    probabilities = relations.out_of_fold_probabilities(frame, fold, SEED, columns)
+    threshold = relations.equivalence_threshold_for(
+        probabilities, np.array(frame[relations.RELATION].to_list()),
+        exclusion.exclusion_evidence(frame).is_not_null().to_numpy(), args.equivalence_precision)
+    training = {"judged_pairs": frame.height, "domains": sorted(by_domain), "seed": SEED,
+                "equivalence_precision": args.equivalence_precision,
+                "grouped_cv": summary_of(grouped),
+                "confident_equivalence": {
+                    "precision_asked": CONFIDENT_PRECISION,
+                    "threshold": relations.equivalence_threshold_for(
+                        probabilities, np.array(frame[relations.RELATION].to_list()),
+                        exclusion.exclusion_evidence(frame).is_not_null().to_numpy(),
+                        CONFIDENT_PRECISION),
+                    "grouped_cv": summary_of(confident)},
+                "leave_one_domain_out": by_domain}
+    model = relations.fit(frame, columns, SEED, training, threshold)
     model.save(args.out)
     with pl.Config(tbl_rows=10, tbl_cols=10, tbl_width_chars=120):
-        print(f"n={frame.height}, {len(columns)} features; grouped {FOLDS}-fold CV, as shipped: "
-              f"macro-F1 {grouped.macro_f1:.3f}")
-        print(grouped.per_class)
+        print(f"n={frame.height}, {len(columns)} features; Equivalence threshold {threshold}")
+        for name, result in (("as shipped", grouped),
+                             (f"Equivalence at precision {CONFIDENT_PRECISION}", confident)):
+            print(f"grouped {FOLDS}-fold CV, {name}: macro-F1 {result.macro_f1:.3f}")
+            print(result.per_class)
         print(grouped.confusion)
         for held, result in by_domain.items():
             print(f"held out {held}: macro-F1 {result['macro_f1']}")

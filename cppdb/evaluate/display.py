@@ -135,5 +135,5 @@ def relation_mix_renderables(mix: pl.DataFrame | None) -> list[Any]:
                         for label in labels))
     # the title is a line of its own: a table's title wraps at the table's width
     return [Text("relation mix: each label's share of a tier's pairs (tiers nested)"), table,
-            Text("Forward/Reverse = Forward/ReverseEntailment: one side's words all in the "
-                 "other;\nundecided = no test decides: a synonym, or only a related word")]
+            Text("labels: the relation classifier's, Exclusion from the rule's evidence;\n"
+                 "Forward/Reverse = Forward/ReverseEntailment; undecided = ranked without one")]

@@ -1,13 +1,14 @@
 """The relation mix: the share of each relation label among the pairs of each type and tier.
 
 The label is the one an export writes and ``cppdb lookup`` shows
-(:mod:`cppdb.rank.relation_groups`): ``Exclusion``, ``ForwardEntailment`` /
-``ReverseEntailment``, any PPDB 2.0 label a pair file carries, and ``undecided`` where no test
-says anything.  Tiers are nested as the ranker made them (S ⊂ M ⊂ L ⊂ XL): the pairs of tier
+(:mod:`cppdb.rank.relation_groups`): the ranked table's ``relation`` (the classifier's,
+:mod:`cppdb.rank.relations`, or the rule's ``Exclusion``), any PPDB 2.0 label a pair file
+carries, the containment test's ``ForwardEntailment`` / ``ReverseEntailment`` for a table
+without relations, and ``undecided`` where nothing says anything.  Tiers are nested as the ranker made them (S ⊂ M ⊂ L ⊂ XL): the pairs of tier
 M are those whose smallest tier is S or M, so the shares of a tier describe what
 ``cppdb lookup --tier M`` returns.  The shares are a census of the tier, not a sample, so
-they carry no interval.  The mix says what the tiers hold; it judges nothing (an undecided
-pair may be a synonym or only related).
+they carry no interval.  The mix says what the tiers hold by the classifier's account; the
+classifier's accuracy is in docs/benchmarks/rank.md, "Relations".
 """
 from __future__ import annotations
 

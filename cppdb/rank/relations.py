@@ -32,6 +32,11 @@ The ``r_*`` features come from the two sides' text alone (slots left out):
   ``r_gloss_antonym`` (CC-CEDICT glosses hold an English antonym pair), ``r_negation_rest``
   (one side negated over a shared rest), ``r_number_change`` (each side names a number the
   other does not);
+* Cilin (:mod:`cppdb.text.cilin`): over the words one side has and the other lacks, how deep
+  a source-only and a target-only word meet in HIT's thesaurus — ``r_cilin_max`` the deepest
+  pair, ``r_cilin_min`` the shallowest (6: one synonym atom, 大海 / 海洋; 3: one minor class,
+  sister terms such as 姑姑 / 阿姨; null: no such pair in Cilin) — and ``r_diff_words``, how
+  many words differ;
 * character containment, signed: +1 when the target's characters all occur in the longer
   source (男孩 → 孩子, the source more specific), −1 the other way, 0 otherwise; and the
   characters left on each side.
@@ -51,6 +56,7 @@ from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_json_atomic
 from cppdb.rank import exclusion
+from cppdb.text.cilin import CODE, WORD, cilin_codes, shared_level
 from cppdb.text.negation import packaged_negation_words
 
 RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment", "Exclusion",
@@ -74,7 +80,8 @@ RELATION_PROBABILITY = S.RELATION_PROBABILITY
 LABELLED_TYPES = ("phrase", "pattern")
 R_FEATURES = ("r_pattern", "r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_person_flip",
               "r_char_containment", "r_source_only_chars", "r_target_only_chars",
-              "r_gloss_antonym", "r_negation_rest", "r_number_change")
+              "r_gloss_antonym", "r_negation_rest", "r_number_change", "r_cilin_max",
+              "r_cilin_min", "r_diff_words")
 
 
 def _characters(column: str) -> pl.Expr:
@@ -85,6 +92,34 @@ def _characters(column: str) -> pl.Expr:
 
 def _count_of(chars: pl.Expr, alphabet: str) -> pl.Expr:
     return chars.list.eval(pl.element().is_in(list(alphabet))).list.sum()
+
+
+def _words(column: str) -> pl.Expr:
+    """The side's words, slots left out."""
+    return pl.col(column).str.split(" ").list.eval(
+        pl.element().filter((pl.element() != "") & ~pl.element().str.contains(f"^{_SLOT}$")))
+
+
+def cilin_features(frame: pl.DataFrame) -> pl.DataFrame:
+    """``r_cilin_max``, ``r_cilin_min`` and ``r_diff_words`` per row of ``frame`` (module
+    docstring), in row order."""
+    words = frame.select(pl.int_range(pl.len()).alias("_row"), _words(S.SOURCE).alias("_s"),
+                         _words(S.TARGET).alias("_t"))
+    words = words.select("_row", pl.col("_s").list.set_difference("_t").alias("_a"),
+                         pl.col("_t").list.set_difference("_s").alias("_b"))
+    codes = cilin_codes()
+    sides = [words.select("_row", side).explode(side)
+             .join(codes, left_on=side, right_on=WORD).rename({CODE: f"_c{side}"})
+             for side in ("_a", "_b")]
+    met = (sides[0].join(sides[1], on="_row")
+           .with_columns(shared_level("_c_a", "_c_b").alias("_level"))
+           .group_by("_row", "_a", "_b").agg(pl.col("_level").max())
+           .group_by("_row").agg(pl.col("_level").max().alias("r_cilin_max"),
+                                 pl.col("_level").min().alias("r_cilin_min")))
+    counted = words.select("_row", (pl.col("_a").list.len() + pl.col("_b").list.len())
+                           .cast(pl.Int32).alias("r_diff_words"))
+    return (counted.join(met, on="_row", how="left").sort("_row")
+            .select("r_cilin_max", "r_cilin_min", "r_diff_words"))
 
 
 def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl.DataFrame:
@@ -118,7 +153,7 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl
         containment.cast(pl.Int8).alias("r_char_containment"),
         left_s.cast(pl.Int32).alias("r_source_only_chars"),
         left_t.cast(pl.Int32).alias("r_target_only_chars"),
-    ).drop("_cs", "_ct", "_os", "_ot")
+    ).drop("_cs", "_ct", "_os", "_ot").hstack(cilin_features(frame))
 
 
 def model_columns(frame: pl.DataFrame, without: tuple[str, ...] = ()) -> list[str]:
@@ -188,20 +223,47 @@ def out_of_fold(frame: pl.DataFrame, fold: np.ndarray, seed: int = 46) -> list[s
     return [RELATIONS[i] for i in out_of_fold_probabilities(frame, fold, seed).argmax(axis=1)]
 
 
-def decide(probabilities: np.ndarray, rule_exclusion: np.ndarray
-           ) -> tuple[list[str], np.ndarray]:
+EQUIVALENCE = "Equivalence"
+
+
+def decide(probabilities: np.ndarray, rule_exclusion: np.ndarray,
+           equivalence_threshold: float = 0.0) -> tuple[list[str], np.ndarray]:
     """The relation the product gives each row and its probability: ``Exclusion`` (NaN
     probability) where the rule found evidence, else the most probable of the other five
-    relations with its probability renormalised over those five."""
+    relations with its probability renormalised over those five — Equivalence only when
+    that probability reaches ``equivalence_threshold`` (below it, the next most probable:
+    a synonym label a user can trust, at the cost of its recall)."""
     others = probabilities.copy()
     others[:, RELATIONS.index(exclusion.EXCLUSION)] = 0.0
     total = others.sum(axis=1, keepdims=True)
     others = np.divide(others, total, out=np.zeros_like(others), where=total > 0)
+    rows = np.arange(len(others))
     best = others.argmax(axis=1)
+    equivalence = RELATIONS.index(EQUIVALENCE)
+    unsure = (best == equivalence) & (others[:, equivalence] < equivalence_threshold)
+    runner_up = others.copy()
+    runner_up[:, equivalence] = -1.0
+    best = np.where(unsure, runner_up.argmax(axis=1), best)
     labels = [exclusion.EXCLUSION if rule else RELATIONS[i]
               for i, rule in zip(best, rule_exclusion, strict=True)]
-    chance = np.where(rule_exclusion, np.nan, others[np.arange(len(best)), best])
+    chance = np.where(rule_exclusion, np.nan, others[rows, best])
     return labels, chance
+
+
+def equivalence_threshold_for(probabilities: np.ndarray, gold: np.ndarray,
+                              rule_exclusion: np.ndarray, precision: float,
+                              min_predicted: int = 20) -> float:
+    """The smallest threshold (steps of 0.01) at which :func:`decide`'s Equivalence is
+    ``gold`` Equivalence at least ``precision`` of the time, over at least ``min_predicted``
+    rows; 0.0 when ``precision`` is 0, 1.0 when no threshold reaches it."""
+    if precision <= 0:
+        return 0.0
+    for threshold in np.round(np.arange(0.0, 1.0, 0.01), 2):
+        labels, _ = decide(probabilities, rule_exclusion, float(threshold))
+        said = np.array(labels) == EQUIVALENCE
+        if said.sum() >= min_predicted and (gold[said] == EQUIVALENCE).mean() >= precision:
+            return float(threshold)
+    return 1.0
 
 
 @dataclass(frozen=True)
@@ -211,6 +273,8 @@ class RelationModel:
     features: tuple[str, ...]
     model_text: str
     training: dict[str, Any] = field(default_factory=dict)
+    #: P(Equivalence) below which :func:`decide` gives the next relation instead
+    equivalence_threshold: float = 0.0
 
     def probabilities(self, frame: pl.DataFrame) -> np.ndarray:
         """P(relation) per row of ``frame`` (``relation_features`` added), columns
@@ -238,7 +302,8 @@ class RelationModel:
         if labelled.any():
             part = relation_features(frame.filter(pl.Series(labelled)))
             labels, probability = decide(self.probabilities(part),
-                                         np.zeros(part.height, dtype=bool))
+                                         np.zeros(part.height, dtype=bool),
+                                         self.equivalence_threshold)
             relation[labelled], chance[labelled] = labels, probability
         return pl.DataFrame({S.RELATION: list(relation), RELATION_PROBABILITY: chance},
                             schema={S.RELATION: pl.String, RELATION_PROBABILITY: pl.Float64}
@@ -247,6 +312,7 @@ class RelationModel:
     def save(self, path: str | Path) -> Path:
         write_json_atomic(Path(path), {"format": MODEL_FORMAT, "relations": list(RELATIONS),
                                        "features": list(self.features),
+                                       "equivalence_threshold": self.equivalence_threshold,
                                        "training": self.training, "model": self.model_text})
         return Path(path)
 
@@ -266,7 +332,8 @@ class RelationModel:
             raise BadInputError(f"{path} is not a cppdb relation model "
                                 f"(format {data.get('format')!r})",
                                 hint=f"expected a JSON file with format '{MODEL_FORMAT}'")
-        return cls(tuple(data["features"]), data["model"], data.get("training", {}))
+        return cls(tuple(data["features"]), data["model"], data.get("training", {}),
+                   float(data.get("equivalence_threshold", 0.0)))
 
 
 def shipped_model_path() -> Path:
@@ -280,14 +347,16 @@ def load_model(path: str) -> RelationModel:
 
 
 def fit(frame: pl.DataFrame, columns: list[str], seed: int = 46,
-        training: dict[str, Any] | None = None) -> RelationModel:
+        training: dict[str, Any] | None = None, equivalence_threshold: float = 0.0
+        ) -> RelationModel:
     """:func:`train` on every row of ``frame``, kept as a :class:`RelationModel`."""
     missing = sorted(set(RELATIONS) - set(frame[RELATION].unique().to_list()))
     if missing:
         raise BadInputError(f"the judgements hold no {', '.join(missing)} pair",
                             hint="every relation needs examples to train the classifier")
     model = train(frame, columns, seed)
-    return RelationModel(tuple(columns), model.booster_.model_to_string(), training or {})
+    return RelationModel(tuple(columns), model.booster_.model_to_string(), training or {},
+                         equivalence_threshold)
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ import polars as pl
 import pytest
 
 from cppdb.errors import BadInputError, ConfigError
-from cppdb.rank.relations import (RELATION, RELATIONS, RelationModel, decide, fit,
-                                  grouped_folds, leave_one_domain_out, load_model,
-                                  model_columns, out_of_fold, relation_features, scores)
+from cppdb.rank.relations import (RELATION, RELATIONS, RelationModel, decide,
+                                  equivalence_threshold_for, fit, grouped_folds,
+                                  leave_one_domain_out, load_model, model_columns, out_of_fold,
+                                  relation_features, scores)
 
 
 def _features(pairs: list[tuple[str, str]]) -> list[dict]:
@@ -166,3 +167,26 @@ def test_relation_settings_are_checked_before_work(tmp_path):
     with pytest.raises(ConfigError, match="relation_model"):
         RankSettings(relation_model=str(tmp_path / "missing.json"))
     assert RankSettings(relation_model="none").relation_model == "none"
+
+
+def test_cilin_features_say_how_deep_the_differing_words_meet():
+    rows = _features([("大海", "海洋"), ("姑姑", "阿姨"), ("[NP1] 的 大海", "[NP1] 的 海洋"),
+                      ("车", "红色 的 车"), ("这 是 大海", "那 是 海洋")])
+    synonyms, sisters, pattern, added, two = rows
+    assert synonyms["r_cilin_max"] == synonyms["r_cilin_min"] == 6
+    assert sisters["r_cilin_max"] == 3                  # one minor class (kin), not one atom
+    assert pattern["r_cilin_max"] == 6 and pattern["r_diff_words"] == 2   # slots left out
+    assert added["r_cilin_max"] is None and added["r_diff_words"] == 2   # nothing to pair
+    assert two["r_cilin_max"] == 6 and two["r_cilin_min"] < 6 and two["r_diff_words"] == 4
+
+
+def test_an_equivalence_threshold_gives_the_next_relation_below_it():
+    probabilities = np.array([[0.95, 0.05, 0, 0, 0, 0], [0.5, 0.1, 0.1, 0, 0.3, 0]])
+    labels, chance = decide(probabilities, np.array([False, False]), 0.9)
+    assert labels == ["Equivalence", "OtherRelated"] and chance[1] == pytest.approx(0.3)
+    gold = np.array(["Equivalence", "OtherRelated"] * 20)
+    rows = np.tile(probabilities, (20, 1))
+    rule = np.zeros(40, dtype=bool)
+    assert equivalence_threshold_for(rows, gold, rule, 0.9) == pytest.approx(0.51)
+    assert equivalence_threshold_for(rows, gold, rule, 0.0) == 0.0
+    assert equivalence_threshold_for(rows[20:], gold[20:], rule[20:], 0.9) == 1.0

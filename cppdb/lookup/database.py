@@ -24,7 +24,7 @@ from cppdb.rank.settings import RankSettings
 TIER = "tier"
 #: what every answer shows; ``features=True`` adds every other numeric column and the links
 BASE_COLUMNS = (S.TYPE, S.SOURCE, S.TARGET, SCORE, TIER, "rank", S.LHS, S.COUNT, S.N_PIVOTS,
-                S.PIVOTS, S.DOCUMENTS, S.ORIGIN, GROUP)
+                S.PIVOTS, S.DOCUMENTS, S.ORIGIN, S.RELATION, S.RELATION_PROBABILITY, GROUP)
 #: ``relation="all"`` orders the groups (equivalence, entailment, related) before the score
 _GROUP_ORDER = (f"CASE {GROUP} " + " ".join(f"WHEN '{g}' THEN {i}" for i, g in enumerate(GROUPS))
                 + f" ELSE {len(GROUPS)} END")

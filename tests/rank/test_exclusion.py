@@ -34,6 +34,10 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("帮 他", "无法 帮助 他", "phrase", "negation"),
     ("没少 钱", "钱", "phrase", "negation"),              # 没少: no dictionary word
     ("三 名 [NP1]", "两 名 [NP1]", "pattern", "number"),
+    ("叔叔", "舅", "phrase", "kin"),
+    ("[NP1] 妹妹 酷爱 跳绳", "[NP1] 女儿 喜欢 跳绳", "pattern", "kin"),   # whatever else differs
+    ("Hayk Baroyan", "Hayk Hovsepyan", "phrase", "name"),
+    ("[NN1] 大臣 Priti Patel", "[NN1] 大臣 Grant Shapps", "pattern", "name"),
     # no evidence: synonyms, a side glossed by both halves, negation cancelling an antonym,
     # words that hold a negator but mean something else, generic kin terms, sentences
     ("大海", "海洋", "phrase", None),
@@ -43,6 +47,12 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("别国", "其他 国家", "phrase", None),
     ("[NP1] 对 结果 不满", "[NP1] 对 结果 不 满意", "pattern", None),
     ("我 哥哥", "我 兄弟", "phrase", None),
+    ("父亲", "爸爸", "phrase", None),                     # one relation, two words
+    ("Muhammad Ali", "Mohammad Ali", "phrase", None),     # one name spelt twice
+    ("Mary 和 我", "Marie 和 我", "phrase", None),
+    ("Obama", "Barack Obama", "phrase", None),            # nothing only the source has
+    ("Smith", "Jones", "phrase", None),                   # no shared frame: not a name swap
+    ("JSON", "json 文件", "phrase", None),                # the target's own words: no names
     ("三千 人", "3000 人", "phrase", None),
     ("上个月 物价 上涨", "上 月 物价 上升", "phrase", None),   # 上 / 上个月: one text cut twice
     ("他 的 收入 增加 了 很多", "他 的 收入 减少 了 很多", "sentence", None),

@@ -94,12 +94,14 @@ def penalise_sameness(scored: pl.DataFrame, containment_penalty: float,
                       pattern_diversity_penalty: float | None = None,
                       tier_diversity: dict[str, float] | None = None,
                       max_diversity_penalty: float = 4.0,
-                      tier_share: float = 0.2) -> tuple[pl.DataFrame, dict[str, float]]:
+                      tier_share: float = 0.2, demoted: np.ndarray | None = None
+                      ) -> tuple[pl.DataFrame, dict[str, float]]:
     """``scored`` with both penalties taken off its ``score`` column, and the diversity
     penalty each type took.  Patterns, told by the ``type`` column, take
     ``pattern_diversity_penalty`` (None = ``diversity_penalty``); a type with a
     ``tier_diversity`` target takes the smallest penalty whose top ``tier_share`` reaches it
-    (module docstring)."""
+    (module docstring), never counting the ``demoted`` rows (they rank below all others, so
+    they are in no first tier)."""
     if pattern_diversity_penalty is None:
         pattern_diversity_penalty = diversity_penalty
     tier_diversity = tier_diversity or {}
@@ -115,12 +117,15 @@ def penalise_sameness(scored: pl.DataFrame, containment_penalty: float,
     ned = normalised_edit_distance(scored).to_numpy()
     shortfall = np.clip(diversity_target - ned, 0.0, None)
     order_key = _tie_order(scored)
+    # a demoted row cannot be in the tier the target is for
+    ranked_score = score if demoted is None else np.where(demoted, -np.inf, score)
     chosen: dict[str, float] = {}
     for kind in sorted(set(types.tolist())):
         rows = np.flatnonzero(types == kind)
         if kind in tier_diversity:
-            weight = tier_penalty(score[rows], ned[rows], shortfall[rows], order_key[rows],
-                                  tier_share, tier_diversity[kind], max_diversity_penalty)
+            weight = tier_penalty(ranked_score[rows], ned[rows], shortfall[rows],
+                                  order_key[rows], tier_share, tier_diversity[kind],
+                                  max_diversity_penalty)
         else:
             weight = fixed.get(kind, diversity_penalty)
         chosen[kind] = weight

@@ -279,16 +279,17 @@ def _score_stage(st: StageHandle, settings: RankRun) -> None:
     scored = _scores(st, settings)
     tier_list = settings.rank.tier_list()
     sameness = settings.rank.novelty_settings()
+    scored = _with_relations(scored, settings)
+    st.note("exclusion", scored[S.RELATION_EVIDENCE].is_not_null().sum())
+    scored = scored.with_columns(pl.col(S.RELATION).is_in(list(settings.rank.demoted_relations))
+                                 .fill_null(False).alias("_demoted"))
     scored, penalties = novelty.penalise_sameness(
         scored, sameness.containment_penalty, sameness.diversity_penalty,
         sameness.diversity_target, sameness.pattern_diversity_penalty,
-        sameness.tier_diversity, sameness.max_diversity_penalty, tier_share=tier_list[0].share)
+        sameness.tier_diversity, sameness.max_diversity_penalty, tier_share=tier_list[0].share,
+        demoted=scored["_demoted"].to_numpy())
     st.note("diversity_penalty", penalties)
-    scored = _with_relations(scored, settings)
-    st.note("exclusion", scored[S.RELATION_EVIDENCE].is_not_null().sum())
-    demoted = pl.col(S.RELATION).is_in(list(settings.rank.demoted_relations)).fill_null(False)
-    ranked = tiers.add_ranks(scored.with_columns(demoted.alias("_demoted")), tier_list,
-                             last="_demoted").drop("_demoted")
+    ranked = tiers.add_ranks(scored, tier_list, last="_demoted").drop("_demoted")
     st.write_parquet(RANKED, ranked)
     st.write_parquet(TIERS, tiers.tier_table(ranked, tier_list))
     shutil.rmtree(run.path(RANKED + PARTS_SUFFIX), ignore_errors=True)

@@ -140,7 +140,8 @@ def test_a_hand_made_run_keeps_its_antonyms_out_of_the_first_tiers(tmp_path, dat
         pl.lit("bilingual").alias(S.ORIGIN))
     (tmp_path / "run").mkdir()
     frame.write_parquet(tmp_path / "run" / "phrase_pairs.parquet")
-    config = load_config(overrides=["features.embedding=false"])
+    config = load_config(overrides=["features.embedding=false",
+                                    'rank.demoted_relations=["Exclusion", "Independent"]'])
     rank_run(tmp_path / "run", config)
     ranked = read_ranked(tmp_path / "run")
     antonyms = ranked.join(pl.DataFrame(ANTONYMS, schema=[S.SOURCE, S.TARGET], orient="row"),

@@ -205,6 +205,25 @@ def test_each_type_reaches_its_own_target_and_unlisted_types_keep_the_fixed_pena
         4.0 - 1.5 * (1 - 1 / 4))                            # one character of four differs
 
 
+def test_demoted_pairs_do_not_count_toward_the_tier_target():
+    """A demoted pair (Exclusion, Independent) ranks below all others, so the target is for
+    the tier without it: here 小伙子 / 男孩 (ED÷len 1.0) is demoted, and the two best of the
+    rest must reach 0.75 by themselves."""
+    import numpy as np
+
+    frame = typed(ECHOES_FIRST)
+    demoted = np.array([False, False, True, False, False])
+    out, chosen = novelty.penalise_sameness(frame, 0.0, 0.0, 1.0, 0.0,
+                                            tier_diversity={"phrase": 0.75}, tier_share=0.4,
+                                            demoted=demoted)
+    # the top 2 of the rest reach 0.75 as 去世 / 逝世 (0.5) beside 死亡 / 过世 (1.0), so
+    # 男孩 / 小男孩 must fall under 死亡 / 过世: 4.6 − λ·2/3 < 3.9 ⇔ λ > 1.05 (without the
+    # demotion 0.9 was enough: 小伙子 / 男孩 would have counted)
+    assert chosen["phrase"] == pytest.approx(1.05, abs=2e-6)
+    rest = out.filter(pl.Series(~demoted)).sort(SCORE, descending=True)
+    assert set(rest[S.SOURCE].to_list()[:2]) == {"去世", "死亡"}
+
+
 @pytest.mark.parametrize("targets", ['{phrase = 1.5}', '{phrases = 0.7}', '{phrase = "high"}'])
 def test_bad_tier_targets_fail_before_work(tmp_path, targets):
     from cppdb.rank.pipeline import rank_run

@@ -37,7 +37,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_parquet_atomic, write_text_atomic
-from cppdb.rank import exclusion, relations
+from cppdb.rank import exclusion, relation_cv, relations
 from cppdb.rank.pairs import join_key
 from cppdb.rank.pipeline import read_ranked
 from cppdb.rank.relations import RELATIONS
@@ -235,16 +235,16 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.type:
         frame = frame.filter(pl.col(S.TYPE) == args.type)
     _print_rule(frame)
-    fold = relations.grouped_folds(frame, args.folds, args.seed)
-    grouped = relations.scores(frame["relation"].to_list(),
-                               relations.out_of_fold(frame, fold, args.seed))
+    fold = relation_cv.grouped_folds(frame, args.folds, args.seed)
+    grouped = relation_cv.scores(frame["relation"].to_list(),
+                               relation_cv.out_of_fold(frame, fold, args.seed))
     print(f"n={frame.height}, {len(relations.model_columns(frame))} features")
     with pl.Config(tbl_rows=20, tbl_cols=20, tbl_width_chars=200):
         print(f"grouped {args.folds}-fold CV (by source phrase): macro-F1 "
               f"{grouped.macro_f1:.3f}")
         print(grouped.per_class)
         print(grouped.confusion)
-        for domain, held in relations.leave_one_domain_out(frame, seed=args.seed).items():
+        for domain, held in relation_cv.leave_one_domain_out(frame, seed=args.seed).items():
             print(f"leave-one-domain-out, held out {domain}: macro-F1 {held.macro_f1:.3f}")
             print(held.per_class)
             print(held.confusion)

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from cppdb.features.table import LM_FEATURES
-from cppdb.rank import exclusion, relations
+from cppdb.rank import exclusion, relation_cv, relations
 
 SEED = 46
 FOLDS = 5
@@ -41,22 +41,22 @@ def judged_frame(keys: list[str], judgements: str) -> pl.DataFrame:
 
 
 def shipped_decision_scores(frame: pl.DataFrame, fold: np.ndarray, columns: list[str],
-                            precision: float) -> tuple[relations.Scores, list[str]]:
+                            precision: float) -> tuple[relation_cv.Scores, list[str]]:
     """Per-class scores of :func:`relations.decide` on out-of-fold probabilities, each
     fold's Equivalence threshold chosen on the other folds' rows; and the labels."""
-    probabilities = relations.out_of_fold_probabilities(frame, fold, SEED, columns)
+    probabilities = relation_cv.out_of_fold_probabilities(frame, fold, SEED, columns)
     rule = exclusion.exclusion_evidence(frame).is_not_null().to_numpy()
     gold = np.array(frame[relations.RELATION].to_list())
     labels = np.empty(frame.height, dtype=object)
     for value in np.unique(fold):
         held, other = fold == value, fold != value
-        threshold = relations.equivalence_threshold_for(probabilities[other], gold[other],
+        threshold = relation_cv.equivalence_threshold_for(probabilities[other], gold[other],
                                                         rule[other], precision)
         labels[held], _ = relations.decide(probabilities[held], rule[held], threshold)
-    return relations.scores(list(gold), list(labels)), list(labels)
+    return relation_cv.scores(list(gold), list(labels)), list(labels)
 
 
-def summary_of(result: relations.Scores) -> dict:
+def summary_of(result: relation_cv.Scores) -> dict:
     return {"macro_f1": round(result.macro_f1, 4),
             "per_class": [{k: (round(v, 4) if isinstance(v, float) else v)
                            for k, v in row.items()} for row in result.per_class.to_dicts()]}
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     frame = judged_frame(args.key, args.judgements)
     columns = relations.model_columns(frame, without=LM_FEATURES)
-    fold = relations.grouped_folds(frame, FOLDS, SEED)
+    fold = relation_cv.grouped_folds(frame, FOLDS, SEED)
     grouped, _ = shipped_decision_scores(frame, fold, columns, args.equivalence_precision)
     confident, _ = shipped_decision_scores(frame, fold, columns, CONFIDENT_PRECISION)
     by_domain = {}
@@ -81,11 +81,11 @@ def main(argv: list[str] | None = None) -> None:
         part = frame["domain"] == held
         _, labels = shipped_decision_scores(frame, part.cast(pl.Int8).to_numpy(), columns,
                                             args.equivalence_precision)
-        by_domain[held] = summary_of(relations.scores(
+        by_domain[held] = summary_of(relation_cv.scores(
             frame[relations.RELATION].filter(part).to_list(),
             [x for x, keep in zip(labels, part, strict=True) if keep]))
-    probabilities = relations.out_of_fold_probabilities(frame, fold, SEED, columns)
-    threshold = relations.equivalence_threshold_for(
+    probabilities = relation_cv.out_of_fold_probabilities(frame, fold, SEED, columns)
+    threshold = relation_cv.equivalence_threshold_for(
         probabilities, np.array(frame[relations.RELATION].to_list()),
         exclusion.exclusion_evidence(frame).is_not_null().to_numpy(), args.equivalence_precision)
     training = {"judged_pairs": frame.height, "domains": sorted(by_domain), "seed": SEED,
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
                 "grouped_cv": summary_of(grouped),
                 "confident_equivalence": {
                     "precision_asked": CONFIDENT_PRECISION,
-                    "threshold": relations.equivalence_threshold_for(
+                    "threshold": relation_cv.equivalence_threshold_for(
                         probabilities, np.array(frame[relations.RELATION].to_list()),
                         exclusion.exclusion_evidence(frame).is_not_null().to_numpy(),
                         CONFIDENT_PRECISION),

@@ -6,10 +6,10 @@ import polars as pl
 import pytest
 
 from cppdb.errors import BadInputError, ConfigError
-from cppdb.rank.relations import (RELATION, RELATIONS, RelationModel, decide,
-                                  equivalence_threshold_for, fit, grouped_folds,
-                                  leave_one_domain_out, load_model, model_columns, out_of_fold,
-                                  relation_features, scores)
+from cppdb.rank.relation_cv import (equivalence_threshold_for, grouped_folds,
+                                    leave_one_domain_out, out_of_fold, scores)
+from cppdb.rank.relations import (RELATION, RELATIONS, RelationModel, decide, fit, load_model,
+                                  model_columns, relation_features)
 
 
 def _features(pairs: list[tuple[str, str]]) -> list[dict]:

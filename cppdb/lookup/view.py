@@ -28,10 +28,12 @@ from cppdb.lookup.explain import LOG_ODDS
 from cppdb.rank.exclusion import EXCLUSION
 from cppdb.rank.relation_groups import GROUP, RELATED, group_rank, with_group
 
+#: the pair's relation as an export names it (PPDB's entailment field)
 RELATION = "entailment"
 SCORE, TIER = "score", "tier"
-#: the compact view's columns, in order (``pivots`` = how many English pivots)
-COMPACT_COLUMNS = ("target", RELATION, SCORE, TIER, "pivots", "LHS")
+#: the compact view's column headers, in order (``relation`` shows the ``entailment``
+#: column: PPDB 2.0's six relations; ``pivots`` = how many English pivots)
+COMPACT_COLUMNS = ("target", "relation", SCORE, TIER, "pivots", "LHS")
 UNKNOWN = "-"
 #: under a table that shows Exclusion rows: they are answers a user must not take as synonyms
 EXCLUSION_NOTE = ("Exclusion = the sides exclude each other (antonym, negation, number, kin, "

@@ -96,7 +96,7 @@ def test_cli_default_wide_and_json(ranked_bilingual_run):
     narrow = CliRunner().invoke(app, base, env={"COLUMNS": "80"})
     assert narrow.exit_code == 0, narrow.output
     assert max(cell_len(line) for line in narrow.stdout.splitlines()) <= 80
-    assert "entailment" in narrow.stdout and "[NP1] 生 在 [NP2]" in narrow.stdout
+    assert "relation" in narrow.stdout and "[NP1] 生 在 [NP2]" in narrow.stdout
     wide = CliRunner().invoke(app, [*base, "--wide"], env={"COLUMNS": "250"})
     assert wide.exit_code == 0 and "percentile" not in wide.stdout
     for column in ("rank", "pivots", "n_pivots", "lhs"):

@@ -21,7 +21,9 @@ from cppdb.io import write_parquet_atomic, write_text_atomic
 from cppdb.rank.tiers import RANK, SCORE, TIER, Tier
 
 DATA_DIR = "data"
-EXTRA_COLUMNS = {SCORE: pl.Float64, RANK: pl.Int64, TIER: pl.String, "percentile": pl.Float64}
+EXTRA_COLUMNS = {SCORE: pl.Float64, RANK: pl.Int64, TIER: pl.String, "percentile": pl.Float64,
+                 S.RELATION: pl.String, S.RELATION_PROBABILITY: pl.Float64,
+                 S.RELATION_EVIDENCE: pl.String}
 _HF_DTYPES = {pl.String: "string", pl.Float64: "float64", pl.Int64: "int64", pl.Int32: "int32",
               pl.Boolean: "bool"}
 

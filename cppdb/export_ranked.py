@@ -41,7 +41,8 @@ def export_run(run_dir: str | Path, top: str | float = 0.2, type: str | None = N
                                 hint="choose ppdb, jsonl, tsv or parquet")
         out = Path(run_dir) / f"export-{type or 'all'}-top{round(share * 100)}.{suffix[format]}"
     keep = [c for c in list(S.PAIR_COLUMNS) + [tiers.SCORE, tiers.TIER, S.RELATION,
-                                                S.RELATION_EVIDENCE] if c in selected.columns]
+                                                S.RELATION_PROBABILITY, S.RELATION_EVIDENCE]
+            if c in selected.columns]
     written = write_pairs(selected.select(keep), out, format)
     return Path(out), written
 

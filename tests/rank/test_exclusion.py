@@ -3,6 +3,7 @@ and number flips; pairs with it are marked and ranked below every other pair of 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -111,6 +112,8 @@ def test_demoted_pairs_rank_below_every_other_pair_and_tiers_stay_exact():
     assert table["score_cutoff"].to_list() == [4.0, 3.0, 2.0, 1.0]   # every pair scores ≥ it
 
 
+RELATIONS_BUT_EXCLUSION = {"Equivalence", "ForwardEntailment", "ReverseEntailment",
+                           "OtherRelated", "Independent"}
 ANTONYMS = [("增加", "减少"), ("减少", "增加"), ("男孩", "女孩"), ("女孩", "男孩"),
             ("买", "卖"), ("卖", "买"), ("上升", "下降"), ("下降", "上升")]
 
@@ -163,7 +166,15 @@ def test_a_hand_made_run_keeps_its_antonyms_out_of_the_first_tiers(tmp_path, dat
     path, _ = export_run(tmp_path / "run", "XL", None, "jsonl", tmp_path / "all.jsonl", config)
     records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
     marked = {(r["source"], r["target"]) for r in records if r["entailment"] == "Exclusion"}
+    # the classifier's relation and its probability travel with every other pair
+    others_out = [r for r in records if r["entailment"] != "Exclusion"]
+    assert others_out and all(0.2 <= r["features"]["relation_probability"] <= 1.0
+                              and r["entailment"] in RELATIONS_BUT_EXCLUSION for r in others_out)
     excluded = ranked.filter(pl.col(S.RELATION) == "Exclusion")
     assert marked == set(excluded.select(S.SOURCE, S.TARGET).rows()) >= set(ANTONYMS)
     path, _ = export_run(tmp_path / "run", "XL", None, "ppdb", tmp_path / "all.ppdb", config)
     assert (read_pairs(path)["entailment"] == "Exclusion").sum() == excluded.height
+    hf, _ = export_run(tmp_path / "run", "XL", None, "hf", tmp_path / "hf", config)
+    bands = pl.read_parquet(sorted(Path(hf).rglob("*.parquet")))
+    assert set(bands[S.RELATION]) == set(ranked[S.RELATION])
+    assert bands[S.RELATION_PROBABILITY].is_not_null().sum() == ranked.height - excluded.height

@@ -11,8 +11,9 @@ plus numeric feature/score columns); ``read_pairs(path, format)`` reads it back.
   ``anchor`` (the English pivots), ``features`` (object), ``alignment`` (Pharaoh ``"i-j"``
   strings), ``entailment`` (the ranked table's ``relation``: the relation classifier's, or
   ``Exclusion`` by the ranker's rule; a table without one gets Forward/ReverseEntailment when
-  one side's words all occur in the other, longer side, ``""`` = unknown); plus the cppdb extensions ``relation_evidence`` (why a pair is
-  Exclusion: ``antonym increase/decrease``, ``negation``, ``number``), ``lhs`` and ``documents``
+  one side's words all occur in the other, longer side, ``""`` = unknown); plus the cppdb
+  extensions ``relation_evidence`` (why a pair is Exclusion: ``antonym increase/decrease``,
+  ``negation``, ``number``, ``kin``, ``name``), ``lhs`` and ``documents``
   (the documents a monolingual pair was aligned in: ``{"version", "path", "part"}`` objects).
 * ``tsv`` — every column; list columns as JSON arrays.
 * ``parquet`` — every column, unchanged.

@@ -4,7 +4,8 @@ The label is the one an export writes and ``cppdb lookup`` shows
 (:mod:`cppdb.rank.relation_groups`): the ranked table's ``relation`` (the classifier's,
 :mod:`cppdb.rank.relations`, or the rule's ``Exclusion``), any PPDB 2.0 label a pair file
 carries, the containment test's ``ForwardEntailment`` / ``ReverseEntailment`` for a table
-without relations, and ``undecided`` where nothing says anything.  Tiers are nested as the ranker made them (S ⊂ M ⊂ L ⊂ XL): the pairs of tier
+without relations, and ``undecided`` where nothing says anything.  Tiers are nested as the
+ranker made them (S ⊂ M ⊂ L ⊂ XL): the pairs of tier
 M are those whose smallest tier is S or M, so the shares of a tier describe what
 ``cppdb lookup --tier M`` returns.  The shares are a census of the tier, not a sample, so
 they carry no interval.  The mix says what the tiers hold by the classifier's account; the

@@ -31,7 +31,7 @@ from cppdb import schema as S
 from cppdb.annotate.classifiers import compatible_pairs, known_classifiers
 from cppdb.annotate.ctb_map import CLASSIFIERS, DETERMINERS
 from cppdb.text.function_words import ZH_CONTRAST_SETS
-from cppdb.text.kinship import KIN_RELATION
+from cppdb.text.kinship import KIN_RELATION, kin_relations
 from cppdb.text.negation import packaged_negation_words
 
 #: the one-character words of the negation list, deleted (with the particles, punctuation
@@ -167,13 +167,7 @@ def kinship_flip() -> pl.Expr:
     generic term (哥哥 / 兄弟)."""
     src, tgt = _only(S.SOURCE_TOKENS, S.TARGET_TOKENS), _only(S.TARGET_TOKENS, S.SOURCE_TOKENS)
     allowed = DETERMINER_WORDS + sorted(_CONTRAST_ID) + sorted(KIN_RELATION)
-
-    def relations(expr: pl.Expr) -> pl.Expr:
-        return expr.list.eval(pl.element().replace_strict(KIN_RELATION, default=None,
-                                                          return_dtype=pl.String)
-                              ).list.drop_nulls().list.unique()
-
-    src_rel, tgt_rel = relations(src), relations(tgt)
+    src_rel, tgt_rel = kin_relations(src), kin_relations(tgt)
     differ = (src_rel.list.set_symmetric_difference(tgt_rel).list.len() > 0)
     return (_all_in(src, allowed) & _all_in(tgt, allowed) & (src_rel.list.len() > 0)
             & (tgt_rel.list.len() > 0) & differ).fill_null(False).cast(pl.Int8).alias(

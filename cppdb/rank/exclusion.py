@@ -50,7 +50,7 @@ from cppdb.features.numbers import numbers_changed
 from cppdb.features.table import number_text
 from cppdb.text.antonyms import OPPOSITE, WORD, antonym_table
 from cppdb.text.function_words import ZH_COUNTING_CLASSIFIERS, ZH_NEAR_IDENTITY_WORDS
-from cppdb.text.kinship import GENERIC_KIN_TERMS, KIN_RELATION
+from cppdb.text.kinship import GENERIC_KIN_TERMS, kin_relations
 from cppdb.text.negation import packaged_negation_words
 
 EVIDENCE = ("antonym", "negation", "number", "kin", "name")
@@ -73,7 +73,7 @@ CLOSED_WORDS = sorted(ZH_NEAR_IDENTITY_WORDS | ZH_COUNTING_CLASSIFIERS
                       | packaged_negation_words() | GENERIC_KIN_TERMS)
 
 
-def _words(column: str) -> pl.Expr:
+def side_words(column: str) -> pl.Expr:
     """The side's words (space-separated; slots and empty strings left out)."""
     return pl.col(column).str.split(" ").list.eval(
         pl.element().filter(~pl.element().str.contains(f"^{_SLOT}$") & (pl.element() != "")))
@@ -111,7 +111,7 @@ def _rest(words: pl.Expr) -> pl.Expr:
 
 def negation_flip(overlap: float) -> pl.Expr:
     """True where one side is negated and the other is not over a shared rest."""
-    src, tgt = _words(S.SOURCE), _words(S.TARGET)
+    src, tgt = side_words(S.SOURCE), side_words(S.TARGET)
     rest_s, rest_t = _rest(src), _rest(tgt)
     shorter = pl.min_horizontal(rest_s.list.len(), rest_t.list.len())
     shared = rest_s.list.set_intersection(rest_t).list.len()
@@ -127,7 +127,7 @@ def _only_words(frame: pl.DataFrame, side: str, other: str) -> pl.DataFrame:
     of the same text, not another word)."""
     other_chars = pl.col(other).str.replace_all(r"\s+", "").str.split("")
     return (frame.select(pl.int_range(pl.len()).alias("_row"),
-                         _words(side).list.set_difference(_words(other)).alias(WORD),
+                         side_words(side).list.set_difference(side_words(other)).alias(WORD),
                          other_chars.alias("_other"))
             .explode(WORD).drop_nulls(WORD)
             .filter(~pl.col(WORD).is_in(CLOSED_WORDS)
@@ -162,14 +162,9 @@ def antonyms(frame: pl.DataFrame, table: pl.DataFrame | None = None) -> pl.Serie
 
 def kin_flip() -> pl.Expr:
     """True where the words only one side has name kin, of different relations per side."""
-    src, tgt = _words(S.SOURCE), _words(S.TARGET)
-
-    def relations(words: pl.Expr) -> pl.Expr:
-        return words.list.eval(pl.element().replace_strict(KIN_RELATION, default=None,
-                                                           return_dtype=pl.String)
-                               ).list.drop_nulls().list.unique()
-
-    own_s, own_t = relations(src.list.set_difference(tgt)), relations(tgt.list.set_difference(src))
+    src, tgt = side_words(S.SOURCE), side_words(S.TARGET)
+    own_s = kin_relations(src.list.set_difference(tgt))
+    own_t = kin_relations(tgt.list.set_difference(src))
     return ((own_s.list.len() > 0) & (own_t.list.len() > 0)
             & (own_s.list.set_intersection(own_t).list.len() == 0)).fill_null(False)
 
@@ -181,7 +176,7 @@ def name_change(frame: pl.DataFrame) -> pl.Series:
     from rapidfuzz.distance import Indel
     from rapidfuzz.process import cpdist
 
-    src, tgt = _words(S.SOURCE), _words(S.TARGET)
+    src, tgt = side_words(S.SOURCE), side_words(S.TARGET)
     own_s, own_t = src.list.set_difference(tgt), tgt.list.set_difference(src)
 
     def all_names(own: pl.Expr) -> pl.Expr:
@@ -205,7 +200,7 @@ def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFra
     glossed = (pl.col(S.TYPE).is_in(GLOSSED_TYPES) if S.TYPE in frame.columns
                else pl.lit(True))
     pair = antonyms(frame)
-    parity_differs = (_negation_parity(_words(S.SOURCE)) != _negation_parity(_words(S.TARGET)))
+    parity_differs = (_negation_parity(side_words(S.SOURCE)) != _negation_parity(side_words(S.TARGET)))
     work = frame.select(S.SOURCE, S.TARGET, (glossed & ~parity_differs).alias("_glossed"),
                         negation_flip(negation_overlap).alias("x_negation"),
                         kin_flip().alias("x_kin"))

@@ -178,17 +178,20 @@ class Ranker:
         return cls.from_dict(read_model_json(path), path)
 
 
-def read_model_json(path: str | Path) -> dict[str, Any]:
-    """A model file's JSON (BadInputError when missing or not JSON)."""
+RANKER_HINT = ("train one with `cppdb rank RUN` (it writes ranker.json) or omit --model to use "
+               "the shipped default")
+
+
+def read_model_json(path: str | Path, what: str = "ranker model",
+                    hint: str = RANKER_HINT) -> dict[str, Any]:
+    """A model file's JSON (BadInputError naming ``what`` when missing or not JSON)."""
     path = Path(path)
     if not path.is_file():
-        raise BadInputError(f"ranker model {path} does not exist",
-                            hint="train one with `cppdb rank RUN` (it writes ranker.json) "
-                                 "or omit --model to use the shipped default")
+        raise BadInputError(f"{what} {path} does not exist", hint=hint)
     try:
         return json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as exc:
-        raise BadInputError(f"ranker model {path} is not valid JSON: {exc}") from exc
+        raise BadInputError(f"{what} {path} is not valid JSON: {exc}") from exc
 
 
 def train_ranker(frame: pl.DataFrame, labels: np.ndarray, features: list[str],

@@ -41,7 +41,6 @@ The ``r_*`` features come from the two sides' text alone (slots left out):
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -54,6 +53,9 @@ from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_json_atomic
 from cppdb.rank import exclusion
+from cppdb.rank.by_type import resources
+from cppdb.rank.exclusion import side_words
+from cppdb.rank.ranker import read_model_json
 from cppdb.text.cilin import CODE, WORD, cilin_codes, shared_level
 from cppdb.text.negation import packaged_negation_words
 
@@ -92,17 +94,11 @@ def _count_of(chars: pl.Expr, alphabet: str) -> pl.Expr:
     return chars.list.eval(pl.element().is_in(list(alphabet))).list.sum()
 
 
-def _words(column: str) -> pl.Expr:
-    """The side's words, slots left out."""
-    return pl.col(column).str.split(" ").list.eval(
-        pl.element().filter((pl.element() != "") & ~pl.element().str.contains(f"^{_SLOT}$")))
-
-
 def cilin_features(frame: pl.DataFrame) -> pl.DataFrame:
     """``r_cilin_max``, ``r_cilin_min`` and ``r_diff_words`` per row of ``frame`` (module
     docstring), in row order."""
-    words = frame.select(pl.int_range(pl.len()).alias("_row"), _words(S.SOURCE).alias("_s"),
-                         _words(S.TARGET).alias("_t"))
+    words = frame.select(pl.int_range(pl.len()).alias("_row"),
+                         side_words(S.SOURCE).alias("_s"), side_words(S.TARGET).alias("_t"))
     words = words.select("_row", pl.col("_s").list.set_difference("_t").alias("_a"),
                          pl.col("_t").list.set_difference("_s").alias("_b"))
     codes = cilin_codes()
@@ -212,10 +208,9 @@ def decide(probabilities: np.ndarray, rule_exclusion: np.ndarray,
     runner_up = others.copy()
     runner_up[:, equivalence] = -1.0
     best = np.where(unsure, runner_up.argmax(axis=1), best)
-    labels = [exclusion.EXCLUSION if rule else RELATIONS[i]
-              for i, rule in zip(best, rule_exclusion, strict=True)]
+    labels = np.where(rule_exclusion, exclusion.EXCLUSION, np.asarray(RELATIONS)[best])
     chance = np.where(rule_exclusion, np.nan, others[rows, best])
-    return labels, chance
+    return labels.tolist(), chance
 
 
 @dataclass(frozen=True)
@@ -270,16 +265,10 @@ class RelationModel:
 
     @classmethod
     def load(cls, path: str | Path) -> RelationModel:
-        path = Path(path)
-        if not path.is_file():
-            raise BadInputError(f"relation model {path} does not exist",
-                                hint="set rank.relation_model = \"default\" (the shipped "
-                                     "model) or \"none\", or train one with "
-                                     "`python -m devtools.train_relations`")
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except json.JSONDecodeError as exc:
-            raise BadInputError(f"relation model {path} is not valid JSON: {exc}") from exc
+        data = read_model_json(path, "relation model",
+                               hint='set rank.relation_model = "default" (the shipped model) '
+                                    'or "none", or train one with `python -m '
+                                    'devtools.train_relations`')
         if data.get("format") != MODEL_FORMAT or data.get("relations") != list(RELATIONS):
             raise BadInputError(f"{path} is not a cppdb relation model "
                                 f"(format {data.get('format')!r})",
@@ -289,7 +278,7 @@ class RelationModel:
 
 
 def shipped_model_path() -> Path:
-    return Path(__file__).resolve().parents[1] / "resources" / MODEL_FILE
+    return resources() / MODEL_FILE
 
 
 @lru_cache(maxsize=2)

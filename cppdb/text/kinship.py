@@ -9,6 +9,8 @@ loss of detail, not a different person.
 """
 from __future__ import annotations
 
+import polars as pl
+
 _RELATIONS: dict[str, tuple[str, ...]] = {
     "father": ("爸爸", "爸", "父亲", "老爸", "爹"),
     "mother": ("妈妈", "妈", "母亲", "老妈", "娘"),
@@ -58,3 +60,10 @@ KIN_RELATION: dict[str, str] = {word: relation for relation, words in _RELATIONS
 #: the generic terms left out above: each covers several relations, so a dictionary may gloss
 #: it by one of them (兄弟 "brothers; younger brother") without it naming that one
 GENERIC_KIN_TERMS = frozenset({"兄弟", "姐妹", "兄弟姐妹", "父母", "孩子", "子女", "亲戚"})
+
+
+def kin_relations(words: pl.Expr) -> pl.Expr:
+    """The distinct relations the kin terms of a list of words name (other words dropped)."""
+    return words.list.eval(pl.element().replace_strict(KIN_RELATION, default=None,
+                                                       return_dtype=pl.String)
+                           ).list.drop_nulls().list.unique()

@@ -35,6 +35,10 @@ The ``r_*`` features come from the two sides' text alone (slots left out):
   pair, ``r_cilin_min`` the shallowest (6: one synonym atom, 大海 / 海洋; 3: one minor class,
   sister terms such as 姑姑 / 阿姨; null: no such pair in Cilin) — and ``r_diff_words``, how
   many words differ;
+* scripts (:func:`translation_features`): ``r_script_switch`` where one side's own words are
+  Latin and the other's Chinese (集合 / set, 佩洛西 / Pelosi: technical text and news keep
+  English terms and names), and ``r_gloss_translation``, the share of those Latin words that
+  CC-CEDICT gives as glosses of the Chinese ones;
 * character containment, signed: +1 when the target's characters all occur in the longer
   source (男孩 → 孩子, the source more specific), −1 the other way, 0 otherwise; and the
   characters left on each side.
@@ -54,6 +58,8 @@ from cppdb.errors import BadInputError
 from cppdb.io import write_json_atomic
 from cppdb.rank import exclusion
 from cppdb.rank.by_type import resources
+from cppdb.align.words.english import STOPWORDS
+from cppdb.features.glosses import gloss_table
 from cppdb.rank.exclusion import side_words
 from cppdb.rank.ranker import read_model_json
 from cppdb.text.cilin import CODE, WORD, cilin_codes, shared_level
@@ -78,10 +84,12 @@ MODEL_FILE = "relation_model.json"
 RELATION_PROBABILITY = S.RELATION_PROBABILITY
 #: the pair types the model was trained on and labels
 LABELLED_TYPES = ("phrase", "pattern")
-R_FEATURES = ("r_pattern", "r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym", "r_person_flip",
-              "r_char_containment", "r_source_only_chars", "r_target_only_chars",
+R_FEATURES = ("r_pattern", "r_neg_source", "r_neg_target", "r_neg_flip", "r_antonym",
+              "r_person_flip", "r_char_containment", "r_source_only_chars", "r_target_only_chars",
               "r_gloss_antonym", "r_negation_rest", "r_number_change", "r_cilin_max",
-              "r_cilin_min", "r_diff_words")
+              "r_cilin_min", "r_diff_words", "r_script_switch", "r_gloss_translation")
+#: a word of Latin script (an English word, a name, an identifier such as ``os.path``)
+LATIN_WORD = r"^[A-Za-z][A-Za-z0-9_.'’\-]*$"
 
 
 def _characters(column: str) -> pl.Expr:
@@ -97,10 +105,7 @@ def _count_of(chars: pl.Expr, alphabet: str) -> pl.Expr:
 def cilin_features(frame: pl.DataFrame) -> pl.DataFrame:
     """``r_cilin_max``, ``r_cilin_min`` and ``r_diff_words`` per row of ``frame`` (module
     docstring), in row order."""
-    words = frame.select(pl.int_range(pl.len()).alias("_row"),
-                         side_words(S.SOURCE).alias("_s"), side_words(S.TARGET).alias("_t"))
-    words = words.select("_row", pl.col("_s").list.set_difference("_t").alias("_a"),
-                         pl.col("_t").list.set_difference("_s").alias("_b"))
+    words = _own_words(frame)
     codes = cilin_codes()
     sides = [words.select("_row", side).explode(side)
              .join(codes, left_on=side, right_on=WORD).rename({CODE: f"_c{side}"})
@@ -114,6 +119,54 @@ def cilin_features(frame: pl.DataFrame) -> pl.DataFrame:
                            .cast(pl.Int32).alias("r_diff_words"))
     return (counted.join(met, on="_row", how="left").sort("_row")
             .select("r_cilin_max", "r_cilin_min", "r_diff_words"))
+
+
+def _own_words(frame: pl.DataFrame) -> pl.DataFrame:
+    """``_row``, ``_a`` (the source's words the target lacks) and ``_b`` (the reverse)."""
+    words = frame.select(pl.int_range(pl.len()).alias("_row"),
+                         side_words(S.SOURCE).alias("_s"), side_words(S.TARGET).alias("_t"))
+    return words.select("_row", pl.col("_s").list.set_difference("_t").alias("_a"),
+                        pl.col("_t").list.set_difference("_s").alias("_b"))
+
+
+def translation_features(frame: pl.DataFrame) -> pl.DataFrame:
+    """``r_script_switch`` and ``r_gloss_translation`` per row of ``frame``, in row order.
+
+    Chinese technical text and news keep English terms and names as they are, so a pivot
+    pairs 集合 with ``set`` and 佩洛西 with ``Pelosi``: the same thing in two scripts.  The
+    switch is 1 where the words one side has and the other lacks are all Latin and the other
+    side's own words all Chinese; the translation share is how many of those Latin words
+    (less English stopwords) occur in the CC-CEDICT glosses of the Chinese words — one by
+    one or joined (源 代码 → 源代码 "source code") — null where there is no switch."""
+    own = _own_words(frame)
+
+    def all_match(column: str, pattern: str) -> pl.Expr:
+        return (pl.col(column).list.len() > 0) & pl.col(column).list.eval(
+            pl.element().str.contains(pattern)).list.all()
+
+    han = r"\p{Han}"
+    own = own.with_columns(
+        pl.when(all_match("_a", LATIN_WORD) & all_match("_b", han)).then(pl.lit("a"))
+        .when(all_match("_b", LATIN_WORD) & all_match("_a", han)).then(pl.lit("b"))
+        .alias("_latin"))
+    switched = own.filter(pl.col("_latin").is_not_null()).select(
+        "_row", pl.when(pl.col("_latin") == "a").then("_a").otherwise("_b").alias("_en"),
+        pl.when(pl.col("_latin") == "a").then("_b").otherwise("_a").alias("_zh"))
+    english_words = (switched.select("_row", "_en").explode("_en")
+                     .with_columns(pl.col("_en").str.to_lowercase())
+                     .filter(~pl.col("_en").is_in(sorted(STOPWORDS))).unique())
+    chinese = pl.concat([switched.select("_row", "_zh").explode("_zh"),
+                         switched.select("_row", pl.col("_zh").list.join(""))])
+    glossed = (chinese.join(gloss_table(), left_on="_zh", right_on="headword")
+               .explode("gloss").select("_row", pl.col("gloss").alias("_en")).unique())
+    share = (english_words.join(glossed.with_columns(pl.lit(1).alias("_hit")),
+                                on=["_row", "_en"], how="left")
+             .group_by("_row").agg(pl.col("_hit").fill_null(0).mean()
+                                   .alias("r_gloss_translation")))
+    return (own.select("_row", pl.col("_latin").is_not_null().cast(pl.Int8)
+                       .alias("r_script_switch"))
+            .join(share, on="_row", how="left").sort("_row")
+            .select("r_script_switch", "r_gloss_translation"))
 
 
 def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl.DataFrame:
@@ -147,7 +200,8 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl
         containment.cast(pl.Int8).alias("r_char_containment"),
         left_s.cast(pl.Int32).alias("r_source_only_chars"),
         left_t.cast(pl.Int32).alias("r_target_only_chars"),
-    ).drop("_cs", "_ct", "_os", "_ot").hstack(cilin_features(frame))
+    ).drop("_cs", "_ct", "_os", "_ot").hstack(cilin_features(frame)) \
+        .hstack(translation_features(frame))
 
 
 def model_columns(frame: pl.DataFrame, without: tuple[str, ...] = ()) -> list[str]:

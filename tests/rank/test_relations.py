@@ -190,3 +190,19 @@ def test_an_equivalence_threshold_gives_the_next_relation_below_it():
     assert equivalence_threshold_for(rows, gold, rule, 0.9) == pytest.approx(0.51)
     assert equivalence_threshold_for(rows, gold, rule, 0.0) == 0.0
     assert equivalence_threshold_for(rows[20:], gold[20:], rule[20:], 0.9) == 1.0
+
+
+def test_translation_features_find_one_thing_in_two_scripts():
+    rows = _features([("集合", "set"), ("源 代码", "source code"), ("佩洛西", "Pelosi"),
+                      ("[NP1] 的 set", "[NP1] 的 集合"), ("深度", "deep"), ("海洋", "大海"),
+                      ("the set", "集合 的 set"), ("set 集合", "集合")])
+    word, joined, name, pattern, other, chinese, stopword, added = rows
+    assert word["r_script_switch"] == 1 and word["r_gloss_translation"] == 1.0
+    assert joined["r_gloss_translation"] == 1.0          # 源代码 "source code", joined
+    assert name["r_gloss_translation"] == 1.0            # CC-CEDICT glosses names too
+    assert pattern["r_script_switch"] == 1 and pattern["r_gloss_translation"] == 1.0
+    assert other["r_script_switch"] == 1 and other["r_gloss_translation"] == 0.0   # 深度 "depth"
+    assert chinese["r_script_switch"] == 0 and chinese["r_gloss_translation"] is None
+    # only an English stopword to look up: a switch, but no share
+    assert stopword["r_script_switch"] == 1 and stopword["r_gloss_translation"] is None
+    assert added["r_script_switch"] == 0                # the target has no word of its own

@@ -28,10 +28,13 @@ Three kinds of evidence, each read from the pair's text alone (so they hold on a
     (:mod:`cppdb.text.kinship`: 叔叔 / 舅, 侄女 / 外甥女, 妹妹 酷爱 / 女儿 喜欢), whatever else
     differs (the ``kinship_flip`` filter asks that nothing else does).
 ``name``
-    the sides share a word and every word only one side has is a Latin-script name, and
-    the two sides' own names are not spellings of one another (Hayk Baroyan / Hayk
-    Hovsepyan, Bruno Fernandes / Bruno Le Maire; Muhammad / Mohammad, Mary / Marie are
-    kept): English pivots join different people of one first name or one surname.
+    the sides share a word and every word only one side has is a Latin-script word — a name
+    or an identifier — with at least one that is no English stopword on each side, and the
+    two sides' own words are not spellings of one another (Hayk Baroyan / Hayk Hovsepyan,
+    Bruno Fernandes / Bruno Le Maire, 工厂 tuple / 工厂 dict, 输入 py / 输入 pip; Muhammad /
+    Mohammad, Mary / Marie, Python / python are kept): English pivots join different
+    people of one first name or one surname, and technical text keeps its identifiers in
+    Latin script, where another identifier is another thing.
 
 :func:`exclusion_evidence` gives the first evidence per pair (``relation_evidence``); the
 ranker marks those pairs ``relation = "Exclusion"`` and ranks them below every other pair of
@@ -45,6 +48,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.align.words.english import STOPWORDS
 from cppdb.features.glosses import GLOSSED_TYPES, gloss_table
 from cppdb.features.numbers import numbers_changed
 from cppdb.features.table import number_text
@@ -54,8 +58,8 @@ from cppdb.text.kinship import GENERIC_KIN_TERMS, kin_relations
 from cppdb.text.negation import packaged_negation_words
 
 EVIDENCE = ("antonym", "negation", "number", "kin", "name")
-#: a Latin-script name word (capitalised; Mc/O' names, hyphens and dots inside)
-LATIN_NAME = r"^[A-Z][A-Za-z'’.\-]*$"
+#: a word of Latin script: an English word, a name, an identifier (``os.path``, ``a85encode``)
+LATIN_WORD = r"^[A-Za-z][A-Za-z0-9_.'’\-]*$"
 #: two sides' own names at least this similar (rapidfuzz ratio, 0-100) are one name spelt twice
 NAME_SPELLING_SIMILARITY = 65
 EXCLUSION = "Exclusion"
@@ -171,23 +175,26 @@ def kin_flip() -> pl.Expr:
 
 def name_change(frame: pl.DataFrame) -> pl.Series:
     """True where the sides share a word, every word only one side has is a Latin-script
-    name, both sides have such words, and the two sides' own names are not one spelling of
-    the other (rapidfuzz ratio below NAME_SPELLING_SIMILARITY)."""
+    word, each side has such words and one at least that is no English stopword, and the
+    two sides' own words are not one spelling of the other (rapidfuzz ratio of the lower-cased
+    words below NAME_SPELLING_SIMILARITY)."""
     from rapidfuzz.distance import Indel
     from rapidfuzz.process import cpdist
 
     src, tgt = side_words(S.SOURCE), side_words(S.TARGET)
     own_s, own_t = src.list.set_difference(tgt), tgt.list.set_difference(src)
+    stopwords = sorted(STOPWORDS)
 
-    def all_names(own: pl.Expr) -> pl.Expr:
-        return (own.list.len() > 0) & own.list.eval(
-            pl.element().str.contains(LATIN_NAME)).list.all()
+    def all_latin(own: pl.Expr) -> pl.Expr:
+        return ((own.list.len() > 0)
+                & own.list.eval(pl.element().str.contains(LATIN_WORD)).list.all()
+                & own.list.eval(~pl.element().str.to_lowercase().is_in(stopwords)).list.any())
 
     work = frame.select(
-        (all_names(own_s) & all_names(own_t)
+        (all_latin(own_s) & all_latin(own_t)
          & (src.list.set_intersection(tgt).list.len() > 0)).fill_null(False).alias("_names"),
-        own_s.list.join(" ").fill_null("").alias("_s"), own_t.list.join(" ").fill_null("")
-        .alias("_t"))
+        own_s.list.join(" ").fill_null("").str.to_lowercase().alias("_s"),
+        own_t.list.join(" ").fill_null("").str.to_lowercase().alias("_t"))
     similarity = 100.0 * (1.0 - cpdist(work["_s"].to_list(), work["_t"].to_list(),
                                        scorer=Indel.normalized_distance))
     return (work["_names"] & pl.Series(similarity < NAME_SPELLING_SIMILARITY)).alias("x_name")

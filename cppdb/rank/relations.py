@@ -60,7 +60,7 @@ from cppdb.rank import exclusion
 from cppdb.rank.by_type import resources
 from cppdb.align.words.english import STOPWORDS
 from cppdb.features.glosses import gloss_table
-from cppdb.rank.exclusion import side_words
+from cppdb.rank.exclusion import LATIN_WORD, side_words
 from cppdb.rank.ranker import read_model_json
 from cppdb.text.cilin import CODE, WORD, cilin_codes, shared_level
 from cppdb.text.negation import packaged_negation_words
@@ -88,8 +88,6 @@ R_FEATURES = ("r_pattern", "r_neg_source", "r_neg_target", "r_neg_flip", "r_anto
               "r_person_flip", "r_char_containment", "r_source_only_chars", "r_target_only_chars",
               "r_gloss_antonym", "r_negation_rest", "r_number_change", "r_cilin_max",
               "r_cilin_min", "r_diff_words", "r_script_switch", "r_gloss_translation")
-#: a word of Latin script (an English word, a name, an identifier such as ``os.path``)
-LATIN_WORD = r"^[A-Za-z][A-Za-z0-9_.'’\-]*$"
 
 
 def _characters(column: str) -> pl.Expr:

@@ -39,6 +39,8 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("[NP1] 妹妹 酷爱 跳绳", "[NP1] 女儿 喜欢 跳绳", "pattern", "kin"),   # whatever else differs
     ("Hayk Baroyan", "Hayk Hovsepyan", "phrase", "name"),
     ("[NN1] 大臣 Priti Patel", "[NN1] 大臣 Grant Shapps", "pattern", "name"),
+    ("工厂 [NN1] tuple", "工厂 [NN1] dict", "pattern", "name"),      # identifiers
+    ("当 我 输入 py 时", "当 我 输入 pip 时", "phrase", "name"),
     # no evidence: synonyms, a side glossed by both halves, negation cancelling an antonym,
     # words that hold a negator but mean something else, generic kin terms, sentences
     ("大海", "海洋", "phrase", None),
@@ -54,6 +56,8 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("Obama", "Barack Obama", "phrase", None),            # nothing only the source has
     ("Smith", "Jones", "phrase", None),                   # no shared frame: not a name swap
     ("JSON", "json 文件", "phrase", None),                # the target's own words: no names
+    ("Python 模块", "python 模块", "phrase", None),        # one word, two cases
+    ("the 文件", "a 文件", "phrase", None),                # English stopwords only
     ("三千 人", "3000 人", "phrase", None),
     ("上个月 物价 上涨", "上 月 物价 上升", "phrase", None),   # 上 / 上个月: one text cut twice
     ("他 的 收入 增加 了 很多", "他 的 收入 减少 了 很多", "sentence", None),

@@ -4,7 +4,8 @@ the wide one with every column.
 The compact view has one row per target: the rows of one target that differ only in their
 left-hand-side label (大洋 as NP and as NN) are one row whose ``LHS`` cell lists the labels,
 best first; its score, tier and pivot count are those of the best of them.  Each pattern
-source gets its own table (a word query finds patterns of several sources).  Its rows come
+source gets its own table (a word query finds patterns of several sources), the queried
+text's own tables first.  Its rows come
 in the order of the relation groups (:mod:`cppdb.rank.relation_groups`: equivalence,
 entailment, then the related pairs after a blank line), best first within each; an
 Exclusion row is shown in red and a line under the table says what Exclusion means.
@@ -25,6 +26,7 @@ from cppdb.align.sentences.types import DocumentKey
 from cppdb.export import entailment_of
 from cppdb.features.table import FEATURE_DESCRIPTIONS
 from cppdb.lookup.explain import LOG_ODDS
+from cppdb.lookup.keys import query_keys
 from cppdb.rank.exclusion import EXCLUSION
 from cppdb.rank.relation_groups import GROUP, RELATED, group_rank, with_group
 
@@ -70,6 +72,15 @@ def merged_targets(frame: pl.DataFrame) -> pl.DataFrame:
                  pl.col(S.LHS).drop_nulls().unique(maintain_order=True).str.join(",")))
 
 
+def ordered_targets(frame: pl.DataFrame, text: str) -> pl.DataFrame:
+    """:func:`merged_targets` in the compact view's order: the queried text's own
+    paraphrases first (compared as the index keys a query: script, width, spaces), then the
+    patterns that contain it; relation groups and scores keep their order within each."""
+    wanted = query_keys(text)["key"]
+    return merged_targets(frame).sort(
+        pl.col(S.SOURCE).str.replace_all(r"\s+", "") != wanted, maintain_order=True)
+
+
 #: rows the compact view reads per target it shows (a target has a row per LHS label)
 ROWS_PER_TARGET = 5
 
@@ -81,13 +92,14 @@ def compact_tables(frame: pl.DataFrame, text: str, top: int | None = None) -> li
     from rich.console import Group
     from rich.text import Text
 
-    merged = merged_targets(frame)
+    merged = ordered_targets(frame, text)
+    wanted = query_keys(text)["key"]
     if top is not None:
         kind = pl.col(S.TYPE) == "pattern"
         merged = merged.filter(pl.int_range(pl.len()).over(kind) < top)
     tables = []
     for (pair_type, source), part in merged.group_by([S.TYPE, S.SOURCE], maintain_order=True):
-        title = (f"{pair_type} paraphrases of {source}" if _key(source) == _key(text)
+        title = (f"{pair_type} paraphrases of {source}" if _key(source) == wanted
                  else f"{pair_type} paraphrases of {source} (contains {text})")
         table = _table()
         groups = part[GROUP].to_list()

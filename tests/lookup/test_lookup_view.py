@@ -16,7 +16,8 @@ import cppdb
 from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.lookup.explain import LOG_ODDS, SCORE_POINTS, explain_pairs
-from cppdb.lookup.view import compact_tables, explanation_renderables, merged_targets
+from cppdb.lookup.view import (compact_tables, explanation_renderables, merged_targets,
+                               ordered_targets)
 
 QUERIES = ("这座城市", "每天早上", "出生于", "[NP1] 出生于 [NP2]", "丧生")
 
@@ -47,7 +48,7 @@ def row_lines(lines: list[str], row: dict) -> list[str]:
 def test_default_view_fits_80_columns_one_row_per_target(db, query):
     found = db.lookup(query, top=10, extra=("entailment",))
     assert found.height, query
-    merged = merged_targets(found)
+    merged = ordered_targets(found, query)
     tables = compact_tables(found, query)
     groups = list(merged.group_by("type", "source", maintain_order=True))
     assert len(tables) == len(groups)
@@ -77,6 +78,21 @@ def test_targets_with_several_labels_are_one_row():
     # --top counts targets in this view, not rows: the two best targets, all their labels
     two = "\n".join(rendered(compact_tables(frame, "海洋", top=2)))
     assert "大海" in two and "NP,NN" in two and "海底" not in two
+
+
+def test_the_queried_text_comes_before_the_patterns_that_contain_it():
+    frame = pl.DataFrame({
+        "type": ["pattern", "phrase", "phrase"],
+        "source": ["另 一 个 集合 的 [NP1]", "集合", "集合"],
+        "target": ["其他 集合 的 [NP1]", "set", "集 合体"], "lhs": ["NP"] * 3,
+        "score": [4.4, 4.3, 2.0], "relation": ["Equivalence", "Equivalence", "OtherRelated"]})
+    titles = [line for line in rendered(compact_tables(frame, "集合"))
+              if "paraphrases of" in line]
+    assert titles == ["phrase paraphrases of 集合",
+                      "pattern paraphrases of 另 一 个 集合 的 [NP1] (contains 集合)"]
+    # a query in traditional script or with other spaces is the same text
+    examples = frame.with_columns(pl.col("source").str.replace("集合", "范例"))
+    assert ordered_targets(examples, "範 例")["source"].to_list()[:2] == ["范例", "范例"]
 
 
 def test_relation_column_is_the_exports_entailment_field():

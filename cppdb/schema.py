@@ -300,6 +300,7 @@ ENTITIES_FILE = "entities.parquet"                 # monolingual entities
 SENTENCE_PAIRS_FILE = "sentence_pairs.parquet"     # monolingual pairs
 PAIR_TABLE_FILES = (PHRASE_PAIRS_FILE, PATTERN_PAIRS_FILE, SENTENCE_PAIRS_FILE)
 RANKING_DIR = "ranking"                            # cppdb rank's sub-run
+FILTERED_FILE = "filtered_pairs.parquet"           # rank filter: rejected pairs, with a reason
 FEATURES_FILE = "features.parquet"                 # rank features
 RANKED_FILE = "ranked_pairs.parquet"               # rank score
 TIERS_FILE = "tiers.parquet"

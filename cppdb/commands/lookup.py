@@ -29,15 +29,50 @@ def console():
     return Console(highlight=False)
 
 
+def _say(line: str) -> None:
+    """A line of the answer, wrapped at the terminal's width like the tables (as text: its
+    brackets are data, never markup)."""
+    from rich.text import Text
+
+    console().print(Text(line))
+
+
+def _rejected_by(rejected) -> str:
+    reasons = ", ".join(f"{reason} {n:,}" for reason, n in rejected.iter_rows())
+    total = rejected["pairs"].sum()
+    return (f"the ranker's filters rejected its {total:,} candidate "
+            f"pair{'s' if total > 1 else ''}: {reasons}")
+
+
+def _no_answer(text: str, rejected, nearby) -> None:
+    """Say that ``text`` has no paraphrase, why when the ranker's filters rejected its
+    candidates, and what the database has nearby (cppdb.lookup.Database.rejected/nearby)."""
+    _say(f"no paraphrases of {text!r} in this database")
+    if rejected.height:
+        _say(f"  {_rejected_by(rejected)} (the run's "
+             f"{S.RANKING_DIR}/{S.FILTERED_FILE} lists them)")
+    for where, label in (("inside", "phrases inside it"), ("containing", "phrases containing it")):
+        part = nearby.filter(nearby["where"] == where)
+        if part.height:
+            listed = ", ".join(f"{phrase} ({n})" for phrase, n, _ in part.iter_rows())
+            _say(f"  {label} that have paraphrases: {listed}")
+    if nearby.height:
+        _say(f"  try: cppdb lookup '{nearby['phrase'][0]}' (with the same --db)")
+
+
+def _only_patterns(text: str, rejected) -> None:
+    """A word query answered by patterns alone: say that the word itself has no phrase
+    paraphrase, and why when the ranker's filters rejected its candidates."""
+    why = f" ({_rejected_by(rejected)})" if rejected.height else ""
+    _say(f"no phrase paraphrases of {text!r} itself{why}; patterns that contain it:")
+
+
 def _show(frame, text: str, wide: bool, features: bool, top: int) -> None:
     """The answers: the compact 80-column view (the best ``top`` targets per kind), or with
     ``--wide``/``--features`` every column (cppdb.lookup.view)."""
     # lazy: `cppdb --help` loads no stage code (numpy, numba)
     from cppdb.lookup.view import compact_tables, wide_table
 
-    if frame.height == 0:
-        typer.echo(f"no paraphrases of {text!r} in this database")
-        return
     out = console()
     if wide or features:
         out.print(wide_table(frame, text, features))
@@ -115,6 +150,18 @@ def register(app: typer.Typer) -> None:
                                     tier, features,
                                     extra=() if rows_only else ("entailment", S.RELATION),
                                     relation=relation)
+            if found.height == 0 and not as_json:
+                narrowed = tier is not None or relation != ALL
+                if narrowed and database.lookup(text, 1, type_).height:
+                    _say(f"no paraphrases of {text!r} with this --tier / --relation; "
+                         "it has some without them")
+                else:
+                    _no_answer(text, database.rejected(text), database.nearby(text))
+                return
+            only_patterns = (type_ is None and found.height
+                             and found.filter(found[S.TYPE] != "pattern").height == 0)
+            if only_patterns and not as_json:
+                _only_patterns(text, database.rejected(text))
         if as_json:
             print_json(found.to_dicts())
         else:

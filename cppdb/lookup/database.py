@@ -18,6 +18,7 @@ from cppdb.errors import BadInputError
 from cppdb.lookup.index import ORDER, SCORE, connect, ensure_index
 from cppdb.lookup.keys import ANY_SLOT, SLOT, has_slots, query_keys
 from cppdb.lookup.source import PairSource, resolve_source
+from cppdb.rank.filters import FILTER_REASON
 from cppdb.rank.relation_groups import ALL, GROUP, GROUPS, check_relation, wanted_groups
 from cppdb.rank.settings import RankSettings
 
@@ -162,6 +163,39 @@ class Database:
         found = [self.paraphrases(text, top, None, tier, features, extra, relation),
                  self.patterns(text, top, tier, features, extra, relation)]
         return pl.concat([f for f in found if f.height] or found[:1], how="diagonal_relaxed")
+
+    def nearby(self, text: str, limit: int = 5) -> pl.DataFrame:
+        """What to try when ``text`` has no paraphrase: the database's phrases inside it
+        (two characters or more) and the phrases that contain it, each with how many pairs
+        it has — ``phrase``, ``pairs``, ``where`` ("inside" | "containing"), most pairs
+        first (``limit`` of each)."""
+        key = query_keys(text)["key"]
+        rows: list[tuple[str, int, str]] = []
+        for where, condition in (("inside", "contains(?, key) AND length(key) >= 2"),
+                                 ("containing", "contains(key, ?)")):
+            sql = (f"SELECT min({S.SOURCE}), count(*) AS n FROM pairs WHERE {S.TYPE} = "
+                   f"'phrase' AND key <> ? AND {condition} GROUP BY key "
+                   f"ORDER BY n DESC, key LIMIT {int(limit)}")
+            rows += [(phrase, n, where)
+                     for phrase, n in self._con.execute(sql, [key, key]).fetchall()]
+        return pl.DataFrame(rows, schema={"phrase": pl.String, "pairs": pl.Int64,
+                                          "where": pl.String}, orient="row")
+
+    def rejected(self, text: str) -> pl.DataFrame:
+        """Why ``text``'s candidate pairs are not in the database: the ranker's filter
+        reasons with how many pairs each rejected (``filter_reason``, ``pairs``, most first),
+        read from a ranked run's ``ranking/filtered_pairs.parquet`` (empty for an export or
+        an unranked run: they keep no rejected pairs)."""
+        empty = pl.DataFrame(schema={FILTER_REASON: pl.String, "pairs": pl.UInt32})
+        run = self.source.run_dir
+        path = None if run is None else run / S.RANKING_DIR / S.FILTERED_FILE
+        if path is None or not path.exists():
+            return empty
+        key = query_keys(text)["key"]
+        return (pl.scan_parquet(path)
+                .filter(pl.col(S.SOURCE).str.replace_all(r"\s+", "") == key)
+                .group_by(FILTER_REASON).agg(pl.len().alias("pairs"))
+                .sort(["pairs", FILTER_REASON], descending=[True, False]).collect())
 
     def find_pair(self, text: str, target: str, type: str | None = None) -> pl.DataFrame:
         """Every row (all columns) among the answers to ``text`` whose target is ``target``,

@@ -22,7 +22,7 @@ from cppdb.errors import BadInputError
 from cppdb.export import read_pairs
 from cppdb.rank.pairs import pair_table_paths
 
-RANKING_DIR = "ranking"
+RANKING_DIR = S.RANKING_DIR
 RANKED, FEATURES = S.RANKED_FILE, S.FEATURES_FILE
 HF_DATA_DIR = "data"
 

@@ -65,7 +65,7 @@ from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run
 
 RANK_DIR = S.RANKING_DIR
 COMMAND = "rank"
-CANDIDATES, REJECTED, FEATURES = "candidates.parquet", "filtered_pairs.parquet", S.FEATURES_FILE
+CANDIDATES, REJECTED, FEATURES = "candidates.parquet", S.FILTERED_FILE, S.FEATURES_FILE
 MODEL, TRAINING = "ranker.json", "training_pairs.parquet"
 RANKED, TIERS = S.RANKED_FILE, S.TIERS_FILE
 

@@ -240,3 +240,70 @@ def test_explain_a_sentence_pair_of_an_anchored_model(tmp_path, repo_root):
 def test_explain_needs_a_pair_the_database_has(db):
     with pytest.raises(BadInputError, match="no pair"):
         explain_pairs(db, "这座城市", "飞机场")
+
+
+def _rejected_only_source(run) -> str:
+    """A phrase source whose candidate pairs the ranker's filters all rejected."""
+    rejected = pl.read_parquet(run / "ranking" / "filtered_pairs.parquet")
+    ranked = pl.read_parquet(run / "ranking" / "ranked_pairs.parquet")
+    key = pl.col("source").str.replace_all(r"\s+", "")
+    kept = ranked.select(key.alias("k"))["k"].implode()
+    only = (rejected.filter((pl.col("type") == "phrase") & ~key.is_in(kept))
+            .select("source").unique().sort("source"))
+    assert only.height, "the bundled run has phrases the filters rejected whole"
+    return only["source"][0]
+
+
+def test_no_answer_says_why_and_what_is_near(ranked_bilingual_run):
+    from cppdb.cli import app
+
+    source = _rejected_only_source(ranked_bilingual_run)
+    rejected = pl.read_parquet(ranked_bilingual_run / "ranking" / "filtered_pairs.parquet")
+    expected = (rejected.filter(pl.col("source") == source)
+                .group_by("filter_reason").len().sort("len", "filter_reason",
+                                                     descending=[True, False]))
+    with cppdb.open_database(ranked_bilingual_run) as database:
+        assert database.paraphrases(source).height == 0
+        why = database.rejected(source.replace(" ", ""))       # as a user types it
+        assert why.rows() == expected.rows()
+        # phrases inside a longer text, and phrases that contain a text
+        phrase = database.sample(tier="S", n=1, type="phrase")["source"][0]
+        near = database.nearby(phrase.replace(" ", "") + "吗吗吗")
+        assert (phrase, "inside") in [(p, w) for p, _, w in near.iter_rows()]
+        assert database.nearby(phrase.replace(" ", "")[:1]).filter(
+            pl.col("where") == "containing").height > 0
+    result = CliRunner().invoke(app, ["lookup", source, "--db", str(ranked_bilingual_run)],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert f"no paraphrases of '{source}'" in result.stdout
+    assert expected["filter_reason"][0] in result.stdout and "filtered_pairs" in result.stdout
+    assert max(cell_len(line) for line in result.stdout.splitlines()) <= 80
+
+
+def test_a_word_answered_by_patterns_alone_says_so(ranked_bilingual_run):
+    from cppdb.cli import app
+
+    with cppdb.open_database(ranked_bilingual_run) as database:
+        words = sorted({w for source in database.lookup("的", top=1000, type="pattern")["source"]
+                        for w in source.split() if len(w) >= 2 and "[" not in w})
+        word = next(w for w in words
+                    if set(database.lookup(w, top=50)["type"].to_list()) == {"pattern"})
+    result = CliRunner().invoke(app, ["lookup", word, "--db", str(ranked_bilingual_run)],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"no phrase paraphrases of '{word}' itself")
+    assert "pattern paraphrases of" in result.stdout
+
+
+def test_no_answer_under_options_says_the_text_has_answers_without_them(ranked_bilingual_run):
+    from cppdb.cli import app
+
+    ranked = pl.read_parquet(ranked_bilingual_run / "ranking" / "ranked_pairs.parquet")
+    in_s = (ranked.filter(pl.col("type") == "phrase").group_by("source")
+            .agg((pl.col("tier") == "S").any().alias("in_s")).sort("source"))
+    source = in_s.filter(~pl.col("in_s"))["source"][0]          # phrases outside tier S only
+    result = CliRunner().invoke(app, ["lookup", source, "--db", str(ranked_bilingual_run),
+                                      "--tier", "S"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "with this --tier / --relation; it has some without them" in result.stdout
+    assert "rejected" not in result.stdout

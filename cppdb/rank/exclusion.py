@@ -83,6 +83,12 @@ def side_words(column: str) -> pl.Expr:
         pl.element().filter(~pl.element().str.contains(f"^{_SLOT}$") & (pl.element() != "")))
 
 
+def own_words() -> tuple[pl.Expr, pl.Expr]:
+    """The words the source has and the target lacks, and the reverse (slots left out)."""
+    src, tgt = side_words(S.SOURCE), side_words(S.TARGET)
+    return src.list.set_difference(tgt), tgt.list.set_difference(src)
+
+
 def _negated(word: pl.Expr) -> pl.Expr:
     """A word of the negation list, or one that begins with a one-character negator and is no
     dictionary word (无衣, 没少; 非常 'very', 别人 'others', 不同 'different' are words of
@@ -166,9 +172,7 @@ def antonyms(frame: pl.DataFrame, table: pl.DataFrame | None = None) -> pl.Serie
 
 def kin_flip() -> pl.Expr:
     """True where the words only one side has name kin, of different relations per side."""
-    src, tgt = side_words(S.SOURCE), side_words(S.TARGET)
-    own_s = kin_relations(src.list.set_difference(tgt))
-    own_t = kin_relations(tgt.list.set_difference(src))
+    own_s, own_t = (kin_relations(own) for own in own_words())
     return ((own_s.list.len() > 0) & (own_t.list.len() > 0)
             & (own_s.list.set_intersection(own_t).list.len() == 0)).fill_null(False)
 
@@ -182,7 +186,7 @@ def name_change(frame: pl.DataFrame) -> pl.Series:
     from rapidfuzz.process import cpdist
 
     src, tgt = side_words(S.SOURCE), side_words(S.TARGET)
-    own_s, own_t = src.list.set_difference(tgt), tgt.list.set_difference(src)
+    own_s, own_t = own_words()
     stopwords = sorted(STOPWORDS)
 
     def all_latin(own: pl.Expr) -> pl.Expr:
@@ -207,7 +211,8 @@ def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFra
     glossed = (pl.col(S.TYPE).is_in(GLOSSED_TYPES) if S.TYPE in frame.columns
                else pl.lit(True))
     pair = antonyms(frame)
-    parity_differs = (_negation_parity(side_words(S.SOURCE)) != _negation_parity(side_words(S.TARGET)))
+    parity_differs = (_negation_parity(side_words(S.SOURCE))
+                      != _negation_parity(side_words(S.TARGET)))
     work = frame.select(S.SOURCE, S.TARGET, (glossed & ~parity_differs).alias("_glossed"),
                         negation_flip(negation_overlap).alias("x_negation"),
                         kin_flip().alias("x_kin"))

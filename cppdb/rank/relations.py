@@ -35,7 +35,7 @@ The ``r_*`` features come from the two sides' text alone (slots left out):
   pair, ``r_cilin_min`` the shallowest (6: one synonym atom, 大海 / 海洋; 3: one minor class,
   sister terms such as 姑姑 / 阿姨; null: no such pair in Cilin) — and ``r_diff_words``, how
   many words differ;
-* scripts (:func:`translation_features`): ``r_script_switch`` where one side's own words are
+* scripts (:func:`_translation_features`): ``r_script_switch`` where one side's own words are
   Latin and the other's Chinese (集合 / set, 佩洛西 / Pelosi: technical text and news keep
   English terms and names), and ``r_gloss_translation``, the share of those Latin words that
   CC-CEDICT gives as glosses of the Chinese ones;
@@ -54,13 +54,13 @@ import numpy as np
 import polars as pl
 
 from cppdb import schema as S
+from cppdb.align.words.english import STOPWORDS
 from cppdb.errors import BadInputError
+from cppdb.features.glosses import gloss_table
 from cppdb.io import write_json_atomic
 from cppdb.rank import exclusion
 from cppdb.rank.by_type import resources
-from cppdb.align.words.english import STOPWORDS
-from cppdb.features.glosses import gloss_table
-from cppdb.rank.exclusion import LATIN_WORD, side_words
+from cppdb.rank.exclusion import LATIN_WORD, own_words
 from cppdb.rank.ranker import read_model_json
 from cppdb.text.cilin import CODE, WORD, cilin_codes, shared_level
 from cppdb.text.negation import packaged_negation_words
@@ -100,10 +100,16 @@ def _count_of(chars: pl.Expr, alphabet: str) -> pl.Expr:
     return chars.list.eval(pl.element().is_in(list(alphabet))).list.sum()
 
 
-def cilin_features(frame: pl.DataFrame) -> pl.DataFrame:
-    """``r_cilin_max``, ``r_cilin_min`` and ``r_diff_words`` per row of ``frame`` (module
-    docstring), in row order."""
-    words = _own_words(frame)
+def _own_words(frame: pl.DataFrame) -> pl.DataFrame:
+    """``_row``, ``_a`` (the source's words the target lacks) and ``_b`` (the reverse)."""
+    own_s, own_t = own_words()
+    return frame.select(pl.int_range(pl.len()).alias("_row"), own_s.alias("_a"),
+                        own_t.alias("_b"))
+
+
+def _cilin_features(words: pl.DataFrame) -> pl.DataFrame:
+    """``r_cilin_max``, ``r_cilin_min`` and ``r_diff_words`` per row of the own-words table
+    ``words`` (:func:`_own_words`; module docstring), in row order."""
     codes = cilin_codes()
     sides = [words.select("_row", side).explode(side)
              .join(codes, left_on=side, right_on=WORD).rename({CODE: f"_c{side}"})
@@ -119,16 +125,9 @@ def cilin_features(frame: pl.DataFrame) -> pl.DataFrame:
             .select("r_cilin_max", "r_cilin_min", "r_diff_words"))
 
 
-def _own_words(frame: pl.DataFrame) -> pl.DataFrame:
-    """``_row``, ``_a`` (the source's words the target lacks) and ``_b`` (the reverse)."""
-    words = frame.select(pl.int_range(pl.len()).alias("_row"),
-                         side_words(S.SOURCE).alias("_s"), side_words(S.TARGET).alias("_t"))
-    return words.select("_row", pl.col("_s").list.set_difference("_t").alias("_a"),
-                        pl.col("_t").list.set_difference("_s").alias("_b"))
-
-
-def translation_features(frame: pl.DataFrame) -> pl.DataFrame:
-    """``r_script_switch`` and ``r_gloss_translation`` per row of ``frame``, in row order.
+def _translation_features(own: pl.DataFrame) -> pl.DataFrame:
+    """``r_script_switch`` and ``r_gloss_translation`` per row of the own-words table ``own``
+    (:func:`_own_words`), in row order.
 
     Chinese technical text and news keep English terms and names as they are, so a pivot
     pairs 集合 with ``set`` and 佩洛西 with ``Pelosi``: the same thing in two scripts.  The
@@ -136,8 +135,6 @@ def translation_features(frame: pl.DataFrame) -> pl.DataFrame:
     side's own words all Chinese; the translation share is how many of those Latin words
     (less English stopwords) occur in the CC-CEDICT glosses of the Chinese words — one by
     one or joined (源 代码 → 源代码 "source code") — null where there is no switch."""
-    own = _own_words(frame)
-
     def all_match(column: str, pattern: str) -> pl.Expr:
         return (pl.col(column).list.len() > 0) & pl.col(column).list.eval(
             pl.element().str.contains(pattern)).list.all()
@@ -185,6 +182,7 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl
                    .when((left_s == 0) & (left_t > 0)).then(-1).otherwise(0))
     person = (_count_of(pl.col("_os"), PERSONS) > 0) & (_count_of(pl.col("_ot"), PERSONS) > 0)
     evidence = exclusion.evidence_columns(frame, negation_overlap)
+    own = _own_words(frame)
     return base.with_columns(
         (pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern") if S.TYPE in
         frame.columns else pl.lit(0, dtype=pl.Int8).alias("r_pattern"),
@@ -198,8 +196,8 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl
         containment.cast(pl.Int8).alias("r_char_containment"),
         left_s.cast(pl.Int32).alias("r_source_only_chars"),
         left_t.cast(pl.Int32).alias("r_target_only_chars"),
-    ).drop("_cs", "_ct", "_os", "_ot").hstack(cilin_features(frame)) \
-        .hstack(translation_features(frame))
+    ).drop("_cs", "_ct", "_os", "_ot").hstack(_cilin_features(own)) \
+        .hstack(_translation_features(own))
 
 
 def model_columns(frame: pl.DataFrame, without: tuple[str, ...] = ()) -> list[str]:

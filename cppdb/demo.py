@@ -16,15 +16,19 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import polars as pl
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cppdb import schema as S
 from cppdb.align.words.workflow import align_files
 from cppdb.config import Config, load_config
+from cppdb.errors import RunMismatchError
 from cppdb.evaluate.api import evaluate_run
 from cppdb.evaluate.display import evaluation_rich_table, legend
 from cppdb.export_ranked import export_run
@@ -38,6 +42,7 @@ from cppdb.report import write_report
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
 console = Console()
+T = TypeVar("T")
 
 
 def _table(title: str, frame: pl.DataFrame) -> None:
@@ -59,10 +64,21 @@ def _step(title: str) -> float:
     return time.perf_counter()
 
 
+def _resumed(command: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``command`` resuming its run directory, or redoing it (``fresh=True``) when an earlier
+    demo made it with other settings or models (a new version of cppdb)."""
+    try:
+        return command(*args, **kwargs)
+    except RunMismatchError as exc:
+        console.print(f"[yellow]{escape(exc.message)}[/yellow]\n(made by an earlier demo or version of "
+                      "cppdb: running it again from the start)")
+        return command(*args, **kwargs, fresh=True)
+
+
 def bilingual(out: Path, config: Config) -> Path:
     started = _step("1. bilingual pivot extraction (data/parallel, 294 zh-en pairs)")
-    result = extract_bilingual(DATA / "parallel" / "sample.zh", DATA / "parallel" / "sample.en",
-                               out / "bilingual", config)
+    result = _resumed(extract_bilingual, DATA / "parallel" / "sample.zh",
+                      DATA / "parallel" / "sample.en", out / "bilingual", config)
     for name, path in (("phrase pairs", result.phrase_pairs), ("pattern pairs", result.pattern_pairs)):
         frame = pl.read_parquet(path)
         best = (frame.filter(pl.col("count") >= 2).sort("p_t_given_s", descending=True)
@@ -86,7 +102,7 @@ def word_alignment(out: Path, config: Config) -> None:
 
 def ranking(run_dir: Path, config: Config) -> None:
     started = _step("2. features, filtering, LightGBM ranking, top-20% export, evaluation")
-    summary = rank_run(run_dir, config)
+    summary = _resumed(rank_run, run_dir, config)
     console.print(f"{summary.pairs} candidates, {summary.rejected} filtered out (with reasons), "
                   f"{summary.ranked} ranked with model {summary.model}")
     ranked = read_ranked(run_dir)
@@ -129,7 +145,7 @@ def monolingual(out: Path, config: Config) -> None:
     ]
     for name, dirs in cases:
         run_dir = out / f"monolingual-{name.split()[0]}"
-        summary = extract_monolingual(dirs, run_dir, config)
+        summary = _resumed(extract_monolingual, dirs, run_dir, config)
         pairs = pl.read_parquet(run_dir / S.SENTENCE_PAIRS_FILE)
         console.print(f"[bold]{name}[/bold]: {summary.documents} documents, {summary.beads} beads, "
                       f"{summary.sentence_pairs} sentence pairs -> {run_dir}")
@@ -137,7 +153,7 @@ def monolingual(out: Path, config: Config) -> None:
     console.print(f"({time.perf_counter() - started:.0f} s)")
 
     text_run = out / "monolingual-text"
-    summary = rank_run(text_run, config.with_overrides(["rank.model=default"]))
+    summary = _resumed(rank_run, text_run, config.with_overrides(["rank.model=default"]))
     path, rows = export_run(text_run, top=0.2, format="jsonl", out=text_run / "top20.jsonl",
                             config=config)
     console.print(f"sentence pairs ranked with the shipped model: {summary.ranked}; "
@@ -161,8 +177,8 @@ def compression(out: Path, bilingual_run: Path, config: Config) -> None:
     started = _step("4. compression corpus from data/news with the demo paraphrase table")
     aware = config.with_overrides(["compression.overlap_denominator=headline_content",
                                    "compression.overlap_source=alignment"])
-    result = build_compression(DATA / "news" / "pairs.jsonl", out / "compression", aware,
-                               paraphrases=bilingual_run)
+    result = _resumed(build_compression, DATA / "news" / "pairs.jsonl", out / "compression",
+                      aware, paraphrases=bilingual_run)
     report = result.report
     console.print(f"{report['input_pairs']} pairs: {report['kept']} kept, {report['rejected']} "
                   f"rejected {report['rejected_by_rule']}")

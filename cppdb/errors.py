@@ -56,6 +56,10 @@ class RunStateError(CppdbError):
     code = "E400"
 
 
+class RunMismatchError(RunStateError):
+    """A run directory was made with other settings, inputs or models (``--fresh`` redoes it)."""
+
+
 class OutputPathError(CppdbError):
     """An output path cannot be written (missing permission, wrong kind, foreign data)."""
 

@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from cppdb.config import Config
-from cppdb.errors import RunStateError
+from cppdb.errors import RunMismatchError, RunStateError
 from cppdb.io import check_run_dir, inputs_checksum, write_json_atomic, write_parquet_atomic
 from cppdb.schema import sort_for_write
 from cppdb.version import __version__
@@ -134,6 +134,27 @@ def manifest_fingerprint(manifest: dict[str, Any], scope: Sequence[str] | None) 
     return _fingerprint(manifest["config"], manifest["inputs"], scope)
 
 
+def _what_differs(manifest: dict[str, Any], config: dict[str, Any], inputs: dict[str, str],
+                  scope: Sequence[str] | None) -> str:
+    """``: settings [rank]; inputs relation_model.json`` — what changed since the manifest
+    was written (settings sections within ``scope``; input files whose content changed, or
+    that are new or gone), so the refusal says why; empty for a manifest without them."""
+    if "config" not in manifest or "inputs" not in manifest:
+        return ""
+    old_config, old_inputs = manifest["config"], manifest["inputs"]
+    sections = sorted(name for name in set(config) | set(old_config)
+                      if (scope is None or name in scope)
+                      and _without_placement(config.get(name)) != _without_placement(
+                          old_config.get(name)))
+    old_by_sum = set(old_inputs.values())
+    files = sorted({Path(p).name for p, s in inputs.items() if s not in old_by_sum}
+                   | {Path(p).name for p, s in old_inputs.items() if s not in set(inputs.values())})
+    parts = ([f"settings [{'], ['.join(sections)}]"] if sections else []) \
+        + ([f"inputs {', '.join(files[:4])}" + (" …" if len(files) > 4 else "")]
+           if files else [])
+    return (": " + "; ".join(parts)) if parts else ""
+
+
 @dataclass
 class StageHandle:
     """What a stage body uses to write its outputs and record counts."""
@@ -225,9 +246,10 @@ class RunDir:
         same = bool(existing) and manifest_fingerprint(existing, scope) == fingerprint
         if existing and not same and not fresh:
             _unlock(self.root)
-            raise RunStateError(
+            raise RunMismatchError(
                 f"run directory {self.root} was made with another config or other inputs "
-                f"(fingerprint {existing.get('fingerprint')}, now {fingerprint})",
+                f"(fingerprint {existing.get('fingerprint')}, now {fingerprint})"
+                + _what_differs(existing, config.data, checksums, scope),
                 hint="use a new output directory, or pass --fresh to discard its stages")
         self.prev: Path | None = None
         if existing and same and not fresh:

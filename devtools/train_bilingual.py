@@ -40,6 +40,7 @@ from cppdb.features.models import build_feature_table, load_feature_models
 from cppdb.features.pivot_context import pivot_context
 from cppdb.features.table import FEATURE_DESCRIPTIONS, LM_FEATURES
 from cppdb.rank import judged
+from cppdb.rank.by_type import BILINGUAL_MODEL
 from cppdb.rank.pairs import read_run_pairs
 from cppdb.rank.ranker import (
     OBJECTIVES,
@@ -49,6 +50,7 @@ from cppdb.rank.ranker import (
     usable_features,
 )
 from cppdb.rank.settings import RankRun
+from cppdb.shipped import shipped_file
 
 SEED = 13
 FOLDS = 5
@@ -59,7 +61,7 @@ FOLDS = 5
 TREES = {"num_leaves": 7, "n_estimators": 400, "learning_rate": 0.03, "min_data_in_leaf": 20,
          "feature_fraction": 0.8, "bagging_fraction": 0.8, "lambda_l2": 5.0,
          "objective": "acceptable"}
-MODEL_FILE = "bilingual_ranker.json"
+MODEL_FILE = BILINGUAL_MODEL
 BASELINE_SHIPPED = "shipped_sentence_model"
 BASELINE_RUN = "baseline_ranking"
 MODEL_SCORE = "cv_model"
@@ -71,7 +73,7 @@ def bilingual_features() -> list[str]:
 
 
 def default_model_path() -> Path:
-    return Path(__file__).resolve().parents[1] / "resources" / MODEL_FILE
+    return shipped_file(MODEL_FILE)
 
 
 def ranker_settings(config: Config, objective: str | None = None) -> RankerSettings:

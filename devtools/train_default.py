@@ -255,7 +255,7 @@ def train_default(data_dir: Path, out: Path, config: Config | None = None,
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "data")
+    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[1] / "data")
     parser.add_argument("--out", type=Path, default=default_model_path())
     parser.add_argument("--cache", type=Path, default=None,
                         help="embedding cache directory (re-runs skip the encoder)")

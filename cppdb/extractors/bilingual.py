@@ -26,6 +26,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.align.words.api import configured_workers
 from cppdb.align.words.corpus import align_corpus, may_chunk, read_annotation_columns
+from cppdb.align.words.ensemble import tuned_file_path
 from cppdb.annotate.pipeline import annotate_into, stage_annotate_input
 from cppdb.annotate.settings import AnnotateSettings
 from cppdb.annotate.staging import STAGED_INPUT
@@ -43,6 +44,7 @@ from cppdb.progress import progress_bar
 from cppdb.readers.parallel import open_parallel_input, read_lines
 from cppdb.readers.pharaoh import parse_links
 from cppdb.run import RunDir, fingerprint_of, part_path
+from cppdb.shipped import model_inputs
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
 from cppdb.workers import resolve_workers, split_range
@@ -312,6 +314,13 @@ def pivot_settings(bilingual: BilingualSettings) -> PivotSettings:
 
 
 # -- the API --------------------------------------------------------------------------------
+def run_inputs(config: Config, inputs: BilingualInputs) -> list[Path]:
+    """What a run reads, for its fingerprint: the corpus files and the tuned ensemble file
+    (``align_words.tuned_file``), whose weights decide the links."""
+    tuned = resolve(BilingualRun, config).align_words.tuned_file
+    return inputs.files() + model_inputs([tuned_file_path(tuned) if tuned else None])
+
+
 def _open(zh_path: str | Path | None, en_path: str | Path | None, config: Config | None,
           parallel_path: str | Path | None, alignment_path: str | Path | None
           ) -> tuple[Config, BilingualInputs, list[Stage]]:
@@ -337,7 +346,8 @@ def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages)          # every missing input at once
     scope = sections_read(BilingualRun)
-    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs.files(), scope), scope)
+    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, run_inputs(config, inputs), scope),
+                          scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(out_dir, COMMAND, stages, notes=notes)
 
@@ -362,7 +372,7 @@ def extract_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     chosen.check()                                       # a missing engine fails before work
     config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages, manifest={})   # inputs checked before any work
-    run = RunDir(out_dir, config, command=COMMAND, inputs=inputs.files(), fresh=fresh,
+    run = RunDir(out_dir, config, command=COMMAND, inputs=run_inputs(config, inputs), fresh=fresh,
                  engine=chosen, scope=sections_read(BilingualRun))
     run.record_backend("engine", chosen.describe())
     run_stages(run, COMMAND, stages)

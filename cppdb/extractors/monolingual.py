@@ -42,6 +42,7 @@ import polars as pl
 
 from cppdb import schema
 from cppdb.align.sentences.chapters import heading_starts
+from cppdb.align.sentences.confidence import MODEL_FILE as CONFIDENCE_MODEL
 from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
 from cppdb.align.sentences.documents import pair_versions, read_pairs_file
@@ -62,6 +63,7 @@ from cppdb.progress import console, progress_bar
 from cppdb.readers.settings import ReadingSettings
 from cppdb.registry import load_backend
 from cppdb.run import RunDir, StageHandle, fingerprint_of
+from cppdb.shipped import model_inputs
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
 from cppdb.text.entities import (EntityCluster, EntityNormalizer, build_normalizer,
@@ -411,6 +413,14 @@ def monolingual_stages(dirs: Sequence[Path], settings: MonolingualRun, pairs_fil
     ]
 
 
+def monolingual_inputs(dirs: Sequence[Path], config: Config,
+                       pairs_file: str | Path | None) -> list[Path]:
+    """What a run reads, for its fingerprint: the version directories, the pairs file and
+    the sentence-confidence model (the shipped one unless ``monolingual.confidence_model``)."""
+    model = resolve(MonolingualRun, config).monolingual.confidence_model or CONFIDENCE_MODEL
+    return [*dirs, *([Path(pairs_file)] if pairs_file else []), *model_inputs([model])]
+
+
 def _open(version_dirs: Sequence[str | Path], config: Config | None,
           pairs_file: str | Path | None) -> tuple[Config, list[Path], list[Stage]]:
     config = config or load_config()
@@ -431,7 +441,7 @@ def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     chosen = make_engine(engine, master=spark_master)
     config, dirs, stages = _open(version_dirs, config, pairs_file)
     plan_stages(out_dir, COMMAND, stages, manifest={})
-    inputs = [*dirs, *([pairs_file] if pairs_file else [])]
+    inputs = monolingual_inputs(dirs, config, pairs_file)
     scope = sections_read(MonolingualRun)
     notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs, scope), scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
@@ -452,7 +462,7 @@ def extract_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     chosen.check()                                         # a missing engine fails before work
     config, dirs, stages = _open(version_dirs, config, pairs_file)
     plan_stages(out_dir, COMMAND, stages, manifest={})     # inputs checked before any work
-    inputs = [*dirs, *([pairs_file] if pairs_file else [])]
+    inputs = monolingual_inputs(dirs, config, pairs_file)
     run = RunDir(out_dir, config, command=COMMAND, inputs=inputs, fresh=fresh, engine=chosen,
                  scope=sections_read(MonolingualRun))
     run.record_backend("engine", chosen.describe())

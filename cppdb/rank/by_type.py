@@ -32,6 +32,7 @@ from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.io import write_json_atomic
 from cppdb.rank.ranker import Ranker, read_model_json
+from cppdb.shipped import shipped_file
 
 FORMAT = "cppdb-ranker-by-type/1"
 #: the model of every type without its own (and of rows without a type)
@@ -84,19 +85,15 @@ def load_model(path: str | Path) -> Ranker | TypedRanker:
     return Ranker.from_dict(data, path)
 
 
-def resources() -> Path:
-    return Path(__file__).resolve().parents[1] / "resources"
-
-
 def shipped_ranker() -> TypedRanker:
     """The shipped default: the judged bilingual model for phrases and patterns, the
     sentence model for everything else.  A checkout without ``bilingual_ranker.json`` (it is
     written by ``python -m devtools.train_bilingual``) ranks every type with the sentence
     model, as before the bilingual model existed; the run's ``ranker.json`` records which
     models were used."""
-    models = {OTHER: Ranker.load(resources() / SENTENCE_MODEL)}
-    if (resources() / BILINGUAL_MODEL).exists():
-        bilingual = Ranker.load(resources() / BILINGUAL_MODEL)
+    models = {OTHER: Ranker.load(shipped_file(SENTENCE_MODEL))}
+    if shipped_file(BILINGUAL_MODEL).exists():
+        bilingual = Ranker.load(shipped_file(BILINGUAL_MODEL))
         models.update(phrase=bilingual, pattern=bilingual)
     return TypedRanker(models)
 

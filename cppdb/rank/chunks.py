@@ -40,7 +40,8 @@ from cppdb.features.lexical_weights import add_unit_weights
 from cppdb.features.models import FeatureModels, build_feature_table, load_feature_models
 from cppdb.features.settings import FeatureSettings
 from cppdb.io import write_parquet_atomic
-from cppdb.rank import relations
+from cppdb import schema as S
+from cppdb.rank import exclusion, relations
 from cppdb.rank.by_type import load_model
 from cppdb.rank.tiers import SCORE
 
@@ -126,18 +127,28 @@ class ScoreJob:
     model: str                        # ranker.json
     threads: int
     relation_model: str = "none"      # rank.relation_model: "default", "none" or a path
+    exclusion: tuple[str, ...] = ()   # rank.exclusion: the evidence kinds that mark Exclusion
+    negation_overlap: float = relations.FEATURE_NEGATION_OVERLAP  # rank.exclusion_negation_…
 
 
 def score_part(job: ScoreJob, start: int, stop: int) -> pl.DataFrame:
-    """The scores of one chunk of feature rows (one ``score`` column, in row order), and the
-    relation classifier's ``relation`` and ``relation_probability`` unless it is "none"."""
+    """The scores of one chunk of feature rows (one ``score`` column, in row order), the
+    Exclusion evidence of ``job.exclusion`` (``relation_evidence``), and the relation
+    classifier's ``relation`` and ``relation_probability`` unless it is "none".  The evidence
+    is read once per row: the classifier's features use the same columns when the run's
+    negation overlap is the one the classifier learnt."""
     ranker = _ranker(job.model, _stamp(job.model))
     frame = pl.scan_parquet(job.features).slice(start, stop - start).collect()
     scores = pl.DataFrame({SCORE: ranker.predict(frame, job.threads)}, schema={SCORE: pl.Float64})
-    if job.relation_model == "none":
-        return scores
-    return pl.concat([scores, relations.load_model(job.relation_model).label(frame)],
-                     how="horizontal")
+    found = exclusion.evidence_columns(frame, job.negation_overlap) if frame.height else None
+    evidence = (exclusion.evidence_text(found, job.exclusion)
+                if found is not None and job.exclusion
+                else pl.Series(S.RELATION_EVIDENCE, [None] * frame.height, dtype=pl.String))
+    if job.relation_model != "none":
+        shared = found if job.negation_overlap == relations.FEATURE_NEGATION_OVERLAP else None
+        scores = pl.concat([scores, relations.load_model(job.relation_model).label(frame, shared)],
+                           how="horizontal")
+    return scores.with_columns(evidence.alias(S.RELATION_EVIDENCE))
 
 
 @lru_cache(maxsize=1)

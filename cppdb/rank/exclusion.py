@@ -229,7 +229,12 @@ def exclusion_evidence(frame: pl.DataFrame, kinds: Sequence[str] = EVIDENCE,
     null where none does."""
     if not kinds or frame.height == 0:
         return pl.Series(S.RELATION_EVIDENCE, [None] * frame.height, dtype=pl.String)
-    found = evidence_columns(frame, negation_overlap)
+    return evidence_text(evidence_columns(frame, negation_overlap), kinds)
+
+
+def evidence_text(found: pl.DataFrame, kinds: Sequence[str] = EVIDENCE) -> pl.Series:
+    """``relation_evidence`` from the columns of :func:`evidence_columns` (the first of
+    ``kinds`` that holds; null where none does)."""
     text: pl.Expr = pl.lit(None, dtype=pl.String)
     for kind in reversed(EVIDENCE):
         if kind not in kinds:

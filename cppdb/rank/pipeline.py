@@ -45,7 +45,8 @@ from cppdb.features.table import (
 from cppdb.io import write_parquet_atomic, write_text_atomic
 from cppdb.progress import progress_bar
 from cppdb.rank import exclusion, filters, novelty, tiers, weak_labels
-from cppdb.rank.by_type import TypedRanker, load_model, resolve_model, shipped_ranker
+from cppdb.rank.by_type import (BILINGUAL_MODEL, SENTENCE_MODEL, TypedRanker, load_model,
+                                resolve_model, shipped_ranker)
 from cppdb.rank.chunks import (FeatureJob, ScoreJob, feature_part, feature_rows,
                                merge_embedding_caches, score_part)
 from cppdb.rank.pairs import (
@@ -58,10 +59,14 @@ from cppdb.rank.pairs import (
     text_pairs,
 )
 from cppdb.rank.ranker import Ranker, train_ranker, usable_features
+from cppdb.rank.relations import shipped_model_path
 from cppdb.rank.settings import RankRun
 from cppdb.run import RunDir, StageHandle, fingerprint_of
+from cppdb.shipped import model_inputs, shipped_file
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
+from cppdb.text.antonyms import ANTONYM_FILE
+from cppdb.text.negation import NEGATION_FILE
 
 RANK_DIR = S.RANKING_DIR
 COMMAND = "rank"
@@ -81,7 +86,7 @@ class RankSummary:
 
 
 def default_model_path() -> Path:
-    return Path(__file__).resolve().parents[1] / "resources" / "default_ranker.json"
+    return shipped_file(SENTENCE_MODEL)
 
 
 def load_ranker(model: str | Path | None) -> Ranker | TypedRanker:
@@ -279,7 +284,7 @@ def _score_stage(st: StageHandle, settings: RankRun) -> None:
     scored = _scores(st, settings)
     tier_list = settings.rank.tier_list()
     sameness = settings.rank.novelty_settings()
-    scored = _with_relations(scored, settings)
+    scored = _with_relations(scored)
     st.note("exclusion", scored[S.RELATION_EVIDENCE].is_not_null().sum())
     scored = scored.with_columns(pl.col(S.RELATION).is_in(list(settings.rank.demoted_relations))
                                  .fill_null(False).alias("_demoted"))
@@ -295,14 +300,16 @@ def _score_stage(st: StageHandle, settings: RankRun) -> None:
     shutil.rmtree(run.path(RANKED + PARTS_SUFFIX), ignore_errors=True)
 
 
-def _with_relations(scored: pl.DataFrame, settings: RankRun) -> pl.DataFrame:
-    """``relation`` = Exclusion where the rule finds evidence (``relation_evidence``), else
-    the classifier's relation with its ``relation_probability`` (null without one)."""
+def _with_relations(scored: pl.DataFrame) -> pl.DataFrame:
+    """``relation`` = Exclusion where the rule found evidence (``relation_evidence``, from
+    the score chunks), else the classifier's relation with its ``relation_probability``
+    (null without one)."""
     classified = S.RELATION in scored.columns
     if classified:
         scored = scored.rename({S.RELATION: "_classified"})
-    scored = exclusion.mark_exclusion(scored, settings.rank.exclusion,
-                                      settings.rank.exclusion_negation_overlap)
+    scored = scored.with_columns(
+        pl.when(pl.col(S.RELATION_EVIDENCE).is_not_null()).then(pl.lit(exclusion.EXCLUSION))
+        .otherwise(pl.lit(None, dtype=pl.String)).alias(S.RELATION))
     if not classified:
         return scored.with_columns(pl.lit(None, dtype=pl.Float64).alias(S.RELATION_PROBABILITY))
     return scored.with_columns(
@@ -320,7 +327,9 @@ def _scores(st: StageHandle, settings: RankRun) -> pl.DataFrame:
     n_rows = features.select(pl.len()).collect().item()
     parts = run.path(RANKED + PARTS_SUFFIX)
     part = partial(score_part, ScoreJob(str(run.path(FEATURES)), str(run.path(MODEL)),
-                                        settings.rank.threads, settings.rank.relation_model))
+                                        settings.rank.threads, settings.rank.relation_model,
+                                        tuple(settings.rank.exclusion),
+                                        settings.rank.exclusion_negation_overlap))
     files = st.map_parts(RANKED, n_rows, settings.features.chunk_size, part,
                          shipped=lambda: nullcontext(part))
     scores = pl.read_parquet(files)
@@ -364,6 +373,19 @@ def rank_stages(run_dir: Path, settings: RankRun, labels: Path | None) -> list[S
     ]
 
 
+def rank_inputs(run_dir: Path, settings: RankRun, labels: Path | None) -> list[Path]:
+    """What a rank run reads, for its fingerprint: the run's pair tables, the labels file,
+    and the models and word lists that decide its scores, relations and filters (an upgrade
+    that changes one makes resuming the run ask for ``--fresh``)."""
+    rank = settings.rank
+    models = [shipped_file(SENTENCE_MODEL), shipped_file(BILINGUAL_MODEL),
+              shipped_file(NEGATION_FILE), shipped_file(ANTONYM_FILE),
+              shipped_model_path() if rank.relation_model == "default"
+              else None if rank.relation_model == "none" else rank.relation_model,
+              None if rank.model in ("auto", "default", "weak") else rank.model]
+    return pair_table_paths(run_dir) + ([labels] if labels else []) + model_inputs(models)
+
+
 def plan_rank(run_dir: str | Path, config: Config | None = None,
               labels: str | Path | None = None, *, engine: str = "local",
               spark_master: str | None = None) -> Plan:
@@ -375,7 +397,7 @@ def plan_rank(run_dir: str | Path, config: Config | None = None,
     chosen = make_engine(engine, master=spark_master)
     stages = rank_stages(run_dir, settings, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})
-    inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
+    inputs = rank_inputs(run_dir, settings, label_path)
     scope = sections_read(RankRun)
     notes = dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs, scope), scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
@@ -401,7 +423,7 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
     settings = resolve(RankRun, config)                  # so do bad rank settings
     stages = rank_stages(run_dir, settings, label_path)
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})   # before any work
-    inputs = pair_table_paths(run_dir) + ([label_path] if label_path else [])
+    inputs = rank_inputs(run_dir, settings, label_path)
     run = RunDir(run_dir / RANK_DIR, config, command=COMMAND, inputs=inputs, fresh=fresh,
                  engine=chosen, scope=sections_read(RankRun))
     run.record_backend("engine", chosen.describe())

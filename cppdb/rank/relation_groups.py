@@ -1,19 +1,18 @@
 """The relation label a pair shows, and the three groups ``cppdb lookup --relation`` filters by.
 
 The label is what an export writes in PPDB 2.0's entailment field
-(:func:`cppdb.export.entailment_of`): ``Exclusion`` where the ranked table's ``relation``
-says so (:mod:`cppdb.rank.exclusion`), else ``ForwardEntailment`` / ``ReverseEntailment``
-where one side's words all occur in the other, longer side, else ``""`` (undecided).  A pair
-file that carries its own ``entailment`` field (JSONL, PPDB 2.0) keeps it, so the other PPDB
-2.0 labels can occur there too.
+(:func:`cppdb.export.entailment_of`): the ranked table's ``relation`` (``Exclusion`` from the
+rule of :mod:`cppdb.rank.exclusion`, else the classifier's of :mod:`cppdb.rank.relations`),
+and for a pair without one (a table ranked with ``rank.relation_model = "none"``)
+``ForwardEntailment`` / ``ReverseEntailment`` where one side's words all occur in the other,
+longer side, else ``""`` (undecided).  A pair file that carries its own ``entailment`` field
+(JSONL, PPDB 2.0) keeps it.
 
 Groups (:data:`LABEL_GROUPS`):
 
 ``equivalence``
-    ``Equivalence``, and the undecided pairs: nothing labels Equivalence today, and an
-    undecided pair is one the ranker kept as a paraphrase with no containment and no
-    exclusion evidence against it — the pairs a user asks a paraphrase database for
-    (海洋 / 大海); a related word with no such evidence (海洋 / 海底) lands here too.
+    ``Equivalence`` (海洋 / 大海), and the undecided pairs: with no classifier, one the ranker
+    kept as a paraphrase with no containment and no exclusion evidence against it.
 ``entailment``
     ``ForwardEntailment``, ``ReverseEntailment``: one side more general than the other
     (这 座 城市 / 城市).

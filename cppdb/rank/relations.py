@@ -59,9 +59,9 @@ from cppdb.errors import BadInputError
 from cppdb.features.glosses import gloss_table
 from cppdb.io import write_json_atomic
 from cppdb.rank import exclusion
-from cppdb.rank.by_type import resources
 from cppdb.rank.exclusion import LATIN_WORD, own_words
 from cppdb.rank.ranker import read_model_json
+from cppdb.shipped import shipped_file
 from cppdb.text.cilin import CODE, WORD, cilin_codes, shared_level
 from cppdb.text.negation import packaged_negation_words
 
@@ -164,8 +164,15 @@ def _translation_features(own: pl.DataFrame) -> pl.DataFrame:
             .select("r_script_switch", "r_gloss_translation"))
 
 
-def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl.DataFrame:
-    """``frame`` (with ``source``, ``target``) plus every ``r_*`` feature (module docstring)."""
+#: the negation rest overlap of the ``r_negation_rest`` feature the shipped model learnt
+FEATURE_NEGATION_OVERLAP = 0.75
+
+
+def relation_features(frame: pl.DataFrame, negation_overlap: float = FEATURE_NEGATION_OVERLAP,
+                      evidence: pl.DataFrame | None = None) -> pl.DataFrame:
+    """``frame`` (with ``source``, ``target``) plus every ``r_*`` feature (module docstring);
+    ``evidence``: the rows' :func:`exclusion.evidence_columns` at ``negation_overlap`` when
+    the caller has them already."""
     base = frame.with_columns(_characters(S.SOURCE).alias("_cs"),
                               _characters(S.TARGET).alias("_ct"))
     base = base.with_columns(pl.col("_cs").list.set_difference("_ct").alias("_os"),
@@ -181,7 +188,8 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = 0.75) -> pl
     containment = (pl.when((left_t == 0) & (left_s > 0)).then(1)
                    .when((left_s == 0) & (left_t > 0)).then(-1).otherwise(0))
     person = (_count_of(pl.col("_os"), PERSONS) > 0) & (_count_of(pl.col("_ot"), PERSONS) > 0)
-    evidence = exclusion.evidence_columns(frame, negation_overlap)
+    if evidence is None:
+        evidence = exclusion.evidence_columns(frame, negation_overlap)
     own = _own_words(frame)
     return base.with_columns(
         (pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern") if S.TYPE in
@@ -288,16 +296,20 @@ class RelationModel:
         full = frame.with_columns(pl.lit(None, dtype=pl.Float64).alias(c) for c in missing)
         return np.asarray(booster.predict(_matrix(full, list(self.features)), num_threads=1))
 
-    def label(self, frame: pl.DataFrame) -> pl.DataFrame:
+    def label(self, frame: pl.DataFrame, evidence: pl.DataFrame | None = None
+              ) -> pl.DataFrame:
         """``relation`` and ``relation_probability`` for each row of ``frame`` (``type``,
         ``source``, ``target`` and the run's ``f_*`` columns): the most probable relation
         but Exclusion (:func:`decide` without the rule, which the ranker applies with its
-        own settings); null for the types the model was not trained on (sentences)."""
+        own settings); null for the types the model was not trained on (sentences).
+        ``evidence``: the rows' evidence columns at FEATURE_NEGATION_OVERLAP, if computed."""
         labelled = frame[S.TYPE].is_in(list(LABELLED_TYPES)).to_numpy()
         relation = np.full(frame.height, None, dtype=object)
         chance = np.full(frame.height, np.nan)
         if labelled.any():
-            part = relation_features(frame.filter(pl.Series(labelled)))
+            keep = pl.Series(labelled)
+            part = relation_features(frame.filter(keep), evidence=None if evidence is None
+                                     else evidence.filter(keep))
             labels, probability = decide(self.probabilities(part),
                                          np.zeros(part.height, dtype=bool),
                                          self.equivalence_threshold)
@@ -328,7 +340,7 @@ class RelationModel:
 
 
 def shipped_model_path() -> Path:
-    return resources() / MODEL_FILE
+    return shipped_file(MODEL_FILE)
 
 
 @lru_cache(maxsize=2)

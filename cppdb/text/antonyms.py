@@ -7,20 +7,20 @@ hold the two halves of a pair (增加 "to increase" / 减少 "to decrease") are 
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 
 import polars as pl
 
 from cppdb.errors import BadInputError
+from cppdb.shipped import shipped_file
 
 WORD, OPPOSITE = "word", "opposite"
+ANTONYM_FILE = "antonyms_en.txt"
 
 
 @lru_cache(maxsize=1)
 def packaged_antonym_pairs() -> tuple[tuple[str, str], ...]:
     """The packaged pairs, in file order."""
-    return parse_antonyms(resources.files("cppdb").joinpath("resources", "antonyms_en.txt")
-                          .read_text("utf-8"))
+    return parse_antonyms(shipped_file(ANTONYM_FILE).read_text("utf-8"))
 
 
 def parse_antonyms(text: str) -> tuple[tuple[str, str], ...]:

@@ -5,10 +5,12 @@ Shared by the compression DTT negation rule and the ``f_negation_flip`` pair fea
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 from cppdb.errors import BadInputError
+from cppdb.shipped import shipped_file
+
+NEGATION_FILE = "negation_words.txt"
 
 
 def load_negation_words(path: str | Path | None = None) -> frozenset[str]:
@@ -24,8 +26,7 @@ def load_negation_words(path: str | Path | None = None) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def packaged_negation_words() -> frozenset[str]:
-    return _parse(resources.files("cppdb").joinpath("resources", "negation_words.txt")
-                  .read_text("utf-8"))
+    return _parse(shipped_file(NEGATION_FILE).read_text("utf-8"))
 
 
 def _parse(text: str) -> frozenset[str]:

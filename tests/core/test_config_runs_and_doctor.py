@@ -200,3 +200,15 @@ def test_streamed_parquet_has_fixed_row_groups_and_the_same_bytes_twice(tmp_path
         assert sizes == [ROW_GROUP_ROWS, ROW_GROUP_ROWS, 650_005 - 2 * ROW_GROUP_ROWS]
         digests.append(hashlib.sha256(out.read_bytes()).hexdigest())
     assert digests[0] == digests[1]
+
+
+def test_run_dir_refusal_says_what_changed(tmp_path):
+    data = tmp_path / "model.json"
+    data.write_text("{}")
+    RunDir(tmp_path / "r", load_config(), command="t", inputs=[data], scope=["annotate"])
+    data.write_text('{"retrained": true}')
+    with pytest.raises(RunStateError, match=r"inputs model\.json"):
+        RunDir(tmp_path / "r", load_config(), command="t", inputs=[data], scope=["annotate"])
+    other = load_config(None, ["annotate.batch_size=3"])
+    with pytest.raises(RunStateError, match=r"settings \[annotate\]; inputs model\.json"):
+        RunDir(tmp_path / "r", other, command="t", inputs=[data], scope=["annotate"])

@@ -95,7 +95,7 @@ def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark, monkeypatch
     changed cost, so a recomputation would show); the missing ones are, by Spark tasks, not
     by the driver."""
     from cppdb.extractors import monolingual
-    from cppdb.extractors.monolingual import align_job
+    from cppdb.extractors.monolingual import align_job, monolingual_inputs
     from cppdb.extractors.monolingual_align import align_chunk
     from cppdb.extractors.settings import MonolingualRun
     from cppdb.io import write_parquet_atomic
@@ -105,7 +105,8 @@ def test_spark_resumes_from_the_parts_on_disk(runs, tmp_path, spark, monkeypatch
     out = tmp_path / "resumed"
     _reopen_before_align(local, out)
     config = load_config(overrides=CONFIG)
-    run = RunDir(out, config, command="extract-monolingual", inputs=dirs)
+    run = RunDir(out, config, command="extract-monolingual",
+                 inputs=monolingual_inputs(dirs, config, None))
     job = align_job(run, resolve(MonolingualRun, config))
     run.finish("failed")                                # as a killed run leaves it
     Path(job.notes_parts).mkdir()

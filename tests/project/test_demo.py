@@ -3,6 +3,7 @@ that leaves one demo run empty — e.g. files left unpaired — fails here, not 
 user)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -45,9 +46,18 @@ def ends_at_a_sentence_boundary(row: dict) -> bool:
 
 
 @pytest.mark.slow
-def test_demo_runs_and_every_run_has_pairs(tmp_path: Path) -> None:
+def test_demo_runs_and_every_run_has_pairs(tmp_path: Path, capsys) -> None:
     out = tmp_path / "demo"
     assert main([str(out)]) == 0
+    # a second demo resumes; a run an earlier version made (another model checksum) is redone
+    manifest = out / "compression" / "manifest.json"
+    data = json.loads(manifest.read_text("utf-8"))
+    model = next(p for p in data["inputs"] if p.endswith("compression_risk.json"))
+    data["inputs"][model] = "0" * 64
+    manifest.write_text(json.dumps(data), "utf-8")
+    capsys.readouterr()
+    assert main([str(out)]) == 0
+    assert "compression_risk.json" in capsys.readouterr().out
     for name in ("monolingual-text", "monolingual-subtitles", "monolingual-screenshots"):
         pairs = pl.read_parquet(out / name / "sentence_pairs.parquet")
         assert pairs.height > 20, name

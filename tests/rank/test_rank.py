@@ -503,3 +503,36 @@ def test_features_in_chunks_equal_features_in_one_piece(tmp_path, labelled_pairs
         tables.append(pl.read_parquet(summary.ranking_dir / FEATURES))
     assert tables[0].height > 7 * 3
     assert tables[0].equals(tables[1])
+
+
+def test_rank_inputs_name_the_models_that_decide_the_ranking(tmp_path):
+    from cppdb.rank.pipeline import rank_inputs
+    from cppdb.rank.settings import RankRun
+    from cppdb.config import resolve
+
+    (tmp_path / "phrase_pairs.parquet").write_bytes(b"")
+    names = {p.name for p in rank_inputs(tmp_path, resolve(RankRun, load_config()), None)}
+    assert {"phrase_pairs.parquet", "default_ranker.json", "bilingual_ranker.json",
+            "relation_model.json", "negation_words.txt", "antonyms_en.txt"} <= names
+    without = resolve(RankRun, load_config(overrides=['rank.relation_model="none"']))
+    assert "relation_model.json" not in {p.name for p in rank_inputs(tmp_path, without, None)}
+
+
+def test_a_changed_model_stops_a_finished_rank_run_from_resuming(tmp_path, labelled_pairs):
+    """An upgrade that changes a model the ranking read must not leave the old relations in
+    place silently: the rerun is refused, names the file, and --fresh re-ranks."""
+    from cppdb.rank.pipeline import rank_run
+    from cppdb.rank.relations import shipped_model_path
+
+    model = tmp_path / "my_relations.json"
+    model.write_text(shipped_model_path().read_text("utf-8"), "utf-8")
+    make_run(tmp_path / "run", labelled_pairs)
+    config = load_config(overrides=[*NO_EMBEDDING, f'rank.relation_model="{model}"'])
+    first = rank_run(tmp_path / "run", config)
+    data = json.loads(model.read_text("utf-8"))
+    data["training"] = {**data.get("training", {}), "note": "retrained"}
+    model.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(RunStateError, match="my_relations.json") as refused:
+        rank_run(tmp_path / "run", config)
+    assert "--fresh" in (refused.value.hint or "")
+    assert rank_run(tmp_path / "run", config, fresh=True).ranked == first.ranked

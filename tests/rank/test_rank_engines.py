@@ -72,16 +72,16 @@ def _copy(extracted: Path, root: Path, vectors_of: Path | None = None) -> Path:
 def _rank_on(run: Path, engine: Engine) -> Path:
     """``rank_run``'s stages with an engine object (``rank_run`` takes engine names)."""
     from cppdb.config import resolve
-    from cppdb.rank.pairs import pair_table_paths
-    from cppdb.rank.pipeline import COMMAND, RANK_DIR, rank_stages
+    from cppdb.rank.pipeline import COMMAND, RANK_DIR, rank_inputs, rank_stages
     from cppdb.rank.settings import RankRun
     from cppdb.run import RunDir
     from cppdb.stages import run_stages
 
     config = load_config(overrides=OVERRIDES)
-    ranking = RunDir(run / RANK_DIR, config, command=COMMAND, inputs=pair_table_paths(run),
-                     engine=engine)
-    run_stages(ranking, COMMAND, rank_stages(run, resolve(RankRun, config), None))
+    settings = resolve(RankRun, config)
+    ranking = RunDir(run / RANK_DIR, config, command=COMMAND,
+                     inputs=rank_inputs(run, settings, None), engine=engine)
+    run_stages(ranking, COMMAND, rank_stages(run, settings, None))
     return ranking.root
 
 

@@ -8,8 +8,9 @@ import pytest
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.rank.relation_cv import (equivalence_threshold_for, grouped_folds,
                                     leave_one_domain_out, out_of_fold, scores)
-from cppdb.rank.relations import (RELATION, RELATIONS, RelationModel, decide, fit, load_model,
-                                  model_columns, relation_features)
+from cppdb.rank.exclusion import evidence_columns
+from cppdb.rank.relations import (FEATURE_NEGATION_OVERLAP, RELATION, RELATIONS, RelationModel,
+                                  decide, fit, load_model, model_columns, relation_features)
 
 
 def _features(pairs: list[tuple[str, str]]) -> list[dict]:
@@ -136,6 +137,10 @@ def test_a_fitted_model_round_trips_and_labels_phrases_not_sentences(tmp_path):
     assert "Exclusion" not in labelled["relation"].to_list()
     assert labelled["relation_probability"][2:].is_between(0.2, 1.0).all()
     assert (labelled["relation"][2:] == rows["relation"][2:]).mean() >= 0.8
+    # the score chunks hand over the evidence they computed for the rule: same labels
+    evidence = evidence_columns(rows, FEATURE_NEGATION_OVERLAP)
+    assert again.label(rows.drop([c for c in rows.columns if c.startswith("r_")]),
+                       evidence).equals(labelled)
 
 
 def test_fitting_needs_every_relation_and_loading_checks_the_format(tmp_path):

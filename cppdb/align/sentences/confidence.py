@@ -24,11 +24,12 @@ import numpy as np
 
 from cppdb.align.sentences.beads import Bead
 from cppdb.errors import ConfigError
+from cppdb.shipped import shipped_file
 
 #: cost given to a deletion/insertion neighbour (and the clip of every cost): worse than random
 GAP_COST = 1.5
 FEATURES = ("cost", "neighbour_cost", "gap_neighbours", "anchor", "length_ratio")
-MODEL_FILE = Path(__file__).resolve().parents[2] / "resources" / "sentence_confidence.json"
+MODEL_FILE = shipped_file("sentence_confidence.json")
 
 
 def bead_features(beads: Sequence[Bead], src_lengths: Sequence[int],

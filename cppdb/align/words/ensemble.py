@@ -24,6 +24,7 @@ from cppdb.align.words.gold import (AlignmentCounts, GoldAlignment, gold_matrice
 from cppdb.align.words.symmetrize import METHODS, directional_argmax, symmetrize
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.io import write_json_atomic
+from cppdb.shipped import shipped_file
 
 DECODES = ("threshold",) + METHODS
 DECISION_DECIMALS = 6
@@ -212,9 +213,7 @@ BUILTIN_PREFIX = "builtin:"
 
 
 def builtin_tuned_file(name: str) -> Path:
-    from importlib import resources
-
-    folder = Path(str(resources.files("cppdb") / "resources" / "ensembles"))
+    folder = shipped_file("ensembles")
     path = folder / f"{name}.json"
     if not path.is_file():
         known = sorted(p.stem for p in folder.glob("*.json"))
@@ -223,10 +222,15 @@ def builtin_tuned_file(name: str) -> Path:
     return path
 
 
+def tuned_file_path(setting: str | Path) -> Path:
+    """The file ``align_words.tuned_file`` names (``builtin:NAME``: a shipped one)."""
+    if str(setting).startswith(BUILTIN_PREFIX):
+        return builtin_tuned_file(str(setting)[len(BUILTIN_PREFIX):])
+    return Path(setting)
+
+
 def load_params(path: str | Path) -> EnsembleParams:
-    if str(path).startswith(BUILTIN_PREFIX):
-        path = builtin_tuned_file(str(path)[len(BUILTIN_PREFIX):])
-    path = Path(path)
+    path = tuned_file_path(path)
     if not path.is_file():
         raise ConfigError(f"tuned ensemble file {path} does not exist",
                           hint="create it with `cppdb align-words tune --gold ...` or clear "

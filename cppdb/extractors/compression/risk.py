@@ -25,9 +25,10 @@ import numpy as np
 
 from cppdb.errors import BadInputError
 from cppdb.extractors.compression.sentence import CLAUSE_PUNCTUATION
+from cppdb.shipped import shipped_file
 
 #: the packaged model (LightGBM text model + the feature names it reads, one JSON document)
-PACKAGED_MODEL = Path(__file__).resolve().parents[2] / "resources" / "compression_risk.json"
+PACKAGED_MODEL = shipped_file("compression_risk.json")
 #: headline characters that carry no content (the coverage features skip them)
 _NOT_CONTENT = frozenset("，,。；;：:！？!?、“”‘’《》（）()—…· \u3000")
 

@@ -121,7 +121,13 @@ def _fingerprint(config: dict[str, Any], inputs: dict[str, str],
 def fingerprint_of(config: Config, inputs: Sequence[str | Path],
                    scope: Sequence[str] | None = None) -> str:
     """The fingerprint a run directory opened with ``config`` and ``inputs`` would get."""
-    return _fingerprint(config.data, inputs_checksum(inputs), scope)
+    return fingerprint_of_checksums(config, inputs_checksum(inputs), scope)
+
+
+def fingerprint_of_checksums(config: Config, checksums: dict[str, str],
+                             scope: Sequence[str] | None = None) -> str:
+    """As :func:`fingerprint_of`, with the inputs' checksums already computed."""
+    return _fingerprint(config.data, checksums, scope)
 
 
 def manifest_fingerprint(manifest: dict[str, Any], scope: Sequence[str] | None) -> str | None:
@@ -134,7 +140,7 @@ def manifest_fingerprint(manifest: dict[str, Any], scope: Sequence[str] | None) 
     return _fingerprint(manifest["config"], manifest["inputs"], scope)
 
 
-def _what_differs(manifest: dict[str, Any], config: dict[str, Any], inputs: dict[str, str],
+def what_differs(manifest: dict[str, Any], config: dict[str, Any], inputs: dict[str, str],
                   scope: Sequence[str] | None) -> str:
     """``: settings [rank]; inputs relation_model.json`` — what changed since the manifest
     was written (settings sections within ``scope``; input files whose content changed, or
@@ -249,7 +255,7 @@ class RunDir:
             raise RunMismatchError(
                 f"run directory {self.root} was made with another config or other inputs "
                 f"(fingerprint {existing.get('fingerprint')}, now {fingerprint})"
-                + _what_differs(existing, config.data, checksums, scope),
+                + what_differs(existing, config.data, checksums, scope),
                 hint="use a new output directory, or pass --fresh to discard its stages")
         self.prev: Path | None = None
         if existing and same and not fresh:

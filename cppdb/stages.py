@@ -27,7 +27,9 @@ from typing import Any
 import polars as pl
 
 from cppdb.errors import RunStateError
-from cppdb.run import manifest_fingerprint
+from cppdb.config import Config
+from cppdb.io import inputs_checksum
+from cppdb.run import fingerprint_of_checksums, manifest_fingerprint, what_differs
 
 PARTS_SUFFIX = ".parts"
 
@@ -244,16 +246,19 @@ def plan_stages(root: str | Path, command: str, stages: Sequence[Stage], *,
     return Plan(root, command, tuple(planned), tuple(notes))
 
 
-def dry_run_notes(root: Path, fingerprint: str,
+def dry_run_notes(root: Path, config: Config, inputs: Sequence[str | Path],
                   scope: Sequence[str] | None = None) -> list[str]:
-    """What reopening ``root`` would do, for the plan's header (``scope``: the sections the
-    command reads, as :class:`cppdb.run.RunDir` compares them)."""
+    """What reopening ``root`` with ``config`` and ``inputs`` would do, for the plan's header
+    (``scope``: the sections the command reads, as :class:`cppdb.run.RunDir` compares them)."""
+    checksums = inputs_checksum(inputs)
+    fingerprint = fingerprint_of_checksums(config, checksums, scope)
     manifest = _manifest(root)
     if not manifest:
         return [f"new run directory (fingerprint {fingerprint})"]
     if manifest_fingerprint(manifest, scope) != fingerprint:
         return [f"{root} was made with other settings or inputs "
-                f"(fingerprint {manifest.get('fingerprint')}, now {fingerprint}): "
+                f"(fingerprint {manifest.get('fingerprint')}, now {fingerprint})"
+                f"{what_differs(manifest, config.data, checksums, scope)}: "
                 "the run would be refused without --fresh"]
     return [f"resuming run {fingerprint} (status {manifest.get('status')})"]
 

@@ -43,7 +43,7 @@ from cppdb.extractors.settings import BilingualRun, BilingualSettings
 from cppdb.progress import progress_bar
 from cppdb.readers.parallel import open_parallel_input, read_lines
 from cppdb.readers.pharaoh import parse_links
-from cppdb.run import RunDir, fingerprint_of, part_path
+from cppdb.run import RunDir, part_path
 from cppdb.shipped import model_inputs
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
@@ -346,8 +346,7 @@ def plan_bilingual(zh_path: str | Path | None, en_path: str | Path | None,
     config, inputs, stages = _open(zh_path, en_path, config, parallel_path, alignment_path)
     plan_stages(out_dir, COMMAND, stages)          # every missing input at once
     scope = sections_read(BilingualRun)
-    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, run_inputs(config, inputs), scope),
-                          scope)
+    notes = dry_run_notes(Path(out_dir), config, run_inputs(config, inputs), scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(out_dir, COMMAND, stages, notes=notes)
 

@@ -62,7 +62,7 @@ from cppdb.features.models import load_encoder
 from cppdb.progress import console, progress_bar
 from cppdb.readers.settings import ReadingSettings
 from cppdb.registry import load_backend
-from cppdb.run import RunDir, StageHandle, fingerprint_of
+from cppdb.run import RunDir, StageHandle
 from cppdb.shipped import model_inputs
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
@@ -443,7 +443,7 @@ def plan_monolingual(version_dirs: Sequence[str | Path], out_dir: str | Path,
     plan_stages(out_dir, COMMAND, stages, manifest={})
     inputs = monolingual_inputs(dirs, config, pairs_file)
     scope = sections_read(MonolingualRun)
-    notes = dry_run_notes(Path(out_dir), fingerprint_of(config, inputs, scope), scope)
+    notes = dry_run_notes(Path(out_dir), config, inputs, scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(out_dir, COMMAND, stages, notes=notes)
 

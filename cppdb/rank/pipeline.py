@@ -61,7 +61,7 @@ from cppdb.rank.pairs import (
 from cppdb.rank.ranker import Ranker, train_ranker, usable_features
 from cppdb.rank.relations import shipped_model_path
 from cppdb.rank.settings import RankRun
-from cppdb.run import RunDir, StageHandle, fingerprint_of
+from cppdb.run import RunDir, StageHandle
 from cppdb.shipped import model_inputs, shipped_file
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
@@ -399,7 +399,7 @@ def plan_rank(run_dir: str | Path, config: Config | None = None,
     plan_stages(run_dir / RANK_DIR, COMMAND, stages, manifest={})
     inputs = rank_inputs(run_dir, settings, label_path)
     scope = sections_read(RankRun)
-    notes = dry_run_notes(run_dir / RANK_DIR, fingerprint_of(config, inputs, scope), scope)
+    notes = dry_run_notes(run_dir / RANK_DIR, config, inputs, scope)
     notes.append(f"engine: {chosen.name}" + (f" ({spark_master})" if spark_master else ""))
     return plan_stages(run_dir / RANK_DIR, COMMAND, stages, notes=notes)
 

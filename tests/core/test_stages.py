@@ -161,6 +161,9 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, corpus):
     again = CliRunner().invoke(app, args + ["--json"])
     plan = json.loads(again.output)
     assert [s["action"] for s in plan["stages"]] == ["skip"] * 4
+    other = CliRunner().invoke(app, args + ["--set", "bilingual.tolerance=0"])
+    assert "refused without --fresh" in other.output
+    assert "settings [bilingual]" in other.output          # says what changed
     missing = CliRunner().invoke(app, ["rank", str(tmp_path / "nothing"), "--dry-run",
                                        "--labels", str(tmp_path / "labels.tsv")])
     assert missing.exit_code == 2

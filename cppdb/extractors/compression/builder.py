@@ -33,7 +33,7 @@ from cppdb.extractors.compression.risk import PACKAGED_MODEL
 from cppdb.extractors.compression.settings import CompressionToml
 from cppdb.io import write_json_atomic, write_jsonl_atomic
 from cppdb.progress import console, progress_bar
-from cppdb.run import RunDir, StageHandle, fingerprint_of
+from cppdb.run import RunDir, StageHandle
 from cppdb.shipped import model_inputs, shipped_file
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
@@ -140,7 +140,7 @@ def plan_compression(input_path: str | Path, out_dir: str | Path, config: Config
                                    bert_dir)
     plan_stages(out_dir, COMMAND, stages, manifest={})
     return plan_stages(out_dir, COMMAND, stages,
-                       notes=dry_run_notes(Path(out_dir), fingerprint_of(config, inputs)))
+                       notes=dry_run_notes(Path(out_dir), config, inputs))
 
 
 def build_compression(input_path: str | Path, out_dir: str | Path, config: Config, *,

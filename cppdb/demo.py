@@ -70,8 +70,8 @@ def _resumed(command: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return command(*args, **kwargs)
     except RunMismatchError as exc:
-        console.print(f"[yellow]{escape(exc.message)}[/yellow]\n(made by an earlier demo or version of "
-                      "cppdb: running it again from the start)")
+        console.print(f"[yellow]{escape(exc.message)}[/yellow]\n(made by an earlier demo or "
+                      "version of cppdb: running it again from the start)")
         return command(*args, **kwargs, fresh=True)
 
 

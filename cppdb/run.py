@@ -152,9 +152,9 @@ def what_differs(manifest: dict[str, Any], config: dict[str, Any], inputs: dict[
                       if (scope is None or name in scope)
                       and _without_placement(config.get(name)) != _without_placement(
                           old_config.get(name)))
-    old_by_sum = set(old_inputs.values())
-    files = sorted({Path(p).name for p, s in inputs.items() if s not in old_by_sum}
-                   | {Path(p).name for p, s in old_inputs.items() if s not in set(inputs.values())})
+    old_sums, new_sums = set(old_inputs.values()), set(inputs.values())
+    files = sorted({Path(p).name for p, s in inputs.items() if s not in old_sums}
+                   | {Path(p).name for p, s in old_inputs.items() if s not in new_sums})
     parts = ([f"settings [{'], ['.join(sections)}]"] if sections else []) \
         + ([f"inputs {', '.join(files[:4])}" + (" …" if len(files) > 4 else "")]
            if files else [])

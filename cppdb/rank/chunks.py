@@ -34,13 +34,13 @@ from typing import Any
 
 import polars as pl
 
+from cppdb import schema as S
 from cppdb.embed.cache import TEXT
 from cppdb.embed.settings import EmbedSettings
 from cppdb.features.lexical_weights import add_unit_weights
 from cppdb.features.models import FeatureModels, build_feature_table, load_feature_models
 from cppdb.features.settings import FeatureSettings
 from cppdb.io import write_parquet_atomic
-from cppdb import schema as S
 from cppdb.rank import exclusion, relations
 from cppdb.rank.by_type import load_model
 from cppdb.rank.tiers import SCORE

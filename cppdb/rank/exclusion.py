@@ -245,13 +245,3 @@ def evidence_text(found: pl.DataFrame, kinds: Sequence[str] = EVIDENCE) -> pl.Se
         else:
             text = pl.when(pl.col(f"x_{kind}")).then(pl.lit(kind)).otherwise(text)
     return found.select(text.alias(S.RELATION_EVIDENCE))[S.RELATION_EVIDENCE]
-
-
-def mark_exclusion(frame: pl.DataFrame, kinds: Sequence[str] = EVIDENCE,
-                   negation_overlap: float = 0.75) -> pl.DataFrame:
-    """``frame`` with ``relation_evidence`` and ``relation`` ("Exclusion" where evidence
-    holds, else null)."""
-    evidence = exclusion_evidence(frame, kinds, negation_overlap)
-    return frame.with_columns(evidence).with_columns(
-        pl.when(pl.col(S.RELATION_EVIDENCE).is_not_null()).then(pl.lit(EXCLUSION))
-        .otherwise(pl.lit(None, dtype=pl.String)).alias(S.RELATION))

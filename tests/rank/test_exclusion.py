@@ -15,7 +15,7 @@ from cppdb.annotate.settings import AnnotateSettings
 from cppdb.config import load_config, resolve
 from cppdb.errors import BadInputError, ConfigError
 from cppdb.rank import tiers
-from cppdb.rank.exclusion import exclusion_evidence, mark_exclusion
+from cppdb.rank.exclusion import evidence_columns, evidence_text, exclusion_evidence
 from cppdb.rank.pairs import read_tsv_pairs, text_pairs
 from cppdb.rank.settings import RankRun
 from cppdb.text.antonyms import antonym_table, packaged_antonym_pairs, parse_antonyms
@@ -75,12 +75,13 @@ def test_evidence_kinds_can_be_switched_off():
     assert _evidence([("没有 钱", "有 人", "phrase")], negation_overlap=0.75) == [None]
 
 
-def test_mark_sets_the_relation_only_where_evidence_holds():
-    frame = pl.DataFrame({S.SOURCE: ["男", "大海"], S.TARGET: ["女", "海洋"],
-                          S.TYPE: ["phrase", "phrase"]})
-    marked = mark_exclusion(frame)
-    assert marked[S.RELATION].to_list() == ["Exclusion", None]
-    assert marked[S.RELATION_EVIDENCE].to_list() == ["antonym male/female", None]
+def test_the_evidence_text_is_the_first_kind_that_holds():
+    frame = pl.DataFrame({S.SOURCE: ["男", "大海", "是 他 的 三 本 书"],
+                          S.TARGET: ["女", "海洋", "不是 他 的 两 本 书"],
+                          S.TYPE: ["phrase", "phrase", "phrase"]})
+    found = evidence_columns(frame, 0.75)
+    assert evidence_text(found).to_list() == ["antonym male/female", None, "negation"]
+    assert evidence_text(found, ("number",)).to_list() == [None, None, "number"]
 
 
 def test_the_antonym_list_is_read_both_ways_and_every_word_can_match():

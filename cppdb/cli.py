@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import importlib
+import os
 import signal
+import sys
 
 import typer
 
@@ -46,7 +48,12 @@ def main() -> None:
         app()
     except RunInterrupted as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise SystemExit(130) from None
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # at once: a normal exit joins the worker threads, and one in native code (thot
+        # training a chunk) would keep a SIGTERMed process alive for minutes; what finished
+        # is on disk (atomic writes), and worker processes die with this one
+        os._exit(130)
     except CppdbError as exc:  # errors raised outside a command body
         typer.echo(f"error: {exc}", err=True)
         raise SystemExit(2) from exc

@@ -71,3 +71,26 @@ def test_ctrl_c_prints_one_line_and_the_run_resumes(tmp_path):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert "Traceback" not in err and len(lines) == 1, err
     assert "[E600] interrupted by SIGINT" in lines[0] and "re-run" in lines[0]
+
+
+BUSY_THREAD_SCRIPT = """
+import os, signal, threading, time
+import cppdb.cli as cli
+def busy():                       # stands for a worker thread in native code (thot, onnx)
+    time.sleep(600)
+def command():
+    threading.Thread(target=busy).start()
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(600)
+cli.app = command
+cli.main()
+"""
+
+
+def test_sigterm_stops_at_once_while_a_worker_thread_is_busy():
+    """A normal interpreter exit waits for non-daemon threads: a SIGTERMed run whose worker
+    thread was inside native code lingered until that work ended."""
+    done = subprocess.run([sys.executable, "-c", BUSY_THREAD_SCRIPT], env=ENV, text=True,
+                          capture_output=True, timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert "[E600] interrupted by SIGTERM" in done.stderr

@@ -100,6 +100,20 @@ def _count_of(chars: pl.Expr, alphabet: str) -> pl.Expr:
     return chars.list.eval(pl.element().is_in(list(alphabet))).list.sum()
 
 
+def _antonym_characters(base: pl.DataFrame) -> pl.Series:
+    """Per row: a character only the source has and one only the target has form a pair of
+    ANTONYM_CHARACTERS (either way round); joins, not one test per pair and row."""
+    pairs = [tuple(p) for p in ANTONYM_CHARACTERS]
+    table = pl.DataFrame({"_a": [a for a, b in pairs] + [b for a, b in pairs],
+                          "_b": [b for a, b in pairs] + [a for a, b in pairs]})
+    alphabet = sorted(set(table["_a"]))
+    rows = base.select(pl.int_range(pl.len()).alias("_row"), "_os", "_ot")
+    own = [rows.select("_row", pl.col(side).alias(name)).explode(name)
+           .filter(pl.col(name).is_in(alphabet)) for side, name in (("_os", "_a"), ("_ot", "_b"))]
+    hits = own[0].join(table, on="_a").join(own[1], on=["_row", "_b"], how="semi")["_row"]
+    return rows.select(pl.col("_row").is_in(hits.implode()))["_row"]
+
+
 def _own_words(frame: pl.DataFrame) -> pl.DataFrame:
     """``_row``, ``_a`` (the source's words the target lacks) and ``_b`` (the reverse)."""
     own_s, own_t = own_words()
@@ -177,10 +191,7 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = FEATURE_NEG
                               _characters(S.TARGET).alias("_ct"))
     base = base.with_columns(pl.col("_cs").list.set_difference("_ct").alias("_os"),
                              pl.col("_ct").list.set_difference("_cs").alias("_ot"))
-    antonym = pl.lit(False)
-    for a, b in ANTONYM_CHARACTERS:
-        antonym = antonym | (pl.col("_os").list.contains(a) & pl.col("_ot").list.contains(b)) \
-            | (pl.col("_os").list.contains(b) & pl.col("_ot").list.contains(a))
+    antonym = _antonym_characters(base)
     negation = sorted(packaged_negation_words())
     neg_s, neg_t = (pl.col(side).str.split(" ").list.eval(pl.element().is_in(negation))
                     .list.sum() for side in (S.SOURCE, S.TARGET))

@@ -8,6 +8,7 @@ from cppdb.config import load_config
 from cppdb.extractors.bilingual import BilingualInputs, run_inputs
 from cppdb.extractors.compression.builder import _open as open_compression
 from cppdb.extractors.monolingual import monolingual_inputs
+from cppdb.run import fingerprint_of
 from cppdb.shipped import RESOURCES, model_inputs
 
 
@@ -41,3 +42,25 @@ def test_compression_names_its_risk_model_and_negation_words(data_dir):
                                        None, None, None, None)[1])
     assert {"pairs.jsonl", "compression_risk.json", "negation_words.txt"} <= inputs()
     assert "compression_risk.json" not in inputs("compression.max_risk=0")
+
+
+def test_a_paraphrase_run_counts_by_the_table_read_not_its_bookkeeping(data_dir, tmp_path):
+    """The run's lock (a pid) and manifest change whenever the run is reopened: a build that
+    read its ranked table must still resume afterwards."""
+    run = tmp_path / "run"
+    (run / "ranking").mkdir(parents=True)
+    (run / "ranking" / "ranked_pairs.parquet").write_bytes(b"table")
+    (run / "phrase_pairs.parquet").write_bytes(b"pairs")
+    (run / ".lock").write_text("123")
+    (run / "manifest.json").write_text("{}")
+    config = load_config()
+
+    def inputs() -> list[Path]:
+        return open_compression(data_dir / "news" / "pairs.jsonl", config, run,
+                                None, None, None, None)[1]
+    assert run / "ranking" / "ranked_pairs.parquet" in inputs()
+    assert not {".lock", "manifest.json", "phrase_pairs.parquet"} & _names(inputs())
+    before = fingerprint_of(config, inputs())
+    (run / ".lock").write_text("456")
+    (run / "manifest.json").write_text('{"status": "done"}')
+    assert fingerprint_of(config, inputs()) == before

@@ -24,6 +24,7 @@ from cppdb.workers import resolve_workers
 from cppdb.config import Config, resolve
 from cppdb.engine.pools import process_pool
 from cppdb.errors import ConfigError
+from cppdb.extractors.compression.paraphrase_table import table_files
 from cppdb.extractors.compression.pipeline import (CompressionPipeline, CompressionSettings,
                                                    Outcome, load_pipeline)
 from cppdb.extractors.compression.reader import NewsPair, PairReader
@@ -119,7 +120,8 @@ def _open(input_path: str | Path, config: Config, paraphrases: str | Path | None
     reader = PairReader(input_path)
     models = [toml.negation_words or shipped_file(NEGATION_FILE),
               (toml.risk_model or PACKAGED_MODEL) if toml.max_risk > 0 else None]
-    inputs = [reader.path] + ([Path(paraphrases)] if paraphrases else []) + model_inputs(models)
+    inputs = ([reader.path] + (table_files(paraphrases) if paraphrases else [])
+              + model_inputs(models))
     table_path = str(paraphrases) if paraphrases else None
     table_options = (("min_score", toml.paraphrase_min_score),
                      ("top_percent", toml.paraphrase_top_percent),

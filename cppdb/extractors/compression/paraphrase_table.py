@@ -90,17 +90,29 @@ def _read_table_file(path: Path) -> pl.DataFrame:
     return frame
 
 
+def table_files(path: str | Path) -> list[Path]:
+    """The files a table at ``path`` is read from: the file itself, or a run directory's
+    ranked table, else its phrase and pattern tables (what the build's fingerprint covers:
+    not the run's lock, manifest or lookup index, which change when it is only reopened)."""
+    path = Path(path)
+    if not path.is_dir():
+        return [path]
+    ranked = path / schema.RANKING_DIR / schema.RANKED_FILE
+    if ranked.exists():
+        return [ranked]
+    return [path / n for n in (schema.PHRASE_PAIRS_FILE, schema.PATTERN_PAIRS_FILE)
+            if (path / n).exists()]
+
+
 def _read_source(path: Path) -> pl.DataFrame:
     if path.is_file():
         return _read_table_file(path)
     if not path.is_dir():
         raise BadInputError(f"paraphrase table {path} does not exist",
                             hint="pass a run directory or a .parquet/.tsv table")
-    ranked = path / schema.RANKING_DIR / schema.RANKED_FILE
-    if ranked.exists():
-        return _read_table_file(ranked)
-    parts = [path / n for n in (schema.PHRASE_PAIRS_FILE, schema.PATTERN_PAIRS_FILE)
-             if (path / n).exists()]
+    parts = table_files(path)
+    if parts and parts[0].name == schema.RANKED_FILE:
+        return _read_table_file(parts[0])
     if not parts:
         raise BadInputError(
             f"run directory {path} has no {schema.RANKING_DIR}/{schema.RANKED_FILE}, "

@@ -42,8 +42,8 @@ import polars as pl
 
 from cppdb import schema
 from cppdb.align.sentences.chapters import heading_starts
-from cppdb.align.sentences.confidence import MODEL_FILE as CONFIDENCE_MODEL
-from cppdb.align.sentences.confidence import ConfidenceModel, load_confidence_model
+from cppdb.align.sentences.confidence import (ConfidenceModel, confidence_model_file,
+                                               load_confidence_model)
 from cppdb.align.sentences.cue_times import CueSettings, cue_agreement, cue_mismatch, cue_reason
 from cppdb.align.sentences.documents import pair_versions, read_pairs_file
 from cppdb.align.sentences.meaning import MEANING_MARGIN, MeaningSettings, meaning_margins
@@ -417,7 +417,7 @@ def monolingual_inputs(dirs: Sequence[Path], config: Config,
                        pairs_file: str | Path | None) -> list[Path]:
     """What a run reads, for its fingerprint: the version directories, the pairs file and
     the sentence-confidence model (the shipped one unless ``monolingual.confidence_model``)."""
-    model = resolve(MonolingualRun, config).monolingual.confidence_model or CONFIDENCE_MODEL
+    model = confidence_model_file(resolve(MonolingualRun, config).monolingual.confidence_model)
     return [*dirs, *([Path(pairs_file)] if pairs_file else []), *model_inputs([model])]
 
 

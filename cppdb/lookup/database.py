@@ -16,7 +16,7 @@ import polars as pl
 from cppdb import schema as S
 from cppdb.errors import BadInputError
 from cppdb.lookup.index import ORDER, SCORE, connect, ensure_index
-from cppdb.lookup.keys import ANY_SLOT, SLOT, has_slots, query_keys
+from cppdb.lookup.keys import ANY_SLOT, SLOT, has_slots, key_expr, query_keys
 from cppdb.lookup.source import PairSource, resolve_source
 from cppdb.rank.filters import FILTER_REASON
 from cppdb.rank.relation_groups import ALL, GROUP, GROUPS, check_relation, wanted_groups
@@ -193,7 +193,7 @@ class Database:
             return empty
         key = query_keys(text)["key"]
         return (pl.scan_parquet(path)
-                .filter(pl.col(S.SOURCE).str.replace_all(r"\s+", "") == key)
+                .filter(key_expr(S.SOURCE) == key)
                 .group_by(FILTER_REASON).agg(pl.len().alias("pairs"))
                 .sort(["pairs", FILTER_REASON], descending=[True, False]).collect())
 

@@ -52,10 +52,15 @@ def query_keys(text: str) -> dict[str, str]:
             "generic": "1" if generic else ""}
 
 
+def key_expr(column: str) -> pl.Expr:
+    """The ``key`` of the data's texts (they are simplified already): no spaces."""
+    return pl.col(column).str.replace_all(r"\s+", "").alias("key")
+
+
 def key_exprs(column: str) -> list[pl.Expr]:
     """The ``key``/``shape``/``fixed`` columns of the data, computed by polars."""
     text = pl.col(column)
-    return [text.str.replace_all(r"\s+", "").alias("key"),
+    return [key_expr(column),
             text.str.replace_all(SLOT.pattern, ANY_SLOT).str.replace_all(r"\s+", "")
             .alias("shape"),
             text.str.replace_all(SLOT.pattern, SLOT_MARK).str.replace_all(r"\s+", "")

@@ -140,7 +140,8 @@ def score_part(job: ScoreJob, start: int, stop: int) -> pl.DataFrame:
     ranker = _ranker(job.model, _stamp(job.model))
     frame = pl.scan_parquet(job.features).slice(start, stop - start).collect()
     scores = pl.DataFrame({SCORE: ranker.predict(frame, job.threads)}, schema={SCORE: pl.Float64})
-    found = exclusion.evidence_columns(frame, job.negation_overlap) if frame.height else None
+    needed = frame.height and (job.exclusion or job.relation_model != "none")
+    found = exclusion.evidence_columns(frame, job.negation_overlap) if needed else None
     evidence = (exclusion.evidence_text(found, job.exclusion)
                 if found is not None and job.exclusion
                 else pl.Series(S.RELATION_EVIDENCE, [None] * frame.height, dtype=pl.String))

@@ -59,14 +59,14 @@ from cppdb.rank.pairs import (
     text_pairs,
 )
 from cppdb.rank.ranker import Ranker, train_ranker, usable_features
-from cppdb.rank.relations import shipped_model_path
+from cppdb.rank.relations import model_file as relation_model_file
 from cppdb.rank.settings import RankRun
 from cppdb.run import RunDir, StageHandle
 from cppdb.shipped import model_inputs, shipped_file
 from cppdb.stages import (PARTS_SUFFIX, Artifact, External, Plan, Stage, dry_run_notes,
                           plan_stages, run_stages)
 from cppdb.text.antonyms import ANTONYM_FILE
-from cppdb.text.negation import NEGATION_FILE
+from cppdb.text.negation import negation_file
 
 RANK_DIR = S.RANKING_DIR
 COMMAND = "rank"
@@ -379,9 +379,8 @@ def rank_inputs(run_dir: Path, settings: RankRun, labels: Path | None) -> list[P
     that changes one makes resuming the run ask for ``--fresh``)."""
     rank = settings.rank
     models = [shipped_file(SENTENCE_MODEL), shipped_file(BILINGUAL_MODEL),
-              shipped_file(NEGATION_FILE), shipped_file(ANTONYM_FILE),
-              shipped_model_path() if rank.relation_model == "default"
-              else None if rank.relation_model == "none" else rank.relation_model,
+              negation_file(), shipped_file(ANTONYM_FILE),
+              relation_model_file(rank.relation_model),
               None if rank.model in ("auto", "default", "weak") else rank.model]
     return pair_table_paths(run_dir) + ([labels] if labels else []) + model_inputs(models)
 

@@ -354,10 +354,18 @@ def shipped_model_path() -> Path:
     return shipped_file(MODEL_FILE)
 
 
+def model_file(setting: str) -> Path | None:
+    """The file ``rank.relation_model`` names: the shipped one for ``"default"``, None for
+    ``"none"`` (no classifier)."""
+    if setting == "none":
+        return None
+    return shipped_model_path() if setting == "default" else Path(setting)
+
+
 @lru_cache(maxsize=2)
 def load_model(path: str) -> RelationModel:
     """The model at ``path`` (``"default"``: the shipped one), loaded once per process."""
-    return RelationModel.load(shipped_model_path() if path == "default" else path)
+    return RelationModel.load(model_file(path))
 
 
 def fit(frame: pl.DataFrame, columns: list[str], seed: int = 46,

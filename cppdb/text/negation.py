@@ -13,6 +13,11 @@ from cppdb.shipped import shipped_file
 NEGATION_FILE = "negation_words.txt"
 
 
+def negation_file(path: str | Path | None = None) -> Path:
+    """The word list a setting names (empty: the packaged one)."""
+    return Path(path) if path else shipped_file(NEGATION_FILE)
+
+
 def load_negation_words(path: str | Path | None = None) -> frozenset[str]:
     """The packaged list or a user file: one word per line, '#' comments."""
     if path:
@@ -26,7 +31,7 @@ def load_negation_words(path: str | Path | None = None) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def packaged_negation_words() -> frozenset[str]:
-    return _parse(shipped_file(NEGATION_FILE).read_text("utf-8"))
+    return _parse(negation_file().read_text("utf-8"))
 
 
 def _parse(text: str) -> frozenset[str]:

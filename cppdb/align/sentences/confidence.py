@@ -109,10 +109,15 @@ class ConfidenceModel:
                    int(data.get("window", 2)), str(data.get("provenance", "")))
 
 
+def confidence_model_file(path: str = "") -> Path:
+    """The file ``monolingual.confidence_model`` names (empty: the shipped one)."""
+    return Path(path) if path else MODEL_FILE
+
+
 @lru_cache(maxsize=4)
 def load_confidence_model(path: str = "") -> ConfidenceModel:
     """The shipped model, or the one at ``path`` (a JSON file written by ``to_json``)."""
-    file = Path(path) if path else MODEL_FILE
+    file = confidence_model_file(path)
     try:
         data = json.loads(file.read_text("utf-8"))
     except (OSError, ValueError) as exc:

@@ -30,15 +30,15 @@ from cppdb.extractors.compression.pipeline import (CompressionPipeline, Compress
 from cppdb.extractors.compression.reader import NewsPair, PairReader
 from cppdb.extractors.compression.records import outcome_frame, output_record
 from cppdb.extractors.compression.report import build_report
-from cppdb.extractors.compression.risk import PACKAGED_MODEL
+from cppdb.extractors.compression.risk import risk_model_file
 from cppdb.extractors.compression.settings import CompressionToml
 from cppdb.io import write_json_atomic, write_jsonl_atomic
 from cppdb.progress import console, progress_bar
 from cppdb.run import RunDir, StageHandle
-from cppdb.shipped import model_inputs, shipped_file
+from cppdb.shipped import model_inputs
 from cppdb.stages import (Artifact, External, Plan, Stage, dry_run_notes, plan_stages,
                           run_stages)
-from cppdb.text.negation import NEGATION_FILE
+from cppdb.text.negation import negation_file
 
 RECORDS = "records.parquet"
 COMPRESSIONS, REJECTED = schema.COMPRESSIONS_FILE, schema.REJECTED_FILE
@@ -118,8 +118,8 @@ def _open(input_path: str | Path, config: Config, paraphrases: str | Path | None
     toml = replace(toml, methods=tuple(active))
     settings = CompressionSettings.from_config(toml)
     reader = PairReader(input_path)
-    models = [toml.negation_words or shipped_file(NEGATION_FILE),
-              (toml.risk_model or PACKAGED_MODEL) if toml.max_risk > 0 else None]
+    models = [negation_file(toml.negation_words),
+              risk_model_file(toml.risk_model) if toml.max_risk > 0 else None]
     inputs = ([reader.path] + (table_files(paraphrases) if paraphrases else [])
               + model_inputs(models))
     table_path = str(paraphrases) if paraphrases else None

@@ -105,13 +105,11 @@ def table_files(path: str | Path) -> list[Path]:
 
 
 def _read_source(path: Path) -> pl.DataFrame:
-    if path.is_file():
-        return _read_table_file(path)
-    if not path.is_dir():
+    if not path.exists():
         raise BadInputError(f"paraphrase table {path} does not exist",
                             hint="pass a run directory or a .parquet/.tsv table")
     parts = table_files(path)
-    if parts and parts[0].name == schema.RANKED_FILE:
+    if path.is_file() or parts[:1] == [path / schema.RANKING_DIR / schema.RANKED_FILE]:
         return _read_table_file(parts[0])
     if not parts:
         raise BadInputError(

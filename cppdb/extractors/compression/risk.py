@@ -116,10 +116,15 @@ class RiskModel:
         return cls(data["booster"], data["features"], source)
 
 
+def risk_model_file(path: str = "") -> Path:
+    """The file ``compression.risk_model`` names (empty: the packaged one)."""
+    return Path(path) if path else PACKAGED_MODEL
+
+
 @lru_cache(maxsize=4)
 def load_risk_model(path: str = "") -> RiskModel:
     """The model at ``path`` (empty: the packaged one)."""
-    model_path = Path(path) if path else PACKAGED_MODEL
+    model_path = risk_model_file(path)
     if not model_path.is_file():
         raise BadInputError(f"compression risk model {model_path} not found",
                             hint="set compression.risk_model to a file written by "

@@ -104,7 +104,8 @@ def ranking(run_dir: Path, config: Config) -> None:
     started = _step("2. features, filtering, LightGBM ranking, top-20% export, evaluation")
     summary = _resumed(rank_run, run_dir, config)
     console.print(f"{summary.pairs} candidates, {summary.rejected} filtered out (with reasons), "
-                  f"{summary.ranked} ranked with model {summary.model}")
+                  f"{summary.ranked} ranked with model {summary.model}, {summary.pruned} "
+                  "low-ranked unrelated pruned")
     ranked = read_ranked(run_dir)
     _table("best-ranked pairs", ranked.sort("score", descending=True)
            .select("type", "source", "target", "score").head(8))

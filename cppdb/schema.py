@@ -303,13 +303,15 @@ RANKING_DIR = "ranking"                            # cppdb rank's sub-run
 FILTERED_FILE = "filtered_pairs.parquet"           # rank filter: rejected pairs, with a reason
 FEATURES_FILE = "features.parquet"                 # rank features
 RANKED_FILE = "ranked_pairs.parquet"               # rank score
+PRUNED_FILE = "pruned_pairs.parquet"               # rank score: low-ranked unrelated pairs
 TIERS_FILE = "tiers.parquet"
 COMPRESSIONS_FILE = "compressions.jsonl"           # build-compression write
 COMPRESSION_REPORT_FILE = "report.json"
 ARTIFACT_FILES = (ANNOTATIONS_FILE, REJECTED_FILE, ALIGNMENT_FILE, LEX_EN_GIVEN_ZH_FILE,
                   LEX_ZH_GIVEN_EN_FILE, OCCURRENCES_FILE, *PAIR_TABLE_FILES, UNITS_FILE,
                   SKIPPED_FILE, DOCUMENTS_FILE, BEADS_FILE, ENTITIES_FILE, FEATURES_FILE,
-                  RANKED_FILE, TIERS_FILE, COMPRESSIONS_FILE, NEAR_IDENTITY_PAIRS)
+                  RANKED_FILE, PRUNED_FILE, TIERS_FILE, COMPRESSIONS_FILE,
+                  NEAR_IDENTITY_PAIRS)
 
 
 # -- write order ----------------------------------------------------------------------------

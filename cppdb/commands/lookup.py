@@ -40,7 +40,7 @@ def _say(line: str) -> None:
 def _rejected_by(rejected) -> str:
     reasons = ", ".join(f"{reason} {n:,}" for reason, n in rejected.iter_rows())
     total = rejected["pairs"].sum()
-    return (f"the ranker's filters rejected its {total:,} candidate "
+    return (f"the ranker rejected its {total:,} candidate "
             f"pair{'s' if total > 1 else ''}: {reasons}")
 
 
@@ -50,7 +50,7 @@ def _no_answer(text: str, rejected, nearby) -> None:
     _say(f"no paraphrases of {text!r} in this database")
     if rejected.height:
         _say(f"  {_rejected_by(rejected)} (the run's "
-             f"{S.RANKING_DIR}/{S.FILTERED_FILE} lists them)")
+             f"{S.RANKING_DIR}/{S.FILTERED_FILE} and {S.PRUNED_FILE} list them)")
     for where, label in (("inside", "phrases inside it"), ("containing", "phrases containing it")):
         part = nearby.filter(nearby["where"] == where)
         if part.height:

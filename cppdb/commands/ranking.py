@@ -56,7 +56,8 @@ def _rank(run: Path, labels: Optional[Path], config: Optional[Path], overrides, 
     if as_json:
         print_json(summary_dict(summary))
         return
-    typer.echo(f"ranked {summary.ranked} pairs ({summary.rejected} filtered out) with "
+    typer.echo(f"ranked {summary.ranked} pairs ({summary.rejected} filtered out, "
+               f"{summary.pruned} low-ranked unrelated pruned) with "
                f"{summary.model}; outputs in {summary.ranking_dir}")
     _print_table(summary.tiers, "size tiers")
 

@@ -17,7 +17,7 @@ from cppdb.evaluate.settings import EvaluateRun, EvaluateSettings
 from cppdb.evaluate.sheet import (SHEET_COLUMNS, acceptability_table, read_annotation_sheet,
                                   write_annotation_sheet)
 from cppdb.features.models import load_encoder
-from cppdb.rank.pipeline import RANK_DIR, read_ranked
+from cppdb.rank.pipeline import RANK_DIR, read_pruned, read_ranked
 from cppdb.rank.tiers import PERCENTILE
 from cppdb.registry import load_backend
 from cppdb.stats import model_sha, signature
@@ -165,8 +165,9 @@ def evaluate_ranking(run_or_file: str | Path, config: Config | None = None) -> E
                               "cosine-cap": f"{section.max_embedded_pairs}/type/top",
                               "coverage": f"top{section.coverage_words}-content-words/"
                                           "first-tier-phrase-source", **extra})
+    pruned = read_pruned(run_or_file) if Path(run_or_file).is_dir() else None
     found = Evaluation(table, signed, coverage_of(run_or_file, ranking, settings),
-                       relation_mix(ranking, tier_names(ranking, settings)))
+                       relation_mix(ranking, tier_names(ranking, settings), pruned))
     if Path(run_or_file).is_dir():
         write_json_atomic(Path(run_or_file) / EVALUATION_FILE, found.to_dict())
     return found

@@ -6,6 +6,8 @@ from typing import Any
 
 import polars as pl
 
+from cppdb.evaluate.relation_mix import PRUNED
+
 #: what the columns and the ± mean, printed under the table (:func:`legend`)
 TEMPLATE_LEGEND = "template words = the same without a pattern's slots (both sides share them);\n"
 LEGEND = ("ED = character edit distance (spaces removed); ED÷len = ED / longer side;\n"
@@ -123,6 +125,7 @@ def relation_mix_renderables(mix: pl.DataFrame | None) -> list[Any]:
 
     if mix is None or mix.is_empty():
         return [Text("relation mix: not computed (no tiers)")]
+    pruned, mix = mix.filter(pl.col("tier") == PRUNED), mix.filter(pl.col("tier") != PRUNED)
     labels = [label for label in RELATION_HEADERS if label in set(mix["relation"])]
     labels += sorted(set(mix["relation"]) - set(labels))
     table = _table("", ("type", "top", "n",
@@ -136,4 +139,19 @@ def relation_mix_renderables(mix: pl.DataFrame | None) -> list[Any]:
     # the title is a line of its own: a table's title wraps at the table's width
     return [Text("relation mix: each label's share of a tier's pairs (tiers nested)"), table,
             Text("labels: the relation classifier's, Exclusion from the rule's evidence;\n"
-                 "Forward/Reverse = Forward/ReverseEntailment; undecided = ranked without one")]
+                 "Forward/Reverse = Forward/ReverseEntailment; undecided = ranked without one"),
+            *_pruned_lines(pruned)]
+
+
+def _pruned_lines(pruned: pl.DataFrame) -> list[Any]:
+    """One line per type on the pairs the ranking pruned (a row of the table would not fit
+    in 80 columns beside the tier names)."""
+    from rich.text import Text
+
+    lines = []
+    for (pair_type,), part in pruned.group_by("type", maintain_order=True):
+        shares = ", ".join(f"{RELATION_HEADERS.get(r, r)} {100 * v:.1f}%"
+                           for r, v in zip(part["relation"], part["share"], strict=True))
+        lines.append(Text(f"pruned {pair_type} pairs (out of the table): "
+                          f"{part['pairs'].sum():,} ({shares})"))
+    return lines

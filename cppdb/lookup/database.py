@@ -183,18 +183,25 @@ class Database:
 
     def rejected(self, text: str) -> pl.DataFrame:
         """Why ``text``'s candidate pairs are not in the database: the ranker's filter
-        reasons with how many pairs each rejected (``filter_reason``, ``pairs``, most first),
-        read from a ranked run's ``ranking/filtered_pairs.parquet`` (empty for an export or
-        an unranked run: they keep no rejected pairs)."""
+        reasons, and ``pruned <relation>`` for the low-ranked unrelated pairs the score stage
+        pruned, with how many pairs each rejected (``filter_reason``, ``pairs``, most first),
+        read from a ranked run's ``ranking/filtered_pairs.parquet`` and
+        ``ranking/pruned_pairs.parquet`` (empty for an export or an unranked run: they keep
+        no rejected pairs)."""
         empty = pl.DataFrame(schema={FILTER_REASON: pl.String, "pairs": pl.UInt32})
         run = self.source.run_dir
-        path = None if run is None else run / S.RANKING_DIR / S.FILTERED_FILE
-        if path is None or not path.exists():
+        if run is None:
             return empty
         key = query_keys(text)["key"]
-        return (pl.scan_parquet(path)
-                .filter(key_expr(S.SOURCE) == key)
-                .group_by(FILTER_REASON).agg(pl.len().alias("pairs"))
+        reasons = {S.FILTERED_FILE: pl.col(FILTER_REASON),
+                   S.PRUNED_FILE: pl.format("pruned {}", pl.col(S.RELATION))}
+        parts = [pl.scan_parquet(path).filter(key_expr(S.SOURCE) == key)
+                 .select(reason.alias(FILTER_REASON))
+                 for name, reason in reasons.items()
+                 if (path := run / S.RANKING_DIR / name).exists()]
+        if not parts:
+            return empty
+        return (pl.concat(parts).group_by(FILTER_REASON).agg(pl.len().alias("pairs"))
                 .sort(["pairs", FILTER_REASON], descending=[True, False]).collect())
 
     def find_pair(self, text: str, target: str, type: str | None = None) -> pl.DataFrame:

@@ -8,7 +8,9 @@
 4. ``score``    ranked_pairs.parquet (score, rank, percentile, tier; ``relation``: "Exclusion"
    and its ``relation_evidence`` where :mod:`cppdb.rank.exclusion` finds some, else the
    relation classifier's (:mod:`cppdb.rank.relations`) with ``relation_probability``; the
-   pairs of ``rank.demoted_relations`` rank below every other pair of their type), tiers.parquet
+   pairs of ``rank.demoted_relations`` rank below every other pair of their type), tiers.parquet;
+   pruned_pairs.parquet: the pairs of ``rank.pruned_relations`` scored below the best
+   ``rank.pruned_below`` of their type, which leave the ranked table before ranks and tiers
 """
 from __future__ import annotations
 
@@ -72,7 +74,7 @@ RANK_DIR = S.RANKING_DIR
 COMMAND = "rank"
 CANDIDATES, REJECTED, FEATURES = "candidates.parquet", S.FILTERED_FILE, S.FEATURES_FILE
 MODEL, TRAINING = "ranker.json", "training_pairs.parquet"
-RANKED, TIERS = S.RANKED_FILE, S.TIERS_FILE
+RANKED, TIERS, PRUNED = S.RANKED_FILE, S.TIERS_FILE, S.PRUNED_FILE
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class RankSummary:
     pairs: int
     rejected: int
     ranked: int
+    pruned: int
     model: str
     tiers: pl.DataFrame
 
@@ -286,6 +289,9 @@ def _score_stage(st: StageHandle, settings: RankRun) -> None:
     sameness = settings.rank.novelty_settings()
     scored = _with_relations(scored)
     st.note("exclusion", scored[S.RELATION_EVIDENCE].is_not_null().sum())
+    scored, pruned = tiers.prune_unrelated(scored, settings.rank.pruned_relations,
+                                     settings.rank.pruned_below)
+    st.write_parquet(PRUNED, pruned)
     scored = scored.with_columns(pl.col(S.RELATION).is_in(list(settings.rank.demoted_relations))
                                  .fill_null(False).alias("_demoted"))
     scored, penalties = novelty.penalise_sameness(
@@ -367,7 +373,7 @@ def rank_stages(run_dir: Path, settings: RankRun, labels: Path | None) -> list[S
         Stage("train", train_reads, (MODEL, TRAINING),
               lambda st: _train_stage(st, models, settings, labels),
               doc="fit on human/weak labels, or load a pretrained model"),
-        Stage("score", (Artifact(FEATURES), Artifact(MODEL)), (RANKED, TIERS),
+        Stage("score", (Artifact(FEATURES), Artifact(MODEL)), (RANKED, TIERS, PRUNED),
               lambda st: _score_stage(st, settings), chunked=True,
               doc="score, rank, tiers"),
     ]
@@ -432,6 +438,7 @@ def rank_run(run_dir: str | Path, config: Config | None = None, labels: str | Pa
                        + run.stage_info("filter")["rows"][REJECTED],
                        run.stage_info("filter")["rows"][REJECTED],
                        run.stage_info("score")["rows"][RANKED],
+                       run.stage_info("score")["rows"].get(PRUNED, 0),
                        run.stage_info("train").get("notes", {}).get("model", ""),
                        run.read(TIERS))
 
@@ -473,7 +480,15 @@ def read_ranked(run_dir: str | Path) -> pl.DataFrame:
     return pl.read_parquet(path)
 
 
+def read_pruned(run_dir: str | Path) -> pl.DataFrame | None:
+    """The pairs a run's ranking pruned (None when it wrote none: not ranked, or ranked
+    before pruning existed)."""
+    path = Path(run_dir) / RANK_DIR / PRUNED
+    return pl.read_parquet(path) if path.exists() else None
+
+
 def summary_dict(summary: RankSummary) -> dict[str, Any]:
     return {"ranking_dir": str(summary.ranking_dir), "pairs": summary.pairs,
-            "rejected": summary.rejected, "ranked": summary.ranked, "model": summary.model,
+            "rejected": summary.rejected, "ranked": summary.ranked, "pruned": summary.pruned,
+            "model": summary.model,
             "tiers": summary.tiers.to_dicts()}

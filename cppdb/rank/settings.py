@@ -22,6 +22,7 @@ from cppdb.rank.exclusion import EVIDENCE
 from cppdb.rank.filters import FilterSettings
 from cppdb.rank.novelty import NoveltySettings
 from cppdb.rank.ranker import OBJECTIVES, RankerSettings
+from cppdb.rank.exclusion import EXCLUSION
 from cppdb.rank.relations import RELATIONS
 from cppdb.rank.tiers import Tier, tier_list
 from cppdb.rank.weak_labels import WeakLabelSettings
@@ -52,6 +53,8 @@ class RankSettings:
     exclusion_negation_overlap: float = _RANK["exclusion_negation_overlap"]
     relation_model: str = _RANK["relation_model"]
     demoted_relations: tuple[str, ...] = _RANK["demoted_relations"]
+    pruned_relations: tuple[str, ...] = _RANK["pruned_relations"]
+    pruned_below: float = _RANK["pruned_below"]
     objective: str = _RANK["objective"]
     num_leaves: int = _RANK["num_leaves"]
     n_estimators: int = _RANK["n_estimators"]
@@ -87,10 +90,20 @@ class RankSettings:
         if not 0 < self.exclusion_negation_overlap <= 1:
             raise ConfigError("setting 'rank.exclusion_negation_overlap' must be in (0, 1], "
                               f"got {self.exclusion_negation_overlap}")
-        unknown = [r for r in self.demoted_relations if r not in RELATIONS]
-        if unknown:
-            raise ConfigError(f"setting 'rank.demoted_relations' names unknown relation(s) "
-                              f"{', '.join(unknown)}", hint=f"choose from: {', '.join(RELATIONS)}")
+        for name in ("demoted_relations", "pruned_relations"):
+            unknown = [r for r in getattr(self, name) if r not in RELATIONS]
+            if unknown:
+                raise ConfigError(f"setting 'rank.{name}' names unknown relation(s) "
+                                  f"{', '.join(unknown)}",
+                                  hint=f"choose from: {', '.join(RELATIONS)}")
+        if EXCLUSION in self.pruned_relations:
+            raise ConfigError("setting 'rank.pruned_relations' names Exclusion, which stays in "
+                              "the table (marked, ranked last)",
+                              hint='list only "OtherRelated", "Independent" or entailments')
+        if not 0 < self.pruned_below <= 1:
+            raise ConfigError(f"setting 'rank.pruned_below' must be in (0, 1], "
+                              f"got {self.pruned_below}",
+                              hint="a share of each type's ranking, e.g. 0.6; 1 prunes none")
         if self.relation_model not in ("default", "none") \
                 and not Path(self.relation_model).is_file():
             raise ConfigError(f"setting 'rank.relation_model' names {self.relation_model!r}, "

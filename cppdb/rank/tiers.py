@@ -75,6 +75,22 @@ def add_ranks(frame: pl.DataFrame, tiers: tuple[Tier, ...], last: str | None = N
                                 (rank / n).alias(PERCENTILE), tier.alias(TIER))
 
 
+def prune_unrelated(scored: pl.DataFrame, relations: tuple[str, ...], below: float
+                    ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(kept, pruned): a pair of ``relations`` whose score is not among the best ``below``
+    of its type's pairs is pruned; its position counts the pairs scored strictly higher, so
+    ties and the row order do not decide."""
+    position = (pl.col(SCORE).rank("min", descending=True).over(S.TYPE)
+                / pl.len().over(S.TYPE))
+    out = (pl.col(S.RELATION).is_in(list(relations)).fill_null(False)
+           & (position > below) & pl.lit(bool(relations) and below < 1))
+    marked = scored.with_columns(out.alias("_pruned"))
+    return (marked.filter(~pl.col("_pruned")).drop("_pruned"),
+            marked.filter(pl.col("_pruned")).drop("_pruned")
+            .sort(S.TYPE, SCORE, *TIE_BREAK, nulls_last=True,
+                  descending=[False, True, *(False for _ in TIE_BREAK)]))
+
+
 def parse_top(text: str | float, tiers: tuple[Tier, ...] = ()) -> float:
     """``"20%"``, ``"0.2"``, ``0.2`` or a tier name (``"S"``) → a share in (0, 1]."""
     if isinstance(text, (int, float)):

@@ -15,6 +15,7 @@ from cppdb.errors import CppdbError
 from cppdb.evaluate.api import coverage_of, evaluate_run_full, load_ranking, tier_names
 from cppdb.evaluate.relation_mix import relation_mix
 from cppdb.evaluate.settings import EvaluateRun
+from cppdb.rank.pipeline import read_pruned
 from cppdb.report import svg
 
 RANKING = S.RANKING_DIR
@@ -67,7 +68,7 @@ def ranking(run: Path, evaluate: bool = True) -> list[str]:
                               [(f"{r['type']} {r['tier']}", r["pairs"])
                                for r in tiers.iter_rows(named=True)]))
     parts += evaluation(run) if evaluate else [coverage(run, ranked)]
-    parts.append(relations(ranked))
+    parts.append(relations(ranked, read_pruned(run)))
     parts.append(samples(ranked))
     return parts
 
@@ -119,10 +120,11 @@ def coverage_figure(words: pl.DataFrame | None) -> str:
 RELATIONS_TITLE = "Relation mix: the share of each relation per type and tier"
 
 
-def relations(ranked: pl.DataFrame) -> str:
+def relations(ranked: pl.DataFrame, pruned: pl.DataFrame | None = None) -> str:
     """The relation mix of ``cppdb evaluate`` (:mod:`cppdb.evaluate.relation_mix`): what each
-    tier holds — Exclusion (antonyms, negation or number flips), entailment, undecided."""
-    mix = relation_mix(ranked, tier_names(ranked, resolve(EvaluateRun, load_config())))
+    tier holds — Exclusion (antonyms, negation or number flips), entailment, undecided —
+    and what the ranking pruned."""
+    mix = relation_mix(ranked, tier_names(ranked, resolve(EvaluateRun, load_config())), pruned)
     if mix is None or not mix.height:
         return svg.figure("table", RELATIONS_TITLE, "", 0,
                           note="not computed: the ranking has no tiers")
@@ -130,6 +132,7 @@ def relations(ranked: pl.DataFrame) -> str:
              _percent(r["share"])) for r in mix.iter_rows(named=True)]
     return svg.table(RELATIONS_TITLE, ["type", "tier", "relation", "group", "pairs", "share"],
                      rows, note="A census of each tier (nested: S ⊂ M ⊂ L ⊂ XL), not a sample; "
+                                "'pruned': the low-ranked unrelated pairs out of the table; "
                                 "'undecided' means no test said anything, not a synonym.")
 
 

@@ -131,3 +131,25 @@ def test_evaluate_prints_and_keeps_the_relation_mix(run):
     as_json = CliRunner().invoke(app, ["evaluate", str(run), "--json",
                                        "--set", "evaluate.embedding=false"])
     assert json.loads(as_json.stdout)["relations"] == kept["relations"]
+
+
+def test_the_pruned_pairs_follow_the_tiers_in_the_mix_and_in_evaluate(run):
+    pruned = pl.DataFrame({S.TYPE: ["phrase"] * 3, S.SOURCE: ["增加"] * 3,
+                           S.TARGET: ["加", "加大", "扩大"], "score": [1.0, 0.9, 0.5],
+                           S.RELATION: ["OtherRelated", "Independent", "OtherRelated"]})
+    pruned.write_parquet(run / "ranking" / S.PRUNED_FILE)
+    ranked = pl.read_parquet(run / "ranking" / S.RANKED_FILE)
+    mix = relation_mix(ranked, ["S", "M", "L", "XL"], pruned)
+    assert mix["tier"].unique(maintain_order=True).to_list() == ["S", "M", "L", "XL", "pruned"]
+    rows = {r["relation"]: r["pairs"] for r in mix.filter(pl.col("tier") == "pruned").to_dicts()}
+    assert rows == {"OtherRelated": 2, "Independent": 1}
+    # the tiers' shares are the ranked table's alone
+    tiers_only = relation_mix(ranked, ["S", "M", "L", "XL"])
+    assert mix.filter(pl.col("tier") != "pruned").equals(tiers_only)
+    result = CliRunner().invoke(app, ["evaluate", str(run), "--set", "evaluate.embedding=false"],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "pruned phrase pairs (out of the table): 3 (Other 66.7%, Independent 33.3%)" \
+        in result.stdout
+    assert max(cell_len(line) for line in result.stdout.splitlines()
+               if not line.startswith("signature:")) <= 80

@@ -243,7 +243,7 @@ def test_explain_needs_a_pair_the_database_has(db):
 
 
 def _rejected_only_source(run) -> str:
-    """A phrase source whose candidate pairs the ranker's filters all rejected."""
+    """A phrase source whose candidate pairs the ranker all rejected (filters, pruning)."""
     rejected = pl.read_parquet(run / "ranking" / "filtered_pairs.parquet")
     ranked = pl.read_parquet(run / "ranking" / "ranked_pairs.parquet")
     key = pl.col("source").str.replace_all(r"\s+", "")
@@ -251,7 +251,10 @@ def _rejected_only_source(run) -> str:
     only = (rejected.filter((pl.col("type") == "phrase") & ~key.is_in(kept))
             .select("source").unique().sort("source"))
     assert only.height, "the bundled run has phrases the filters rejected whole"
-    return only["source"][0]
+    # and inside no ranked pattern (the lookup would answer with those patterns)
+    patterns = " ".join(ranked.filter(pl.col("type") == "pattern")["source"]
+                        .str.replace_all(r"\s+", "").to_list())
+    return next(s for s in only["source"] if s.replace(" ", "") not in patterns)
 
 
 def test_no_answer_says_why_and_what_is_near(ranked_bilingual_run):
@@ -259,13 +262,20 @@ def test_no_answer_says_why_and_what_is_near(ranked_bilingual_run):
 
     source = _rejected_only_source(ranked_bilingual_run)
     rejected = pl.read_parquet(ranked_bilingual_run / "ranking" / "filtered_pairs.parquet")
-    expected = (rejected.filter(pl.col("source") == source)
-                .group_by("filter_reason").len().sort("len", "filter_reason",
-                                                     descending=[True, False]))
+    pruned = pl.read_parquet(ranked_bilingual_run / "ranking" / "pruned_pairs.parquet")
+    reasons = pl.concat([rejected.filter(pl.col("source") == source).select("filter_reason"),
+                         pruned.filter(pl.col("source") == source)
+                         .select(("pruned " + pl.col("relation")).alias("filter_reason"))])
+    expected = (reasons.group_by("filter_reason").len()
+                .sort("len", "filter_reason", descending=[True, False]))
     with cppdb.open_database(ranked_bilingual_run) as database:
         assert database.paraphrases(source).height == 0
         why = database.rejected(source.replace(" ", ""))       # as a user types it
         assert why.rows() == expected.rows()
+        # a pair the score stage pruned is named with its relation
+        assert pruned.height, "the bundled run has low-ranked unrelated pairs"
+        low = pruned.row(0, named=True)
+        assert f"pruned {low['relation']}" in database.rejected(low["source"])["filter_reason"]
         # phrases inside a longer text, and phrases that contain a text
         phrase = database.sample(tier="S", n=1, type="phrase")["source"][0]
         near = database.nearby(phrase.replace(" ", "") + "吗吗吗")
@@ -301,7 +311,11 @@ def test_no_answer_under_options_says_the_text_has_answers_without_them(ranked_b
     ranked = pl.read_parquet(ranked_bilingual_run / "ranking" / "ranked_pairs.parquet")
     in_s = (ranked.filter(pl.col("type") == "phrase").group_by("source")
             .agg((pl.col("tier") == "S").any().alias("in_s")).sort("source"))
-    source = in_s.filter(~pl.col("in_s"))["source"][0]          # phrases outside tier S only
+    # phrases outside tier S only, and inside no tier-S pattern (those would be shown instead)
+    s_patterns = " ".join(ranked.filter((pl.col("type") == "pattern") & (pl.col("tier") == "S"))
+                          ["source"].str.replace_all(r"\s+", "").to_list())
+    source = next(s for s in in_s.filter(~pl.col("in_s"))["source"]
+                  if s.replace(" ", "") not in s_patterns)
     result = CliRunner().invoke(app, ["lookup", source, "--db", str(ranked_bilingual_run),
                                       "--tier", "S"], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output

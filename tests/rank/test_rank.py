@@ -151,7 +151,12 @@ def test_rank_run_with_weak_labels(tmp_path, labelled_pairs):
     summary = rank_run(tmp_path / "run", config)
     assert summary.model == "weak labels"
     ranked = pl.read_parquet(summary.ranking_dir / RANKED)
-    assert summary.ranked + summary.rejected == summary.pairs == labelled_pairs.height
+    # nothing lost: every candidate is ranked, filtered out (with a reason) or pruned
+    assert summary.ranked + summary.rejected + summary.pruned == summary.pairs \
+        == labelled_pairs.height
+    pruned = pl.read_parquet(summary.ranking_dir / "pruned_pairs.parquet")
+    assert pruned.height == summary.pruned
+    assert set(pruned[S.RELATION]) <= {"OtherRelated", "Independent"}
     model = json.loads((summary.ranking_dir / "ranker.json").read_text())
     assert model["training"]["label_kinds"]["positive"] > 0
     assert set(model["importance"]) == set(model["features"])

@@ -172,6 +172,52 @@ def test_relation_settings_are_checked_before_work(tmp_path):
     with pytest.raises(ConfigError, match="relation_model"):
         RankSettings(relation_model=str(tmp_path / "missing.json"))
     assert RankSettings(relation_model="none").relation_model == "none"
+    with pytest.raises(ConfigError, match="pruned_relations"):
+        RankSettings(pruned_relations=("Unrelated",))
+    with pytest.raises(ConfigError, match="Exclusion, which stays"):
+        RankSettings(pruned_relations=("Exclusion",))
+    with pytest.raises(ConfigError, match="pruned_below"):
+        RankSettings(pruned_below=0.0)
+
+
+def _scored(relations: list[str | None], scores: list[float], pair_type: str = "phrase"
+            ) -> pl.DataFrame:
+    n = len(scores)
+    return pl.DataFrame({"type": [pair_type] * n, "source": [f"s{i}" for i in range(n)],
+                         "target": [f"t{i}" for i in range(n)], "score": scores,
+                         RELATION: relations}, schema_overrides={RELATION: pl.String})
+
+
+def test_pruning_takes_only_low_ranked_pairs_of_the_named_relations():
+    from cppdb.rank.tiers import prune_unrelated
+
+    # ten pairs, scores 10 (best) .. 1; the best 60 % are the six scored 10..5
+    relations = ["Independent", "OtherRelated", "Equivalence", "Independent", "OtherRelated",
+                 "Independent", "OtherRelated", "Equivalence", "Exclusion", None]
+    scored = _scored(relations, [float(10 - i) for i in range(10)])
+    kept, pruned = prune_unrelated(scored, ("OtherRelated", "Independent"), 0.6)
+    assert pruned["score"].to_list() == [4.0]          # OtherRelated at position 7 of 10
+    assert kept.height == 9 and pruned.columns == scored.columns
+    assert set(kept["score"].to_list()) | {4.0} == set(scored["score"].to_list())
+    # Exclusion, Equivalence and a pair without a relation stay however low they score
+    assert {"Exclusion", "Equivalence", None} <= set(kept.filter(pl.col("score") < 4)[RELATION])
+    _, none = prune_unrelated(scored, (), 0.6)
+    _, all_kept = prune_unrelated(scored, ("OtherRelated",), 1.0)
+    assert none.height == 0 and all_kept.height == 0
+
+
+def test_pruning_is_per_type_and_ties_do_not_depend_on_row_order():
+    from cppdb.rank.tiers import prune_unrelated
+
+    phrases = _scored(["OtherRelated"] * 5, [5.0, 4.0, 3.0, 3.0, 1.0])
+    patterns = _scored(["OtherRelated"] * 2, [9.0, 0.5], "pattern")
+    scored = pl.concat([phrases, patterns])
+    _, pruned = prune_unrelated(scored, ("OtherRelated",), 0.5)
+    # phrases: 5 and 4 are the best 40 %; the two 3.0 pairs share position 3 of 5 (0.6 > 0.5)
+    assert pruned.filter(pl.col("type") == "phrase")["score"].to_list() == [3.0, 3.0, 1.0]
+    assert pruned.filter(pl.col("type") == "pattern")["score"].to_list() == [0.5]
+    _, reversed_pruned = prune_unrelated(scored.reverse(), ("OtherRelated",), 0.5)
+    assert reversed_pruned.equals(pruned)
 
 
 def test_cilin_features_say_how_deep_the_differing_words_meet():

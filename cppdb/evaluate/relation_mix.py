@@ -9,8 +9,9 @@ ranker made them (S ⊂ M ⊂ L ⊂ XL): the pairs of tier
 M are those whose smallest tier is S or M, so the shares of a tier describe what
 ``cppdb lookup --tier M`` returns.  A run's pruned pairs (``ranking/pruned_pairs.parquet``,
 low-ranked OtherRelated / Independent pairs out of the table) follow as the row ``pruned``.
-The shares are a census of the tier, not a sample, so they carry no interval.  The mix says what the tiers hold by the classifier's account; the
-classifier's accuracy is in docs/benchmarks/rank.md, "Relations".
+The shares are a census of the tier, not a sample, so they carry no interval.  The mix says
+what the tiers hold by the classifier's account; the classifier's accuracy is in
+docs/benchmarks/rank.md, "Relations".
 """
 from __future__ import annotations
 

@@ -119,6 +119,11 @@ def register(app: typer.Typer) -> None:
         features: Annotated[bool, typer.Option(
             "--features", help="Show every feature, the pivots and the word links.")] = False,
         relation: RelationOpt = ALL,
+        min_probability: Annotated[Optional[float], typer.Option(
+            "--min-probability", metavar="P", min=0.0, max=1.0,
+            help="Only pairs whose relation the classifier gave with probability >= P (0-1); "
+                 "with --relation equivalence, 0.9 keeps surer synonyms (right 85 % of the "
+                 "time in cross-validation).")] = None,
         wide: Annotated[bool, typer.Option(
             "--wide", help="Every column, one row per pair (default: one row per target, "
                            "80 columns).")] = False,
@@ -149,11 +154,11 @@ def register(app: typer.Typer) -> None:
             found = database.lookup(text, top if rows_only else top * ROWS_PER_TARGET, type_,
                                     tier, features,
                                     extra=() if rows_only else ("entailment", S.RELATION),
-                                    relation=relation)
+                                    relation=relation, min_probability=min_probability)
             if found.height == 0 and not as_json:
-                narrowed = tier is not None or relation != ALL
+                narrowed = tier is not None or relation != ALL or min_probability is not None
                 if narrowed and database.lookup(text, 1, type_).height:
-                    _say(f"no paraphrases of {text!r} with this --tier / --relation; "
+                    _say(f"no paraphrases of {text!r} with these filters; "
                          "it has some without them")
                 else:
                     _no_answer(text, database.rejected(text), database.nearby(text))

@@ -92,14 +92,31 @@ class Database:
         params.append(relation)
         return f" AND {GROUP} = ?", ""
 
+    def _probability_filter(self, min_probability: float | None, params: list[Any]) -> str:
+        """Only pairs whose relation the classifier gave with at least this probability (the
+        rule's Exclusion and undecided pairs have none, so they go too)."""
+        if min_probability is None:
+            return ""
+        if not 0 <= min_probability <= 1:
+            raise BadInputError(f"min_probability must be in [0, 1], got {min_probability}",
+                                hint="e.g. 0.9: Equivalence was right 85 % of the time there "
+                                     "(docs/benchmarks/rank.md, Relations)")
+        if S.RELATION_PROBABILITY not in self._columns:
+            raise BadInputError(f"{self.source.files[0]} has no {S.RELATION_PROBABILITY} "
+                                "column (ranked before relations, or an export without it)",
+                                hint="rank the run again with `cppdb rank RUN --fresh`")
+        params.append(float(min_probability))
+        return f" AND {S.RELATION_PROBABILITY} >= ?"
+
     def _query(self, where: str, params: list[Any], top: int, tier: str | None,
-               features: bool, extra: Sequence[str] = (), relation: str | None = None
-               ) -> pl.DataFrame:
+               features: bool, extra: Sequence[str] = (), relation: str | None = None,
+               min_probability: float | None = None) -> pl.DataFrame:
         if top < 1:
             raise BadInputError(f"top must be at least 1, got {top}")
         cols = self._select(features, extra)
         tier_sql = self._tier_filter(tier, params)
         relation_sql, first = self._relation_filter(relation, params)
+        relation_sql += self._probability_filter(min_probability, params)
         sql = (f"SELECT {', '.join(cols)} FROM pairs WHERE {where}{tier_sql}{relation_sql} "
                f"ORDER BY {first}{ORDER} DESC NULLS LAST, {S.TARGET} LIMIT {int(top)}")
         rows = self._con.execute(sql, params).fetchall()
@@ -108,7 +125,8 @@ class Database:
     # -- queries --------------------------------------------------------------------------
     def paraphrases(self, text: str, top: int = 10, type: str | None = None,
                     tier: str | None = None, features: bool = False,
-                    extra: Sequence[str] = (), relation: str | None = None) -> pl.DataFrame:
+                    extra: Sequence[str] = (), relation: str | None = None,
+                    min_probability: float | None = None) -> pl.DataFrame:
         """Paraphrases of ``text`` best first; a text with slots (``[NP1]``) is a pattern query.
 
         Without ``type``, a slot-free text is looked up as a phrase and a sentence; with
@@ -117,20 +135,24 @@ class Database:
         ``relation``: ``equivalence``, ``entailment`` or ``related`` keeps that group
         (:mod:`cppdb.rank.relation_groups`); ``all`` keeps every pair, the groups in that
         order (best first within each); None (the default) orders by score alone.
+        ``min_probability``: only pairs whose ``relation_probability`` (the classifier's) is at
+        least this; with ``relation="equivalence"``, 0.9 keeps surer synonyms.
         """
         if type is not None and type not in S.PAIR_TYPES:
             raise BadInputError(f"unknown pair type {type!r}",
                                 hint=f"choose one of {', '.join(S.PAIR_TYPES)}")
         if type == "pattern" or (type is None and has_slots(text)):
-            return self.patterns(text, top, tier, features, extra, relation)
+            return self.patterns(text, top, tier, features, extra, relation, min_probability)
         keys = query_keys(text)
         types = [type] if type else ["phrase", "sentence"]
         where = f"{S.TYPE} IN ({', '.join('?' * len(types))}) AND key = ?"
-        return self._query(where, [*types, keys["key"]], top, tier, features, extra, relation)
+        return self._query(where, [*types, keys["key"]], top, tier, features, extra, relation,
+                           min_probability)
 
     def patterns(self, text: str, top: int = 10, tier: str | None = None,
                  features: bool = False, extra: Sequence[str] = (),
-                 relation: str | None = None) -> pl.DataFrame:
+                 relation: str | None = None, min_probability: float | None = None
+                 ) -> pl.DataFrame:
         """Pattern paraphrases: by the pattern (``[NP1] 出生于 [NP2]``) or by fixed words alone.
 
         A pattern whose slot labels are generic (``[X]``) matches any labels; with specific
@@ -144,24 +166,29 @@ class Database:
         if has_slots(text):
             if not keys["generic"]:
                 exact = self._query(f"{S.TYPE} = 'pattern' AND key = ?", [keys["key"]], top,
-                                    tier, features, extra, relation)
+                                    tier, features, extra, relation, min_probability)
                 if exact.height:
                     return exact
             return self._query(f"{S.TYPE} = 'pattern' AND shape = ?", [keys["shape"]], top,
-                               tier, features, extra, relation)
+                               tier, features, extra, relation, min_probability)
         where = (f"{S.TYPE} = 'pattern' AND key IN "
                  "(SELECT key FROM pattern_keys WHERE contains(fixed, ?))")
-        return self._query(where, [keys["fixed"]], top, tier, features, extra, relation)
+        return self._query(where, [keys["fixed"]], top, tier, features, extra, relation,
+                           min_probability)
 
     def lookup(self, text: str, top: int = 10, type: str | None = None, tier: str | None = None,
                features: bool = False, extra: Sequence[str] = (),
-               relation: str | None = None) -> pl.DataFrame:
+               relation: str | None = None, min_probability: float | None = None
+               ) -> pl.DataFrame:
         """What ``cppdb lookup`` prints: phrases/sentences and, for slot-free words, patterns
-        (``relation`` as in :meth:`paraphrases`; the command passes ``all`` by default)."""
+        (``relation`` and ``min_probability`` as in :meth:`paraphrases`; the command passes
+        ``all`` by default)."""
         if type is not None or has_slots(text):
-            return self.paraphrases(text, top, type, tier, features, extra, relation)
-        found = [self.paraphrases(text, top, None, tier, features, extra, relation),
-                 self.patterns(text, top, tier, features, extra, relation)]
+            return self.paraphrases(text, top, type, tier, features, extra, relation,
+                                    min_probability)
+        found = [self.paraphrases(text, top, None, tier, features, extra, relation,
+                                  min_probability),
+                 self.patterns(text, top, tier, features, extra, relation, min_probability)]
         return pl.concat([f for f in found if f.height] or found[:1], how="diagonal_relaxed")
 
     def nearby(self, text: str, limit: int = 5) -> pl.DataFrame:

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 import cppdb
 from cppdb import schema as S
 from cppdb.cli import app
+from cppdb.errors import BadInputError
 from cppdb.evaluate.relation_mix import relation_mix
 from cppdb.rank.relation_groups import check_relation
 
@@ -153,3 +154,34 @@ def test_the_pruned_pairs_follow_the_tiers_in_the_mix_and_in_evaluate(run):
         in result.stdout
     assert max(cell_len(line) for line in result.stdout.splitlines()
                if not line.startswith("signature:")) <= 80
+
+
+def test_min_probability_keeps_the_surer_relations(run):
+    path = run / "ranking" / S.RANKED_FILE
+    # 提高 a sure synonym, 增多 a likely one; 增加 了 an entailment; the rule's Exclusions
+    # (减少, 不 增加) have no probability
+    sure = {"提高": 0.95, "增多": 0.7, "增加 了": 0.92}
+    ranked = pl.read_parquet(path).with_columns(
+        pl.col(S.TARGET).replace_strict(sure, default=None, return_dtype=pl.Float64)
+        .alias(S.RELATION_PROBABILITY))
+    ranked.write_parquet(path)
+    assert targets(lookup(run, "--relation", "equivalence", "--min-probability", "0.9")) == \
+        ["提高"]
+    assert targets(lookup(run, "--min-probability", "0.9")) == ["提高", "增加 了"]
+    assert targets(lookup(run, "--min-probability", "0.5")) == ["提高", "增多", "增加 了"]
+    with cppdb.open_database(run) as database:
+        found = database.lookup("增加", min_probability=0.9, relation="equivalence")
+        assert found["target"].to_list() == ["提高"]
+        with pytest.raises(BadInputError, match="min_probability must be in"):
+            database.lookup("增加", min_probability=1.5)
+    # none left: the command says the text has answers without the narrowing
+    lines = lookup(run, "--relation", "related", "--min-probability", "0.5")
+    assert "with these filters; it has some without them" in " ".join(lines)
+    bad = CliRunner().invoke(app, ["lookup", "增加", "--db", str(run), "--min-probability", "2"])
+    assert bad.exit_code == 2 and "--min-probability" in bad.output   # refused by the parser
+
+
+def test_min_probability_needs_a_ranking_with_relations(run):
+    with cppdb.open_database(run) as database:
+        with pytest.raises(BadInputError, match="no relation_probability column"):
+            database.lookup("增加", min_probability=0.5)

@@ -319,5 +319,5 @@ def test_no_answer_under_options_says_the_text_has_answers_without_them(ranked_b
     result = CliRunner().invoke(app, ["lookup", source, "--db", str(ranked_bilingual_run),
                                       "--tier", "S"], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
-    assert "with this --tier / --relation; it has some without them" in result.stdout
+    assert "with these filters; it has some without them" in result.stdout
     assert "rejected" not in result.stdout

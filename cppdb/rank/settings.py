@@ -18,11 +18,10 @@ from cppdb.defaults import toml_defaults
 from cppdb.embed.settings import EmbedSettings
 from cppdb.errors import ConfigError
 from cppdb.features.settings import FeatureSettings
-from cppdb.rank.exclusion import EVIDENCE
+from cppdb.rank.exclusion import EVIDENCE, EXCLUSION
 from cppdb.rank.filters import FilterSettings
 from cppdb.rank.novelty import NoveltySettings
 from cppdb.rank.ranker import OBJECTIVES, RankerSettings
-from cppdb.rank.exclusion import EXCLUSION
 from cppdb.rank.relations import RELATIONS
 from cppdb.rank.tiers import Tier, tier_list
 from cppdb.rank.weak_labels import WeakLabelSettings

@@ -80,10 +80,11 @@ def prune_unrelated(scored: pl.DataFrame, relations: tuple[str, ...], below: flo
     """(kept, pruned): a pair of ``relations`` whose score is not among the best ``below``
     of its type's pairs is pruned; its position counts the pairs scored strictly higher, so
     ties and the row order do not decide."""
+    if not relations or below >= 1:
+        return scored, scored.clear()
     position = (pl.col(SCORE).rank("min", descending=True).over(S.TYPE)
                 / pl.len().over(S.TYPE))
-    out = (pl.col(S.RELATION).is_in(list(relations)).fill_null(False)
-           & (position > below) & pl.lit(bool(relations) and below < 1))
+    out = pl.col(S.RELATION).is_in(list(relations)).fill_null(False) & (position > below)
     marked = scored.with_columns(out.alias("_pruned"))
     return (marked.filter(~pl.col("_pruned")).drop("_pruned"),
             marked.filter(pl.col("_pruned")).drop("_pruned")

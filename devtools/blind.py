@@ -1,16 +1,20 @@
 """Blind judging of a ranking like the paper's Table 5: draw, write a sheet, score it back.
 
-Cells: per pair type (phrase, pattern), ``top20`` = uniform over the best 20 % of the type's
-ranking, ``all`` = uniform over every ranked pair of the type.  Pairs of given label files
-are left out (type + text up to whitespace, both directions) so that a reported sample is
-fresh.  A pair drawn in both cells is judged once.  The sheet holds only ``id``, ``type``
-and the two sides ``a``, ``b`` as a reader writes them (no space beside a Chinese
-character or a slot, one between two Latin words: ``用 multipart MIME [NN1]`` →
-``用multipart MIME[NN1]``), shuffled; the key holds the
-rest.  ``devtools/judge.py`` is the command around it.
+Cells: per pair type (phrase, pattern), ``top20`` = the best 20 % of the type's ranking,
+``all`` = every ranked pair of the type.  Pairs of given label files are left out (type +
+text up to whitespace, both directions) so that a reported sample is fresh.  Each cell is
+drawn by tenths of the ranking (``stratum`` 0 = the best tenth), the same number from each,
+and scored with each tenth weighted by its size: earlier rounds judged the top of a ranking
+far more than its bottom (on long-zhen 91 % of the best tenth of patterns, 22 % of the
+worst), so a uniform draw of the pairs left over would stand mostly for the bottom.  A
+pair drawn in both cells is judged once.  The sheet holds only ``id``, ``type`` and the two
+sides ``a``, ``b`` as a reader writes them (no space beside a Chinese character or a slot,
+one between two Latin words: ``用 multipart MIME [NN1]`` → ``用multipart MIME[NN1]``),
+shuffled; the key holds the rest.  ``devtools/judge.py`` is the command around it.
 
-Shares are the fraction rated ≥ 3 with a normal-approximation 95 % interval
-(± 1.96·√(p(1−p)/n)).
+Shares are the fraction rated ≥ 3 (each rated pair weighted by its tenth's size over the
+tenth's rated pairs) with a normal-approximation 95 % interval ± 1.96·√(p(1−p)/n_eff), n_eff
+= (Σw)²/Σw² (n when every tenth gave as many pairs; a key without strata: weights 1).
 """
 from __future__ import annotations
 
@@ -68,24 +72,54 @@ def without_excluded(pairs: pl.DataFrame, exclude: pl.DataFrame) -> pl.DataFrame
             .drop("_ks", "_kt"))
 
 
+#: a cell is drawn and scored by tenths of the type's ranking
+STRATA = 10
+STRATUM, STRATUM_SHARE = "stratum", "stratum_share"
+
+
+def _strata(part: pl.DataFrame) -> pl.DataFrame:
+    """``part`` (one type's full ranking) with ``stratum``: its tenth of the ranking by rank
+    (0: the best tenth)."""
+    return part.with_columns(((pl.col(RANK) - 1) * STRATA // pl.len()).clip(0, STRATA - 1)
+                             .cast(pl.Int64).alias(STRATUM))
+
+
 def draw_cells(ranked: pl.DataFrame, per_cell: int, exclude: pl.DataFrame,
                seed: int = 13) -> pl.DataFrame:
-    """The key rows: ``per_cell`` pairs per type × cell, none of ``exclude``."""
+    """The key rows: ``per_cell`` pairs per type × cell, none of ``exclude``, as many from
+    each of the cell's tenths as ``per_cell`` allows (seeded tenths take the remainder);
+    ``stratum_share`` is a tenth's share of the cell's pairs (what :func:`shares` weights
+    by).  A tenth with fewer fresh pairs gives them all."""
     fresh = without_excluded(ranked, exclude)
     parts = []
     for t_index, pair_type in enumerate(TYPES):
-        part = ranked.filter(pl.col(S.TYPE) == pair_type)
-        # the cell is defined on the full ranking; exclusion only removes candidates
-        top = part.filter(in_top(0.2)).select(S.SOURCE, S.TARGET)
-        pool = fresh.filter(pl.col(S.TYPE) == pair_type)
+        part = _strata(ranked.filter(pl.col(S.TYPE) == pair_type))
+        pool = fresh.filter(pl.col(S.TYPE) == pair_type).join(
+            part.select(S.SOURCE, S.TARGET, STRATUM), on=[S.SOURCE, S.TARGET], how="left",
+            maintain_order="left")
         for c_index, (cell, share) in enumerate(CELLS):
-            members = pool if share >= 1.0 else pool.join(top, on=[S.SOURCE, S.TARGET],
-                                                          how="semi", maintain_order="left")
-            take = min(per_cell, members.height)
-            chosen = members.sample(take, seed=seed + 10 * t_index + c_index, shuffle=True)
-            parts.append(chosen.with_columns(pl.lit(cell).alias("cell")))
+            # the cell is defined on the full ranking; exclusion only removes candidates
+            members = part.filter(in_top(share)) if share < 1.0 else part
+            sizes = members.group_by(STRATUM).len().sort(STRATUM)
+            total = members.height
+            # which tenths take the remainder is drawn too, so none is favoured
+            extra = np.random.default_rng(seed + 10 * t_index + c_index).permutation(
+                sizes.height)[:per_cell % sizes.height]
+            for s_index, (stratum, size) in enumerate(sizes.iter_rows()):
+                want = per_cell // sizes.height + int(s_index in extra)
+                candidates = pool.filter(pl.col(STRATUM) == stratum)
+                if share < 1.0:
+                    candidates = candidates.join(members.select(S.SOURCE, S.TARGET),
+                                                 on=[S.SOURCE, S.TARGET], how="semi",
+                                                 maintain_order="left")
+                take = min(want, candidates.height)
+                chosen = candidates.sample(take, seed=seed + 10 * t_index + c_index
+                                           + 100 * stratum, shuffle=True)
+                parts.append(chosen.with_columns(pl.lit(cell).alias("cell"),
+                                                 pl.lit(size / total).alias(STRATUM_SHARE)))
     keys = pl.concat(parts, how="vertical_relaxed")
-    columns = ["cell", S.TYPE, S.LHS, S.SOURCE, S.TARGET, SCORE, RANK, PERCENTILE]
+    columns = ["cell", S.TYPE, S.LHS, S.SOURCE, S.TARGET, SCORE, RANK, PERCENTILE, STRATUM,
+               STRATUM_SHARE]
     return keys.select([c for c in columns if c in keys.columns])
 
 
@@ -144,7 +178,8 @@ def join_ratings(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
 
 
 def shares(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
-    """Per type × cell: drawn, rated, share ≥ 3, ±1.96·SE, and the paper's value."""
+    """Per type × cell: drawn, rated, share ≥ 3 weighted by tenth (:func:`cell_share`),
+    ±1.96·SE, and the paper's value."""
     joined = join_ratings(key, ratings)
     rows = []
     for pair_type in TYPES:
@@ -152,13 +187,28 @@ def shares(key: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
             part = joined.filter((pl.col(S.TYPE) == pair_type) & (pl.col("cell") == cell))
             rated = part.filter(pl.col("rating").is_not_null())
             n = rated.height
-            p = float((rated["rating"] >= ACCEPTABLE).mean()) if n else None
-            half = 1.96 * math.sqrt(p * (1 - p) / n) if n else None
+            p, half, covered = cell_share(rated) if n else (None, None, 0.0)
             rows.append({"type": pair_type, "cell": cell, "drawn": part.height, "rated": n,
-                         "share_acceptable": p, "ci95_half_width": half,
+                         "share_acceptable": p, "ci95_half_width": half, "covered": covered,
                          "mean_rating": float(rated["rating"].mean()) if n else None,
                          "paper": PAPER[(pair_type, cell)], **_sample_diversity(rated)})
     return pl.DataFrame(rows)
+
+
+def cell_share(rated: pl.DataFrame) -> tuple[float, float, float]:
+    """The share of ``rated`` (one cell's rated rows, ``rating``) rated ≥ 3, its 95 %
+    half-width, and the share of the cell it stands for: each row weighted by its tenth's
+    ``stratum_share`` over the tenth's rated rows, renormalised over the tenths that have
+    one (a tenth with no fresh pair left is not covered; without strata: weights 1, 1.0)."""
+    if STRATUM in rated.columns and STRATUM_SHARE in rated.columns:
+        w = rated.select(pl.col(STRATUM_SHARE) / pl.len().over(STRATUM)).to_series().to_numpy()
+        covered = min(1.0, round(float(rated.unique(STRATUM)[STRATUM_SHARE].sum()), 9))
+    else:
+        w, covered = np.ones(rated.height), 1.0
+    good = (rated["rating"] >= ACCEPTABLE).to_numpy()
+    p = float((w * good).sum() / w.sum())
+    n_eff = w.sum() ** 2 / (w ** 2).sum()
+    return p, 1.96 * math.sqrt(p * (1 - p) / n_eff), covered
 
 
 def _sample_diversity(rated: pl.DataFrame) -> dict[str, float | None]:
@@ -217,8 +267,10 @@ def _tier_cell(r: dict, metric: str, percent: bool = False) -> str:
 
 
 def format_shares(table: pl.DataFrame) -> str:
-    """Table 5 rows with the judged sample's own diversity and, when the table carries them
-    (:func:`with_tier_metrics`), the whole tier's Table 3/4 columns with 95 % intervals."""
+    """Table 5 rows (``n (of 90%)``: the rated pairs stand for that share of the cell only, a
+    tenth having had no fresh pair) with the judged sample's own diversity and, when the table
+    carries them (:func:`with_tier_metrics`), the whole tier's Table 3/4 columns with 95 %
+    intervals."""
     tiers = "tier_edit_distance" in table.columns
     head = ("| type | cell | n | share ≥ 3 | ± 1.96·SE | mean rating | paper (Table 5) "
             "| sample ED÷len | sample contained | acceptable & not contained |")
@@ -227,7 +279,9 @@ def format_shares(table: pl.DataFrame) -> str:
                  "| tier in order | tier cosine |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in table.iter_rows(named=True):
-        line = (f"| {r['type']} | {r['cell']} | {r['rated']} | {_pct(r['share_acceptable'])} "
+        covers = "" if r.get("covered", 1.0) >= 1.0 else f" (of {_pct(r['covered'])})"
+        line = (f"| {r['type']} | {r['cell']} | {r['rated']}{covers} "
+                f"| {_pct(r['share_acceptable'])} "
                 f"| {_pct(r['ci95_half_width'])} | {_num(r['mean_rating'], 2)} "
                 f"| {r['paper']:.0%} | {_num(r.get('sample_ned'))} "
                 f"| {_pct(r.get('sample_contained'))} "

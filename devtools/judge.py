@@ -9,24 +9,26 @@
 
 ``sheet`` runs ``extract-bilingual`` and ``rank`` with the defaults into ``DIR/run`` (or
 ranks ``--run`` when it has no ranking yet), then draws ``--per-cell`` (60) pairs per type
-(phrase, pattern) × cell: ``top20`` (uniform over the best 20 % of the type's ranking) and
-``all`` (uniform over every ranked pair of the type), seeded, leaving out every pair of
-``--exclude`` label files (type + text up to whitespace) so that the judged sample is
-fresh.  A pair drawn in both cells is judged once.  It writes
+(phrase, pattern) × cell: ``top20`` (the best 20 % of the type's ranking) and ``all``
+(every ranked pair of the type), seeded, as many from each tenth of the ranking as the cell
+allows (:mod:`devtools.blind`), leaving out every pair of ``--exclude`` label files (type +
+text up to whitespace) so that the judged sample is fresh.  A pair drawn in both cells is
+judged once.  It writes
 
 * ``sheet.jsonl`` — what the judge sees: ``id``, ``type``, ``a``, ``b`` (the two sides,
   spaces between words removed), in a shuffled order; no score, rank or cell;
-* ``key.jsonl`` — one row per (id, cell) with the pair, its score, rank and percentile;
+* ``key.jsonl`` — one row per (id, cell) with the pair, its score, rank, percentile and tenth;
 * ``automatic.json`` — the paper's Table 3/4 metrics (edit distance, ED ÷ length, the
   containment share, cosine, each with a 95 % bootstrap interval) at the top 20 / 60 /
   100 % and their signature (:mod:`cppdb.evaluate.tables`, what ``cppdb evaluate`` prints).
 
 ``score`` joins a ratings file (``id<TAB>rating``, 1–5, an optional header) to the key and
-prints the share rated ≥ 3 per cell with n and ±1.96·SE (normal approximation,
-SE = √(p(1−p)/n)) next to the paper's Table 5, and beside it diversity: the judged sample's
-own ED ÷ length and containment share (and the share acceptable *and* not a containment
-pair), and the whole tier's ED, ED ÷ length, containment share and cosine with their
-intervals — from ``automatic.json`` next to the key, or computed afresh with ``--run RUN``.
+prints the share rated ≥ 3 per cell (each tenth weighted by its size) with n and ±1.96·SE
+(normal approximation, SE = √(p(1−p)/n_eff)) next to the paper's Table 5, and beside it
+diversity: the judged sample's own ED ÷ length and containment share (and the share
+acceptable *and* not a containment pair), and the whole tier's ED, ED ÷ length, containment
+share and cosine with their intervals — from ``automatic.json`` next to the key, or computed
+afresh with ``--run RUN``.
 ``--out`` writes it all as JSON.
 
 ``change-sheet`` and ``change-score`` judge a ranking change where it changed: the pairs that

@@ -324,3 +324,63 @@ def test_change_sheet_says_why_there_is_nothing_to_judge(tmp_path, capsys, monke
                         "--after", str(tmp_path / "b"), "--out", str(tmp_path / "s")])
     out = capsys.readouterr().out
     assert "(0 pairs to judge)" in out and "or every pair that changed was judged before" in out
+
+
+def _best_phrases_judged(tmp_path, count: int) -> pl.DataFrame:
+    """Excluded keys of a label file holding the best ``count`` phrases of :func:`_ranked`."""
+    labels = tmp_path / "judged.tsv"
+    labels.write_text("type\tsource\ttarget\n" + "".join(
+        f"phrase\tph s {r}\tph t {r}\n" for r in range(1, count + 1)), "utf-8")
+    return blind.excluded_keys([labels])
+
+
+def test_each_tenth_gives_its_share_even_when_the_top_was_judged_before(tmp_path):
+    ranked = _ranked(n_phrase=100, n_pattern=20)
+    # earlier rounds judged 9 of the best 10 phrases and none below them
+    keys = blind.draw_cells(ranked, 20, _best_phrases_judged(tmp_path, 9), seed=3)
+    every = keys.filter((pl.col("cell") == "all") & (pl.col(S.TYPE) == "phrase"))
+    # a uniform draw of 20 of the 91 fresh pairs would take the best tenth's pair 22 % of times
+    assert every.group_by(blind.STRATUM).len().sort(blind.STRATUM)["len"].to_list() \
+        == [1] + [2] * 9
+    assert every.filter(pl.col(blind.STRATUM) == 0)["rank"].to_list() == [10]
+    assert set(every[blind.STRATUM_SHARE].to_list()) == {0.1}
+    top = keys.filter((pl.col("cell") == "top20") & (pl.col(S.TYPE) == "phrase"))
+    assert top[blind.STRATUM].to_list().count(1) == 10 and top["rank"].max() <= 20
+    assert set(top[blind.STRATUM_SHARE].to_list()) == {0.5}
+
+
+def test_a_tenth_short_of_pairs_keeps_its_weight_in_the_share(tmp_path):
+    keys = blind.draw_cells(_ranked(n_phrase=100, n_pattern=20), 20,
+                            _best_phrases_judged(tmp_path, 9), seed=3)
+    sheet, key = blind.sheet_and_key(keys)
+    every = key.filter((pl.col("cell") == "all") & (pl.col(S.TYPE) == "phrase"))
+    # the best tenth's one pair is acceptable, the other 18 are not: it weighs a tenth
+    ratings = pl.DataFrame({"id": every["id"],
+                            "rating": [5 if s == 0 else 1 for s in every[blind.STRATUM]]})
+    row = blind.shares(key, ratings).filter((pl.col("type") == "phrase")
+                                            & (pl.col("cell") == "all")).row(0, named=True)
+    assert row["share_acceptable"] == pytest.approx(0.1)          # not 1 of 19
+    w = [0.1] + [0.05] * 18
+    n_eff = sum(w) ** 2 / sum(x * x for x in w)
+    assert row["ci95_half_width"] == pytest.approx(1.96 * math.sqrt(0.1 * 0.9 / n_eff))
+
+
+def test_remainder_tenths_are_drawn_not_always_the_best():
+    ranked = _ranked(n_phrase=500, n_pattern=300)
+    drawn = {tuple(sorted(blind.draw_cells(ranked, 3, NO_EXCLUDE, seed=s)
+                          .filter((pl.col("cell") == "all") & (pl.col(S.TYPE) == "phrase"))
+                          [blind.STRATUM].to_list())) for s in range(6)}
+    assert len(drawn) > 1 and drawn != {(0, 1, 2)}
+
+
+def test_a_tenth_with_no_fresh_pair_is_said_not_covered(tmp_path):
+    keys = blind.draw_cells(_ranked(n_phrase=100, n_pattern=20), 20,
+                            _best_phrases_judged(tmp_path, 10), seed=3)
+    _, key = blind.sheet_and_key(keys)
+    ratings = pl.DataFrame({"id": key["id"].unique(), "rating": 4})
+    table = blind.shares(key, ratings)
+    row = table.filter((pl.col("type") == "phrase") & (pl.col("cell") == "all")).row(0, named=True)
+    assert row["rated"] == 18 and row["covered"] == pytest.approx(0.9)
+    assert row["share_acceptable"] == 1.0
+    assert "| phrase | all | 18 (of 90%) |" in blind.format_shares(table)
+    assert "| pattern | all | 20 |" in blind.format_shares(table)

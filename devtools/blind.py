@@ -279,7 +279,8 @@ def format_shares(table: pl.DataFrame) -> str:
                  "| tier in order | tier cosine |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in table.iter_rows(named=True):
-        covers = "" if r.get("covered", 1.0) >= 1.0 else f" (of {_pct(r['covered'])})"
+        covers = ("" if r.get("covered", 1.0) >= 1.0 or not r["rated"]
+                  else f" (of {_pct(r['covered'])})")
         line = (f"| {r['type']} | {r['cell']} | {r['rated']}{covers} "
                 f"| {_pct(r['share_acceptable'])} "
                 f"| {_pct(r['ci95_half_width'])} | {_num(r['mean_rating'], 2)} "

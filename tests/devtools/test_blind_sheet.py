@@ -384,3 +384,12 @@ def test_a_tenth_with_no_fresh_pair_is_said_not_covered(tmp_path):
     assert row["share_acceptable"] == 1.0
     assert "| phrase | all | 18 (of 90%) |" in blind.format_shares(table)
     assert "| pattern | all | 20 |" in blind.format_shares(table)
+
+
+def test_a_cell_with_no_fresh_pair_says_so_without_a_share(tmp_path):
+    keys = blind.draw_cells(_ranked(n_phrase=100, n_pattern=20), 20,
+                            _best_phrases_judged(tmp_path, 20), seed=3)
+    _, key = blind.sheet_and_key(keys)
+    text = blind.format_shares(blind.shares(key, pl.DataFrame({"id": key["id"].unique(),
+                                                               "rating": 4})))
+    assert "| phrase | top20 | 0 | – |" in text and "| phrase | all | 16 (of 80%) |" in text

@@ -90,31 +90,24 @@ def draw_cells(ranked: pl.DataFrame, per_cell: int, exclude: pl.DataFrame,
     each of the cell's tenths as ``per_cell`` allows (seeded tenths take the remainder);
     ``stratum_share`` is a tenth's share of the cell's pairs (what :func:`shares` weights
     by).  A tenth with fewer fresh pairs gives them all."""
-    fresh = without_excluded(ranked, exclude)
     parts = []
     for t_index, pair_type in enumerate(TYPES):
-        part = _strata(ranked.filter(pl.col(S.TYPE) == pair_type))
-        pool = fresh.filter(pl.col(S.TYPE) == pair_type).join(
-            part.select(S.SOURCE, S.TARGET, STRATUM), on=[S.SOURCE, S.TARGET], how="left",
-            maintain_order="left")
-        for c_index, (cell, share) in enumerate(CELLS):
-            # the cell is defined on the full ranking; exclusion only removes candidates
-            members = part.filter(in_top(share)) if share < 1.0 else part
-            sizes = members.group_by(STRATUM).len().sort(STRATUM)
-            total = members.height
+        # tenths and cells are defined on the full ranking; exclusion only removes candidates
+        part = _strata(ranked.filter(pl.col(S.TYPE) == pair_type)).with_columns(
+            [(in_top(share) if share < 1.0 else pl.lit(True)).alias(f"_in_{cell}")
+             for cell, share in CELLS])
+        pool = without_excluded(part, exclude)
+        for c_index, (cell, _) in enumerate(CELLS):
+            sizes = part.filter(pl.col(f"_in_{cell}")).group_by(STRATUM).len().sort(STRATUM)
+            total = int(sizes["len"].sum())
             # which tenths take the remainder is drawn too, so none is favoured
             extra = np.random.default_rng(seed + 10 * t_index + c_index).permutation(
                 sizes.height)[:per_cell % sizes.height]
             for s_index, (stratum, size) in enumerate(sizes.iter_rows()):
                 want = per_cell // sizes.height + int(s_index in extra)
-                candidates = pool.filter(pl.col(STRATUM) == stratum)
-                if share < 1.0:
-                    candidates = candidates.join(members.select(S.SOURCE, S.TARGET),
-                                                 on=[S.SOURCE, S.TARGET], how="semi",
-                                                 maintain_order="left")
-                take = min(want, candidates.height)
-                chosen = candidates.sample(take, seed=seed + 10 * t_index + c_index
-                                           + 100 * stratum, shuffle=True)
+                candidates = pool.filter(pl.col(f"_in_{cell}") & (pl.col(STRATUM) == stratum))
+                chosen = candidates.sample(min(want, candidates.height), shuffle=True,
+                                           seed=seed + 10 * t_index + c_index + 100 * stratum)
                 parts.append(chosen.with_columns(pl.lit(cell).alias("cell"),
                                                  pl.lit(size / total).alias(STRATUM_SHARE)))
     keys = pl.concat(parts, how="vertical_relaxed")

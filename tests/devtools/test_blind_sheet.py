@@ -393,3 +393,14 @@ def test_a_cell_with_no_fresh_pair_says_so_without_a_share(tmp_path):
     text = blind.format_shares(blind.shares(key, pl.DataFrame({"id": key["id"].unique(),
                                                                "rating": 4})))
     assert "| phrase | top20 | 0 | – |" in text and "| phrase | all | 16 (of 80%) |" in text
+
+
+def test_a_pair_under_two_labels_is_drawn_once_per_ranked_row():
+    ranked = _ranked(n_phrase=20, n_pattern=5)
+    # the best phrase is ranked again under a second left-hand-side label
+    again = ranked.filter(pl.col("rank") == 1, pl.col(S.TYPE) == "phrase").with_columns(
+        pl.lit("NN").alias(S.LHS), pl.lit(21, dtype=pl.Int64).alias("rank"))
+    ranked = pl.concat([ranked, again])
+    keys = blind.draw_cells(ranked, 100, NO_EXCLUDE)
+    every = keys.filter((pl.col("cell") == "all") & (pl.col(S.TYPE) == "phrase"))
+    assert every.height == 21 and every.filter(pl.col("rank") == 21)[S.LHS].to_list() == ["NN"]

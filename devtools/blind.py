@@ -4,9 +4,10 @@ Cells: per pair type (phrase, pattern), ``top20`` = the best 20 % of the type's 
 ``all`` = every ranked pair of the type.  Pairs of given label files are left out (type +
 text up to whitespace, both directions) so that a reported sample is fresh.  Each cell is
 drawn by tenths of the ranking (``stratum`` 0 = the best tenth), the same number from each,
-and scored with each tenth weighted by its size: earlier rounds judged the top of a ranking
-far more than its bottom (on long-zhen 91 % of the best tenth of patterns, 22 % of the
-worst), so a uniform draw of the pairs left over would stand mostly for the bottom.  A
+and scored with each tenth weighted by its size, so that a sample stands for the whole cell
+even where the pairs of the label files (left out) crowd the top of the ranking: on
+long-zhen they hold 91 % of the best tenth of patterns and 22 % of the worst, and a uniform
+draw of the rest would stand mostly for the bottom.  A
 pair drawn in both cells is judged once.  The sheet holds only ``id``, ``type`` and the two
 sides ``a``, ``b`` as a reader writes them (no space beside a Chinese character or a slot,
 one between two Latin words: ``用 multipart MIME [NN1]`` → ``用multipart MIME[NN1]``),

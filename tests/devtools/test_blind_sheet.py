@@ -336,7 +336,7 @@ def _best_phrases_judged(tmp_path, count: int) -> pl.DataFrame:
 
 def test_each_tenth_gives_its_share_even_when_the_top_was_judged_before(tmp_path):
     ranked = _ranked(n_phrase=100, n_pattern=20)
-    # earlier rounds judged 9 of the best 10 phrases and none below them
+    # the label file holds 9 of the best 10 phrases and none below them
     keys = blind.draw_cells(ranked, 20, _best_phrases_judged(tmp_path, 9), seed=3)
     every = keys.filter((pl.col("cell") == "all") & (pl.col(S.TYPE) == "phrase"))
     # a uniform draw of 20 of the 91 fresh pairs would take the best tenth's pair 22 % of times

@@ -6,6 +6,8 @@
         --ratings R1.tsv [--ratings R2.tsv ...] --second OVERLAP.tsv --out judgements.tsv
     python -m devtools.relation_sheets evaluate --key KEY_DIR/key.parquet \\
         --judgements judgements.tsv
+    python -m devtools.relation_sheets rule --judgements data/labels/relation_judgements.tsv \\
+        [--acceptability data/labels/bilingual_judgements.tsv ...]
 
 ``draw`` takes, from every ranked run (``NAME=DIR``; the name is the domain), a seeded
 random sample of ``--per-cell`` phrase and pattern pairs per (type, tier) so that every tier
@@ -25,6 +27,10 @@ columns (no features), and prints Cohen's κ on the overlap and the relation mix
 type and tier.  ``evaluate`` measures :mod:`cppdb.rank.relations`' classifier on those
 judgements (features from the key): grouped CV by source phrase and leave-one-domain-out;
 and the ranker's Exclusion rule (:mod:`cppdb.rank.exclusion`) on every judged pair.
+``rule`` measures the rule alone from the pairs' text (no key needed): its precision and
+recall of the judges' Exclusion per domain and its hits per kind; on acceptability
+judgements (``type``, ``source``, ``target``, ``rating``), how often the pairs it flags were
+rated acceptable (≥ 3), per kind.
 """
 from __future__ import annotations
 
@@ -250,7 +256,29 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             print(held.confusion)
 
 
-def _print_rule(frame: pl.DataFrame) -> None:
+def cmd_rule(args: argparse.Namespace) -> None:
+    judged = pl.read_csv(args.judgements, separator="\t", infer_schema=False, quote_char=None)
+    _print_rule(judged.filter(pl.col(S.TYPE).is_in(TYPES)), by_kind=True)
+    if not args.acceptability:
+        return
+    rated = pl.concat([pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None)
+                       .select(S.TYPE, S.SOURCE, S.TARGET, "rating")
+                       for path in args.acceptability])
+    rated = (rated.filter(pl.col(S.TYPE).is_in(TYPES)).unique(maintain_order=True)
+             .with_columns(pl.col("rating").cast(pl.Int32)))
+    flagged = rated.with_columns(exclusion.exclusion_evidence(rated)).filter(
+        pl.col(S.RELATION_EVIDENCE).is_not_null())
+    print(f"acceptability judgements: {rated.height} pairs, {flagged.height} flagged, "
+          f"{(flagged['rating'] >= 3).sum()} of them rated acceptable")
+    print(_by_kind(flagged, (pl.col("rating") >= 3).sum().alias("acceptable")))
+
+
+def _by_kind(flagged: pl.DataFrame, *counts: pl.Expr) -> pl.DataFrame:
+    kind = pl.col(S.RELATION_EVIDENCE).str.split(" ").list.first().alias("kind")
+    return flagged.group_by(kind).agg(pl.len().alias("flagged"), *counts).sort("kind")
+
+
+def _print_rule(frame: pl.DataFrame, by_kind: bool = False) -> None:
     """Precision and recall of Exclusion by the ranker's rule (cppdb.rank.exclusion: nothing
     fitted, so on every judged pair), per domain and in all."""
     judged = frame.with_columns(exclusion.exclusion_evidence(frame),
@@ -262,6 +290,9 @@ def _print_rule(frame: pl.DataFrame) -> None:
         print(f"Exclusion rule, {name}: {flagged.height} flagged, {hits} judged Exclusion "
               f"(precision {hits / max(flagged.height, 1):.3f}), recall {hits}/{gold} = "
               f"{hits / max(gold, 1):.3f}")
+    if by_kind:
+        print(_by_kind(judged.filter(pl.col(S.RELATION_EVIDENCE).is_not_null()),
+                       pl.col("_gold").sum().alias("judged Exclusion")))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -293,8 +324,14 @@ def main(argv: list[str] | None = None) -> None:
     evaluate.add_argument("--type", choices=TYPES, default=None, help="one pair type only")
     evaluate.add_argument("--folds", type=int, default=5)
     evaluate.add_argument("--seed", type=int, default=46)
+    rule = sub.add_parser("rule", help="the Exclusion rule alone, from the pairs' text")
+    rule.add_argument("--judgements", required=True,
+                      help="relation judgements (domain, type, source, target, relation)")
+    rule.add_argument("--acceptability", action="append", default=[],
+                      help="acceptability judgements (type, source, target, rating), repeatable")
     args = parser.parse_args(argv)
-    {"draw": cmd_draw, "join": cmd_join, "evaluate": cmd_evaluate}[args.command](args)
+    {"draw": cmd_draw, "join": cmd_join, "evaluate": cmd_evaluate,
+     "rule": cmd_rule}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from cppdb.export import entailment_of
 from cppdb.features.table import FEATURE_DESCRIPTIONS
 from cppdb.lookup.explain import LOG_ODDS
 from cppdb.lookup.keys import query_keys
-from cppdb.rank.exclusion import EXCLUSION
+from cppdb.rank.exclusion import EVIDENCE, EXCLUSION
 from cppdb.rank.relation_groups import GROUP, RELATED, group_rank, with_group
 
 #: the pair's relation as an export names it (PPDB's entailment field)
@@ -38,8 +38,7 @@ SCORE, TIER = "score", "tier"
 COMPACT_COLUMNS = ("target", "relation", SCORE, TIER, "pivots", "LHS")
 UNKNOWN = "-"
 #: under a table that shows Exclusion rows: they are answers a user must not take as synonyms
-EXCLUSION_NOTE = ("Exclusion = the sides exclude each other (antonym, negation, number, kin, "
-                  "name)")
+EXCLUSION_NOTE = f"Exclusion = not a paraphrase ({', '.join(EVIDENCE)})"
 
 
 def with_relation(frame: pl.DataFrame) -> pl.DataFrame:

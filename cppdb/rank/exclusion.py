@@ -2,7 +2,7 @@
 
 English pivots join opposites: "increase" links 增加 with 减少 through "increase/decrease"
 alignments, "brother" links 哥哥 with 弟弟, "not" drops out of a pivot and leaves 是 / 不是.
-Three kinds of evidence, each read from the pair's text alone (so they hold on any domain):
+Kinds of evidence, each read from the pair's text alone (so they hold on any domain):
 
 ``antonym``
     CC-CEDICT glosses (:func:`cppdb.features.glosses.gloss_table`) of the words one side has
@@ -18,8 +18,12 @@ Three kinds of evidence, each read from the pair's text alone (so they hold on a
     dictionary word, 无衣 没少), and the rest is shared: with the negators, the particles
     的了地得, slots and punctuation removed, at least ``negation_overlap`` of the shorter
     side's characters occur on the other side (这 不是 汤姆 的 伞 / 这 是 汤姆 的 雨伞,
-    帮 他 / 无法 帮助 他).  A side with a word that holds a negator but may not negate (不满
-    'dissatisfied', 非常 'very', 吃不下 'cannot eat more') gives no negation evidence.
+    帮 他 / 无法 帮助 他), also once each word only the target has is read as a word only
+    the source has that shares a CC-CEDICT gloss word with it (不是 [NP1] 的 会员 / 是 这
+    [NP1] 的 成员: 会员 and 成员 both "member"; words that hold a negator are not read so;
+    phrases and patterns only, as for antonyms).
+    A side with a word that holds a negator but may not negate (不满 'dissatisfied', 非常
+    'very', 吃不下 'cannot eat more') gives no negation evidence.
 ``number``
     each side names a number value the other does not (:func:`cppdb.features.numbers.
     numbers_changed`, the ``number_flip`` filter's test: 三 名 / 两 名; 三千 / 3000 is kept).
@@ -27,6 +31,12 @@ Three kinds of evidence, each read from the pair's text alone (so they hold on a
     the words one side has and the other lacks name kin of different relations
     (:mod:`cppdb.text.kinship`: 叔叔 / 舅, 侄女 / 外甥女, 妹妹 酷爱 / 女儿 喜欢), whatever else
     differs (the ``kinship_flip`` filter asks that nothing else does).
+``person``
+    the personal pronouns only one side has name one grammatical person and those only the
+    other has another (你 对 我 说 了 谎 / 他 对 我 撒谎: you / he), whatever else differs;
+    你 / 您 and 他 / 她 are one person each.  The ``person_mismatch`` filter takes the pairs
+    that share no pronoun at all; this kind also sees a swap beside a shared one.  Phrases
+    and patterns only: two translations of a sentence may word it from another person.
 ``name``
     the sides share a word and every word only one side has is a Latin-script word — a name
     or an identifier — with at least one that is no English stopword on each side, and the
@@ -53,11 +63,15 @@ from cppdb.features.glosses import GLOSSED_TYPES, gloss_table
 from cppdb.features.numbers import numbers_changed
 from cppdb.features.table import number_text
 from cppdb.text.antonyms import OPPOSITE, WORD, antonym_table
-from cppdb.text.function_words import ZH_COUNTING_CLASSIFIERS, ZH_NEAR_IDENTITY_WORDS
+from cppdb.text.function_words import (
+    ZH_COUNTING_CLASSIFIERS,
+    ZH_NEAR_IDENTITY_WORDS,
+    ZH_PRONOUN_PERSON,
+)
 from cppdb.text.kinship import GENERIC_KIN_TERMS, kin_relations
 from cppdb.text.negation import packaged_negation_words
 
-EVIDENCE = ("antonym", "negation", "number", "kin", "name")
+EVIDENCE = ("antonym", "negation", "number", "kin", "person", "name")
 #: a word of Latin script: an English word, a name, an identifier (``os.path``, ``a85encode``)
 LATIN_WORD = r"^[A-Za-z][A-Za-z0-9_.'’\-]*$"
 #: two sides' own names at least this similar (rapidfuzz ratio, 0-100) are one name spelt twice
@@ -131,6 +145,49 @@ def negation_flip(overlap: float) -> pl.Expr:
             & (shared >= overlap * shorter)).fill_null(False)
 
 
+def _gloss_read_target(frame: pl.DataFrame) -> pl.Series:
+    """The target with each word only it has replaced by a word only the source has that
+    shares a CC-CEDICT gloss word with it (the first such, in sort order); words that hold a
+    negator character are neither replaced nor a replacement (没有 "not have" / 有)."""
+    holds_negator = pl.element().str.contains(f"[{NEGATOR_CHARS}{PREFIX_NEGATORS}]")
+    glosses = gloss_table().explode("gloss")
+
+    def glossed(own: pl.Expr, name: str) -> pl.DataFrame:
+        return (frame.select(pl.int_range(pl.len()).alias("_row"),
+                             own.list.eval(pl.element().filter(~holds_negator)).alias(name))
+                .explode(name).drop_nulls(name)
+                .join(glosses, left_on=name, right_on="headword").select("_row", name, "gloss"))
+
+    own_s, own_t = own_words()
+    read_as = (glossed(own_t, "_word").join(glossed(own_s, "_as"), on=["_row", "gloss"])
+               .group_by("_row", "_word").agg(pl.col("_as").min()))
+    tokens = (frame.select(pl.int_range(pl.len()).alias("_row"),
+                           pl.col(S.TARGET).str.split(" ").alias("_word"))
+              .explode("_word").with_row_index("_at"))
+    read = (tokens.join(read_as, on=["_row", "_word"], how="left")
+            .sort("_at").group_by("_row", maintain_order=True)
+            .agg(pl.coalesce("_as", "_word").str.join(" ").alias(S.TARGET)))
+    return (pl.DataFrame({"_row": pl.int_range(frame.height, eager=True)})
+            .join(read, on="_row", how="left", maintain_order="left")[S.TARGET])
+
+
+def negation_flip_read(frame: pl.DataFrame, overlap: float) -> pl.Series:
+    """:func:`negation_flip` of the rows, or (phrases and patterns) of the rows with the
+    target read through the dictionary (:func:`_gloss_read_target`): 不是 [NP1] 的 会员 /
+    是 这 [NP1] 的 成员."""
+    plain = frame.select(negation_flip(overlap).alias("x"))["x"]
+    parity_differs = (_negation_parity(side_words(S.SOURCE))
+                      != _negation_parity(side_words(S.TARGET)))
+    open_rows = frame.select((_phrasal(frame) & parity_differs).fill_null(False)
+                             ).to_series() & ~plain
+    if not open_rows.any():
+        return plain
+    candidates = frame.filter(open_rows).select(S.SOURCE, S.TARGET)
+    read = (candidates.select(S.SOURCE).with_columns(_gloss_read_target(candidates))
+            .select(negation_flip(overlap).alias("x"))["x"])
+    return plain.scatter(open_rows.arg_true(), read)
+
+
 def _only_words(frame: pl.DataFrame, side: str, other: str) -> pl.DataFrame:
     """``_row``, ``word``: the words of ``side`` that ``other`` lacks, one row each — less
     closed-class words and words whose characters all occur in ``other`` (上 / 上个月: a cut
@@ -177,6 +234,18 @@ def kin_flip() -> pl.Expr:
             & (own_s.list.set_intersection(own_t).list.len() == 0)).fill_null(False)
 
 
+def person_flip() -> pl.Expr:
+    """True where the personal pronouns only one side has name a grammatical person and
+    those only the other has another (ZH_PRONOUN_PERSON)."""
+    def persons(own: pl.Expr) -> pl.Expr:
+        return own.list.eval(pl.element().replace_strict(
+            list(ZH_PRONOUN_PERSON), list(ZH_PRONOUN_PERSON.values()), default=None,
+            return_dtype=pl.Int8)).list.drop_nulls().list.unique()
+    own_s, own_t = (persons(own) for own in own_words())
+    return ((own_s.list.len() > 0) & (own_t.list.len() > 0)
+            & (own_s.list.set_intersection(own_t).list.len() == 0)).fill_null(False)
+
+
 def name_change(frame: pl.DataFrame) -> pl.Series:
     """True where the sides share a word, every word only one side has is a Latin-script
     word, each side has such words and one at least that is no English stopword, and the
@@ -204,29 +273,38 @@ def name_change(frame: pl.DataFrame) -> pl.Series:
     return (work["_names"] & pl.Series(similarity < NAME_SPELLING_SIMILARITY)).alias("x_name")
 
 
+def _phrasal(frame: pl.DataFrame) -> pl.Expr:
+    """True for phrases and patterns, the pair types whose words the dictionary speaks to
+    (every row of a frame without a type)."""
+    return (pl.col(S.TYPE).is_in(GLOSSED_TYPES).fill_null(False) if S.TYPE in frame.columns
+            else pl.lit(True))
+
+
 def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFrame:
-    """``x_antonym`` (the pair of words, or null), ``x_negation``, ``x_number``, ``x_kin``
-    and ``x_name`` (bool) for every row of ``frame`` (``source``, ``target``, optional
-    ``type``)."""
-    glossed = (pl.col(S.TYPE).is_in(GLOSSED_TYPES) if S.TYPE in frame.columns
-               else pl.lit(True))
+    """``x_antonym`` (the pair of words, or null), ``x_negation``, ``x_number``, ``x_kin``,
+    ``x_person`` and ``x_name`` (bool) for every row of ``frame`` (``source``, ``target``,
+    optional ``type``); ``x_negation_rest``: the negation evidence over the rest as written
+    (:func:`negation_flip`, the relation classifier's ``r_negation_rest``)."""
+    glossed = _phrasal(frame)
     pair = antonyms(frame)
     parity_differs = (_negation_parity(side_words(S.SOURCE))
                       != _negation_parity(side_words(S.TARGET)))
     work = frame.select(S.SOURCE, S.TARGET, (glossed & ~parity_differs).alias("_glossed"),
-                        negation_flip(negation_overlap).alias("x_negation"),
-                        kin_flip().alias("x_kin"))
+                        negation_flip(negation_overlap).alias("x_negation_rest"),
+                        kin_flip().alias("x_kin"), (glossed & person_flip()).alias("x_person"))
     numbers = numbers_changed(work, number_text(S.SOURCE), number_text(S.TARGET))
+    negation = negation_flip_read(frame, negation_overlap)
     return work.select(
         pl.when(pl.col("_glossed")).then(pair).alias("x_antonym"),
-        "x_negation", numbers.alias("x_number"), "x_kin", name_change(frame))
+        negation.alias("x_negation"), "x_negation_rest", numbers.alias("x_number"), "x_kin",
+        "x_person", name_change(frame))
 
 
 def exclusion_evidence(frame: pl.DataFrame, kinds: Sequence[str] = EVIDENCE,
                        negation_overlap: float = 0.75) -> pl.Series:
     """``relation_evidence`` per row: ``"antonym a/b"``, ``"negation"``, ``"number"``,
-    ``"kin"`` or ``"name"`` (the first of ``kinds`` that holds, in the order of EVIDENCE),
-    null where none does."""
+    ``"kin"``, ``"person"`` or ``"name"`` (the first of ``kinds`` that holds, in the order of
+    EVIDENCE), null where none does."""
     if not kinds or frame.height == 0:
         return pl.Series(S.RELATION_EVIDENCE, [None] * frame.height, dtype=pl.String)
     return evidence_text(evidence_columns(frame, negation_overlap), kinds)

@@ -206,7 +206,7 @@ def relation_features(frame: pl.DataFrame, negation_overlap: float = FEATURE_NEG
         (pl.col(S.TYPE) == "pattern").cast(pl.Int8).alias("r_pattern") if S.TYPE in
         frame.columns else pl.lit(0, dtype=pl.Int8).alias("r_pattern"),
         evidence["x_antonym"].is_not_null().cast(pl.Int8).alias("r_gloss_antonym"),
-        evidence["x_negation"].cast(pl.Int8).alias("r_negation_rest"),
+        evidence["x_negation_rest"].cast(pl.Int8).alias("r_negation_rest"),
         evidence["x_number"].cast(pl.Int8).alias("r_number_change"),
         neg_s.cast(pl.Int32).alias("r_neg_source"), neg_t.cast(pl.Int32).alias("r_neg_target"),
         ((neg_s > 0) != (neg_t > 0)).cast(pl.Int8).alias("r_neg_flip"),

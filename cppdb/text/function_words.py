@@ -68,6 +68,10 @@ ZH_CONJUNCTIONS = frozenset({"和", "与", "及", "以及", "跟", "同", "并",
                              "且", "还有"})
 #: personal pronouns: droppable (她丈夫 / 丈夫) but never exchanged (他的书 / 我的书)
 ZH_PERSONAL_PRONOUNS = ZH_CONTRAST_SETS[0] | ZH_CONTRAST_SETS[1] | {"自己"}
+#: the grammatical person (1, 2, 3) of each personal pronoun but 自己: 你 / 您 are one person
+ZH_PRONOUN_PERSON: dict[str, int] = {
+    word: next(n for n, first in ((1, "我咱"), (2, "你您"), (3, "他她它")) if word[0] in first)
+    for word in sorted(ZH_CONTRAST_SETS[0] | ZH_CONTRAST_SETS[1])}
 #: words that say whose or which: one side may lack them (你的孩子 / 孩子), but two different
 #: ones (他的 / 我的, 这个 / 那个, 这个手帕 / 你的手帕) are a change of reference
 ZH_REFERENCE_WORDS = ZH_PERSONAL_PRONOUNS | ZH_DEIXIS

@@ -142,3 +142,25 @@ def test_a_later_batch_continues_the_ids_and_sheets():
                          first_sheet=6)
     assert sorted(key["id"])[0] == "r1121" and sorted(key["id"])[-1] == "r1200"
     assert sorted(key["sheet"].unique()) == ["sheet-06", "sheet-07"]
+
+
+def test_the_rule_command_scores_the_exclusion_rule_from_text_alone(tmp_path, capsys):
+    from devtools.relation_sheets import main
+
+    judged = tmp_path / "relations.tsv"
+    judged.write_text("domain\ttype\tsource\ttarget\trelation\n"
+                      "a\tphrase\t增加\t减少\tExclusion\n"
+                      "a\tphrase\t你 对 我 说 了 谎\t他 对 我 撒谎\tExclusion\n"
+                      "b\tphrase\t胡椒\t辣椒\tExclusion\n"
+                      "b\tphrase\t大海\t海洋\tEquivalence\n"
+                      "b\tsentence\t他 来 了\t他 没 来\tExclusion\n", "utf-8")
+    rated = tmp_path / "rated.tsv"
+    rated.write_text("type\tsource\ttarget\trating\n"
+                     "phrase\t男孩\t女孩\t1\nphrase\t是 他 的 书\t不是 他 的 书\t3\n"
+                     "phrase\t大海\t海洋\t5\n", "utf-8")
+    main(["rule", "--judgements", str(judged), "--acceptability", str(rated)])
+    out = capsys.readouterr().out
+    assert "all: 2 flagged, 2 judged Exclusion (precision 1.000), recall 2/3" in out
+    assert "b: 0 flagged" in out                 # sentences are left out
+    assert "3 pairs, 2 flagged, 1 of them rated acceptable" in out
+    assert "person" in out and "negation" in out

@@ -34,9 +34,13 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("这 不是 汤姆 的 伞", "这 是 汤姆 的 雨伞", "phrase", "negation"),
     ("帮 他", "无法 帮助 他", "phrase", "negation"),
     ("没少 钱", "钱", "phrase", "negation"),              # 没少: no dictionary word
+    ("不是 [NP1] 的 会员", "是 这 [NP1] 的 成员", "pattern", "negation"),  # 会员/成员 "member"
+    ("爱 的 人生", "没有 爱情 的 生活", "phrase", "negation"),  # 人生/生活 "life", 爱/爱情 "love"
+    ("无法 帮助 [NP1]", "帮忙 [NP1]", "pattern", "negation"),   # 帮助/帮忙 "help"
     ("三 名 [NP1]", "两 名 [NP1]", "pattern", "number"),
     ("叔叔", "舅", "phrase", "kin"),
     ("[NP1] 妹妹 酷爱 跳绳", "[NP1] 女儿 喜欢 跳绳", "pattern", "kin"),   # whatever else differs
+    ("你 对 我 说 了 谎", "他 对 我 撒谎", "phrase", "person"),   # beside a shared 我
     ("Hayk Baroyan", "Hayk Hovsepyan", "phrase", "name"),
     ("[NN1] 大臣 Priti Patel", "[NN1] 大臣 Grant Shapps", "pattern", "name"),
     ("工厂 [NN1] tuple", "工厂 [NN1] dict", "pattern", "name"),      # identifiers
@@ -50,6 +54,10 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("别国", "其他 国家", "phrase", None),
     ("[NP1] 对 结果 不满", "[NP1] 对 结果 不 满意", "pattern", None),
     ("我 哥哥", "我 兄弟", "phrase", None),
+    ("你 的 书", "您 的 书", "phrase", None),               # one person, two pronouns
+    ("他 说", "她 说 了", "phrase", None),
+    ("我 的 书", "我们 的 书", "phrase", None),
+    ("不 存在 [ADJP1] 选项", "没有 [ADJP1] 选项", "pattern", None),  # both negated
     ("父亲", "爸爸", "phrase", None),                     # one relation, two words
     ("Muhammad Ali", "Mohammad Ali", "phrase", None),     # one name spelt twice
     ("Mary 和 我", "Marie 和 我", "phrase", None),
@@ -61,6 +69,8 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("三千 人", "3000 人", "phrase", None),
     ("上个月 物价 上涨", "上 月 物价 上升", "phrase", None),   # 上 / 上个月: one text cut twice
     ("他 的 收入 增加 了 很多", "他 的 收入 减少 了 很多", "sentence", None),
+    ("你 对 我 说 了 谎", "他 对 我 撒谎", "sentence", None),    # sentences: no person kind
+    ("爱 的 人生", "没有 爱情 的 生活", "sentence", None),     # nor dictionary reading
 ])
 def test_evidence_per_kind(source, target, kind, expected):
     assert _evidence([(source, target, kind)]) == [expected]
@@ -82,6 +92,17 @@ def test_the_evidence_text_is_the_first_kind_that_holds():
     found = evidence_columns(frame, 0.75)
     assert evidence_text(found).to_list() == ["antonym male/female", None, "negation"]
     assert evidence_text(found, ("number",)).to_list() == [None, None, "number"]
+
+
+def test_negation_read_through_the_dictionary_is_not_the_classifiers_feature():
+    """``x_negation`` also reads the target's own words as the source's dictionary synonyms;
+    ``x_negation_rest`` (the relation classifier's r_negation_rest) keeps the text as written."""
+    frame = pl.DataFrame({S.SOURCE: ["不是 [NP1] 的 会员", "不是 [NP1] 的 会员"],
+                          S.TARGET: ["是 这 [NP1] 的 成员", "是 [NP1] 的 会员"],
+                          S.TYPE: ["pattern", "pattern"]})
+    found = evidence_columns(frame, 0.75)
+    assert found["x_negation"].to_list() == [True, True]
+    assert found["x_negation_rest"].to_list() == [False, True]
 
 
 def test_the_antonym_list_is_read_both_ways_and_every_word_can_match():

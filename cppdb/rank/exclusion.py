@@ -82,6 +82,9 @@ NEGATOR_CHARS = "".join(sorted(w for w in packaged_negation_words() if len(w) ==
 #: those that also negate as the first character of a word the dictionary lacks (无衣, 没少);
 #: 别 and 非 there mostly mean "other" and "Africa" or begin a name (别国, 非裔, 非利士)
 PREFIX_NEGATORS = "不没未无"
+#: the share of the CC-CEDICT gloss words of the word with fewer that two words must share
+#: to be read as one by the negation evidence (a single shared "feel" or "thing" is not enough)
+READ_GLOSS_SHARE = 0.5
 _SLOT = r"\[[A-Z$]+\d*\]"
 _IGNORED = r"[的了地得\s\p{P}\p{S}]"
 #: words whose glosses are not read for antonyms: function words and classifiers (别 "to
@@ -147,19 +150,27 @@ def negation_flip(overlap: float) -> pl.Expr:
 
 def _gloss_read_target(frame: pl.DataFrame) -> pl.Series:
     """The target with each word only it has replaced by a word only the source has that
-    shares a CC-CEDICT gloss word with it (the first such, in sort order); words that hold a
-    negator character are neither replaced nor a replacement (没有 "not have" / 有)."""
+    shares READ_GLOSS_SHARE of the gloss words of the one with fewer (the first such, in sort
+    order; 会员 / 成员 "member", 还有 / 仍然 "still"; not 难过 / 开心, which share only
+    "feel"); words that hold a negator character are neither replaced nor a replacement
+    (没有 "not have" / 有)."""
     holds_negator = pl.element().str.contains(f"[{NEGATOR_CHARS}{PREFIX_NEGATORS}]")
-    glosses = gloss_table().explode("gloss")
+    glosses = (gloss_table().with_columns(pl.col("gloss").list.len().alias("_n"))
+               .explode("gloss"))
 
     def glossed(own: pl.Expr, name: str) -> pl.DataFrame:
         return (frame.select(pl.int_range(pl.len()).alias("_row"),
                              own.list.eval(pl.element().filter(~holds_negator)).alias(name))
                 .explode(name).drop_nulls(name)
-                .join(glosses, left_on=name, right_on="headword").select("_row", name, "gloss"))
+                .join(glosses, left_on=name, right_on="headword")
+                .select("_row", name, "gloss", pl.col("_n").alias(f"{name}_n")))
 
     own_s, own_t = own_words()
     read_as = (glossed(own_t, "_word").join(glossed(own_s, "_as"), on=["_row", "gloss"])
+               .group_by("_row", "_word", "_as")
+               .agg(pl.len().alias("_shared"), pl.min_horizontal("_word_n", "_as_n").first()
+                    .alias("_fewer"))
+               .filter(pl.col("_shared") >= READ_GLOSS_SHARE * pl.col("_fewer"))
                .group_by("_row", "_word").agg(pl.col("_as").min()))
     tokens = (frame.select(pl.int_range(pl.len()).alias("_row"),
                            pl.col(S.TARGET).str.split(" ").alias("_word"))

@@ -5,7 +5,8 @@ lineage (grandfather: 爷爷 / 外公; uncle: 伯伯 / 叔叔 / 舅舅) and sex 
 so pivoting through English pairs 你哥哥 with 你弟弟.  Two terms of one relation (哥 / 哥哥,
 父亲 / 爸爸) are synonyms; terms of different relations never are.  Generic terms that cover
 several relations (兄弟, 姐妹, 父母, 孩子, 亲戚) are deliberately absent: 哥哥 / 兄弟 is a
-loss of detail, not a different person.
+loss of detail, not a different person.  Partners count as kin here (男朋友 / 女朋友,
+未婚夫 / 未婚妻, 前女友 / 女朋友: another person each).
 """
 from __future__ import annotations
 
@@ -52,6 +53,15 @@ _RELATIONS: dict[str, tuple[str, ...]] = {
     "granddaughter": ("孙女",),
     "husband": ("丈夫", "老公"),
     "wife": ("妻子", "老婆", "太太"),
+    # partners: English "partner", "ex" and "fiancé(e)" join them as freely as kin
+    "boyfriend": ("男朋友", "男友"),
+    "girlfriend": ("女朋友", "女友"),
+    "fiancé": ("未婚夫",),
+    "fiancée": ("未婚妻",),
+    "former husband": ("前夫",),
+    "former wife": ("前妻",),
+    "former boyfriend": ("前男友",),
+    "former girlfriend": ("前女友",),
 }
 
 #: every kinship word and the relation it names

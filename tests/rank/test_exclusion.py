@@ -36,10 +36,12 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("没少 钱", "钱", "phrase", "negation"),              # 没少: no dictionary word
     ("不是 [NP1] 的 会员", "是 这 [NP1] 的 成员", "pattern", "negation"),  # 会员/成员 "member"
     ("爱 的 人生", "没有 爱情 的 生活", "phrase", "negation"),  # 人生/生活 "life", 爱/爱情 "love"
-    ("无法 帮助 [NP1]", "帮忙 [NP1]", "pattern", "negation"),   # 帮助/帮忙 "help"
+    ("[NP1] 仍然 没有 [NP2]", "[NP1] 还有 [NP2]", "pattern", "negation"),  # "still"
     ("三 名 [NP1]", "两 名 [NP1]", "pattern", "number"),
     ("叔叔", "舅", "phrase", "kin"),
     ("[NP1] 妹妹 酷爱 跳绳", "[NP1] 女儿 喜欢 跳绳", "pattern", "kin"),   # whatever else differs
+    ("未婚夫", "未婚妻", "phrase", "kin"),                # partners count as kin
+    ("前女友", "我 女朋友", "phrase", "kin"),
     ("你 对 我 说 了 谎", "他 对 我 撒谎", "phrase", "person"),   # beside a shared 我
     ("Hayk Baroyan", "Hayk Hovsepyan", "phrase", "name"),
     ("[NN1] 大臣 Priti Patel", "[NN1] 大臣 Grant Shapps", "pattern", "name"),
@@ -57,8 +59,10 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("你 的 书", "您 的 书", "phrase", None),               # one person, two pronouns
     ("他 说", "她 说 了", "phrase", None),
     ("我 的 书", "我们 的 书", "phrase", None),
+    ("更 难过", "更加 不 开心", "phrase", None),   # sad = not happy: they share only "feel"
     ("不 存在 [ADJP1] 选项", "没有 [ADJP1] 选项", "pattern", None),  # both negated
     ("父亲", "爸爸", "phrase", None),                     # one relation, two words
+    ("男友", "男朋友", "phrase", None),
     ("Muhammad Ali", "Mohammad Ali", "phrase", None),     # one name spelt twice
     ("Mary 和 我", "Marie 和 我", "phrase", None),
     ("Obama", "Barack Obama", "phrase", None),            # nothing only the source has

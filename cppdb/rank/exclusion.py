@@ -19,9 +19,10 @@ Kinds of evidence, each read from the pair's text alone (so they hold on any dom
     的了地得, slots and punctuation removed, at least ``negation_overlap`` of the shorter
     side's characters occur on the other side (这 不是 汤姆 的 伞 / 这 是 汤姆 的 雨伞,
     帮 他 / 无法 帮助 他), also once each word only the target has is read as a word only
-    the source has that shares a CC-CEDICT gloss word with it (不是 [NP1] 的 会员 / 是 这
-    [NP1] 的 成员: 会员 and 成员 both "member"; words that hold a negator are not read so;
-    phrases and patterns only, as for antonyms).
+    the source has that shares half the CC-CEDICT gloss words of the one with fewer
+    (``READ_GLOSS_SHARE``; 不是 [NP1] 的 会员 / 是 这 [NP1] 的 成员: 会员 and 成员 both
+    "member"; words that hold a negator are not read so; phrases and patterns only, as for
+    antonyms).
     A side with a word that holds a negator but may not negate (不满 'dissatisfied', 非常
     'very', 吃不下 'cannot eat more') gives no negation evidence.
 ``number``

@@ -176,22 +176,17 @@ def _gloss_read_target(frame: pl.DataFrame) -> pl.Series:
     tokens = (frame.select(pl.int_range(pl.len()).alias("_row"),
                            pl.col(S.TARGET).str.split(" ").alias("_word"))
               .explode("_word").with_row_index("_at"))
-    read = (tokens.join(read_as, on=["_row", "_word"], how="left")
+    # every row has a token (an empty target splits into ""), and groups keep row order
+    return (tokens.join(read_as, on=["_row", "_word"], how="left")
             .sort("_at").group_by("_row", maintain_order=True)
-            .agg(pl.coalesce("_as", "_word").str.join(" ").alias(S.TARGET)))
-    return (pl.DataFrame({"_row": pl.int_range(frame.height, eager=True)})
-            .join(read, on="_row", how="left", maintain_order="left")[S.TARGET])
+            .agg(pl.coalesce("_as", "_word").str.join(" ").alias(S.TARGET)))[S.TARGET]
 
 
-def negation_flip_read(frame: pl.DataFrame, overlap: float) -> pl.Series:
-    """:func:`negation_flip` of the rows, or (phrases and patterns) of the rows with the
-    target read through the dictionary (:func:`_gloss_read_target`): 不是 [NP1] 的 会员 /
-    是 这 [NP1] 的 成员."""
-    plain = frame.select(negation_flip(overlap).alias("x"))["x"]
-    parity_differs = (_negation_parity(side_words(S.SOURCE))
-                      != _negation_parity(side_words(S.TARGET)))
-    open_rows = frame.select((_phrasal(frame) & parity_differs).fill_null(False)
-                             ).to_series() & ~plain
+def _negation_read(frame: pl.DataFrame, plain: pl.Series, open_rows: pl.Series,
+                   overlap: float) -> pl.Series:
+    """``plain`` (:func:`negation_flip` of the rows), also true on the ``open_rows`` whose
+    target read through the dictionary (:func:`_gloss_read_target`) flips: 不是 [NP1] 的
+    会员 / 是 这 [NP1] 的 成员.  Only those rows are read."""
     if not open_rows.any():
         return plain
     candidates = frame.filter(open_rows).select(S.SOURCE, S.TARGET)
@@ -302,10 +297,12 @@ def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFra
     parity_differs = (_negation_parity(side_words(S.SOURCE))
                       != _negation_parity(side_words(S.TARGET)))
     work = frame.select(S.SOURCE, S.TARGET, (glossed & ~parity_differs).alias("_glossed"),
+                        (glossed & parity_differs).fill_null(False).alias("_read"),
                         negation_flip(negation_overlap).alias("x_negation_rest"),
                         kin_flip().alias("x_kin"), (glossed & person_flip()).alias("x_person"))
     numbers = numbers_changed(work, number_text(S.SOURCE), number_text(S.TARGET))
-    negation = negation_flip_read(frame, negation_overlap)
+    plain = work["x_negation_rest"]
+    negation = _negation_read(work, plain, work["_read"] & ~plain, negation_overlap)
     return work.select(
         pl.when(pl.col("_glossed")).then(pair).alias("x_antonym"),
         negation.alias("x_negation"), "x_negation_rest", numbers.alias("x_number"), "x_kin",

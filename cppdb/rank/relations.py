@@ -63,6 +63,7 @@ from cppdb.rank.exclusion import LATIN_WORD, own_words
 from cppdb.rank.ranker import read_model_json
 from cppdb.shipped import shipped_file
 from cppdb.text.cilin import CODE, WORD, cilin_codes, shared_level
+from cppdb.text.function_words import ZH_PRONOUN_PERSON
 from cppdb.text.negation import packaged_negation_words
 
 RELATIONS = ("Equivalence", "ForwardEntailment", "ReverseEntailment", "Exclusion",
@@ -76,7 +77,8 @@ ANTONYM_CHARACTERS = (
     "正反 正负 阴阳 美丑 贵贱 贫富 穷富 强弱 软硬 甜苦 干湿 动静 收发 得失 输赢 借还 问答 "
     "攻守 收支 入出 朝暮 首尾 头尾 先后 晴雨 醒睡 存取 褒贬 赞骂 亲疏 敌友 主客 师生 "
     "里外 公私 雌雄 阴晴 开合 起落 盈亏 涨跌 涨落 推拉 供求 增删").split()
-PERSONS = "我你您他她它咱"
+#: the one-character personal pronouns (我 你 您 他 她 它 咱)
+PERSONS = "".join(w for w in ZH_PRONOUN_PERSON if len(w) == 1)
 #: a slot inside a side's text ([NP1], [VP2]); S.SLOT_TOKEN_PATTERN is anchored to one token
 _SLOT = r"\[[A-Z$]+\d*\]"
 MODEL_FORMAT = "cppdb-relations/1"

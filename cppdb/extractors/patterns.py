@@ -26,7 +26,7 @@ from itertools import combinations
 from cppdb.annotate.types import AnnotatedSentence, Span
 from cppdb.defaults import toml_defaults
 from cppdb.errors import ConfigError
-from cppdb.extractors.phrase_pairs import AlignedPhrase
+from cppdb.extractors.phrase_pairs import VERB_WORDS, AlignedPhrase
 
 _BILINGUAL = toml_defaults("bilingual")
 
@@ -80,9 +80,11 @@ def _adjacent(a: Span, b: Span) -> bool:
 
 
 def sub_pairs(outer: AlignedPhrase, aligned: Sequence[AlignedPhrase]) -> list[AlignedPhrase]:
-    """Aligned pairs strictly smaller than ``outer`` on both sides and inside it."""
+    """Aligned pairs strictly smaller than ``outer`` on both sides and inside it; a single
+    verb on either side is no slot."""
     return [q for q in aligned
-            if _inside(q.zh, outer.zh) and _inside(q.en, outer.en)
+            if q.zh.label not in VERB_WORDS and q.en.label not in VERB_WORDS
+            and _inside(q.zh, outer.zh) and _inside(q.en, outer.en)
             and len(q.zh) < len(outer.zh) and len(q.en) < len(outer.en)]
 
 

@@ -27,8 +27,13 @@ PAPER_ZH_LABELS = ("CD", "JJ", "NN", "NR", "NT", "OD", "PN", "ADJP", "DNP", "NP"
 #: The default (``"verbal"``): the paper's lists plus verb phrases and clauses, whose pairs are
 #: the paper's own showcase (死于一场车祸 / 在一场车祸中丧生, [NP1] 出生于 [NP2]); without the
 #: Chinese DNP, whose every span ends in a dangling 的 (山东 的).
-EN_PHRASE_LABELS = PAPER_EN_LABELS + ("VP", "S")
-ZH_PHRASE_LABELS = tuple(x for x in PAPER_ZH_LABELS if x != "DNP") + ("VP", "IP")
+#: Single verbs (知道 / 了解 ← "know") are phrases too, but never pattern slots: a frame
+#: such as [NP1] [VV1] [NP2] keeps no word of its own.
+ZH_VERB_WORDS = ("VV",)
+EN_VERB_WORDS = ("VB", "VBD", "VBG", "VBN", "VBP", "VBZ")
+VERB_WORDS = frozenset(ZH_VERB_WORDS + EN_VERB_WORDS)
+EN_PHRASE_LABELS = PAPER_EN_LABELS + ("VP", "S") + EN_VERB_WORDS
+ZH_PHRASE_LABELS = tuple(x for x in PAPER_ZH_LABELS if x != "DNP") + ("VP", "IP") + ZH_VERB_WORDS
 LABEL_SETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "verbal": (ZH_PHRASE_LABELS, EN_PHRASE_LABELS),
     "paper": (PAPER_ZH_LABELS, PAPER_EN_LABELS),
@@ -47,8 +52,8 @@ def phrase_labels(label_set: str, zh_custom: Sequence[str], en_custom: Sequence[
     return frozenset(zh), frozenset(en)
 
 
-#: clause-level and verb-phrase labels of both languages; every other label is nominal
-#: (nouns, pronouns, numbers, adjectives and their phrases)
+#: clause-level and verb-phrase labels of both languages; every other label but the single
+#: verbs is nominal (nouns, pronouns, numbers, adjectives and their phrases)
 VERBAL_LABELS = frozenset({"VP", "IP", "S", "SQ", "SINV", "SBAR", "CP"})
 
 
@@ -129,10 +134,12 @@ def phrase_alignment(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.nda
 
 
 def _label_agreement(zh_spans: Sequence[Span], en_spans: Sequence[Span]) -> np.ndarray:
-    """zh × en: True where both spans are verbal or both are nominal."""
-    zh_verbal = np.array([s.label in VERBAL_LABELS for s in zh_spans], dtype=bool)
-    en_verbal = np.array([s.label in VERBAL_LABELS for s in en_spans], dtype=bool)
-    return zh_verbal[:, None] == en_verbal[None, :]
+    """zh × en: True where both spans are single verbs, both verbal or both nominal (a
+    single English verb is no phrase pair of 卖 给 我 / "sold": lexical pairs stay words)."""
+    def kinds(spans: Sequence[Span]) -> np.ndarray:
+        return np.array([2 if s.label in VERB_WORDS else 1 if s.label in VERBAL_LABELS else 0
+                         for s in spans], dtype=np.int8)
+    return kinds(zh_spans)[:, None] == kinds(en_spans)[None, :]
 
 
 def align_phrases(zh: AnnotatedSentence, en: AnnotatedSentence, links: np.ndarray,

@@ -55,11 +55,13 @@ features (:mod:`cppdb.rank.relations`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import polars as pl
 
 from cppdb import schema as S
 from cppdb.align.words.english import STOPWORDS
+from cppdb.annotate.lexicon import cedict_entries
 from cppdb.features.glosses import GLOSSED_TYPES, gloss_table
 from cppdb.features.numbers import numbers_changed
 from cppdb.features.table import number_text
@@ -83,6 +85,10 @@ NEGATOR_CHARS = "".join(sorted(w for w in packaged_negation_words() if len(w) ==
 #: those that also negate as the first character of a word the dictionary lacks (无衣, 没少);
 #: 别 and 非 there mostly mean "other" and "Africa" or begin a name (别国, 非裔, 非利士)
 PREFIX_NEGATORS = "不没未无"
+#: 别 negates as the first character of such a word when the rest is a verb, an aspect marker
+#: allowed (别哭, 别忘了 "don't"); before a noun it means "other" (别国, 别家)
+PROHIBITIVE = "别"
+_ASPECT_END = r"[了着过]$"
 #: the share of the CC-CEDICT gloss words of the word with fewer that two words must share
 #: to be read as one by the negation evidence (a single shared "feel" or "thing" is not enough)
 READ_GLOSS_SHARE = 0.5
@@ -110,10 +116,18 @@ def own_words() -> tuple[pl.Expr, pl.Expr]:
 def _negated(word: pl.Expr) -> pl.Expr:
     """A word of the negation list, or one that begins with a one-character negator and is no
     dictionary word (无衣, 没少; 非常 'very', 别人 'others', 不同 'different' are words of
-    their own)."""
-    headwords = gloss_table()["headword"]
+    their own), or 别 + a verb (别哭)."""
+    unlisted = ~word.is_in(gloss_table()["headword"].implode())
+    prohibited = word.str.slice(len(PROHIBITIVE)).str.replace(_ASPECT_END, "")
     return (word.is_in(sorted(packaged_negation_words()))
-            | (word.str.contains(f"^[{PREFIX_NEGATORS}]") & ~word.is_in(headwords.implode())))
+            | (word.str.contains(f"^[{PREFIX_NEGATORS}]") & unlisted)
+            | (word.str.starts_with(PROHIBITIVE) & unlisted & prohibited.is_in(_verbs())))
+
+
+@lru_cache(maxsize=1)
+def _verbs() -> list[str]:
+    """CC-CEDICT headwords with a verb sense (a gloss that starts with "to ")."""
+    return sorted(word for word, entry in cedict_entries().items() if entry.verb_share > 0)
 
 
 def _undecided(word: pl.Expr) -> pl.Expr:

@@ -11,9 +11,9 @@ from cppdb.errors import ConfigError
 from cppdb.extractors.consistency import ConsistencyRule, is_consistent
 from cppdb.extractors.occurrences import (OCCURRENCE_SCHEMA, ExtractionSettings, _Rows,
                                           extract_sentence)
-from cppdb.extractors.patterns import PatternSettings, patterns_of
+from cppdb.extractors.patterns import PatternSettings, patterns_of, sub_pairs
 from cppdb.extractors.phrase_pairs import (AlignedPhrase, PhraseSettings, align_phrases,
-                                           candidate_spans)
+                                           candidate_spans, phrase_labels)
 from cppdb.extractors.settings import BilingualSettings
 
 # The paper's Figure 3: 丹顶鹤 正 在 湿地 觅食 。 / red crowned cranes are feeding in the wetland .
@@ -203,3 +203,38 @@ def test_extract_sentence_rows_have_relative_alignment():
     pattern = frame.filter(kind="pattern", zh="[NP1] 的 [NP2]").row(0, named=True)
     assert pattern["en"] == "[NP1] of [NP2]" and pattern["swapped"]
     assert pattern["slot_sig"] == "NP|NP" and pattern["zh_pos"] == " DEG "
+
+
+# 我 知道 他 的 名字 ↔ I know his name: the verb alone is a phrase, never a slot
+ZH_KNOW = AnnotatedSentence(("我", "知道", "他", "的", "名字"),
+                            ("PN", "VV", "PN", "DEG", "NN"),
+                            (Span(0, 1, "NP"), Span(1, 5, "VP"), Span(2, 5, "NP"),
+                             Span(0, 5, "IP")))
+EN_KNOW = AnnotatedSentence(("I", "know", "his", "name"), ("PRP", "VBP", "PRP$", "NN"),
+                            (Span(0, 1, "NP"), Span(1, 4, "VP"), Span(2, 4, "NP"),
+                             Span(0, 4, "S")))
+LINKS_KNOW = np.array([(0, 0), (1, 1), (2, 2), (4, 3)])
+
+
+def test_a_single_verb_is_a_phrase_that_aligns_only_with_a_verb():
+    aligned = {(" ".join(ZH_KNOW.tokens[p.zh.start:p.zh.end]), p.zh.label,
+                " ".join(EN_KNOW.tokens[p.en.start:p.en.end]), p.en.label)
+               for p in align_phrases(ZH_KNOW, EN_KNOW, LINKS_KNOW, STRICT, PhraseSettings())}
+    assert ("知道", "VV", "know", "VBP") in aligned
+    assert ("知道 他 的 名字", "VP", "know his name", "VP") in aligned
+    assert not any(zl == "VP" and el == "VBP" or zl == "VV" and el == "VP"
+                   for _, zl, _, el in aligned)
+    # the paper's nominal lists keep no verb
+    zh, en = phrase_labels("paper", [], [])
+    nominal = align_phrases(ZH_KNOW, EN_KNOW, LINKS_KNOW, STRICT, PhraseSettings(zh, en, 12))
+    assert not any(p.zh.label == "VV" or p.en.label == "VBP" for p in nominal)
+
+
+def test_a_single_verb_is_never_a_pattern_slot():
+    aligned = align_phrases(ZH_KNOW, EN_KNOW, LINKS_KNOW, STRICT, PhraseSettings())
+    outer = next(p for p in aligned if p.zh.label == "IP")
+    got = {" ".join(p.zh_tokens)
+           for p in patterns_of(outer, aligned, ZH_KNOW, EN_KNOW, PatternSettings())}
+    assert "[PN1] 知道 [NP2]" in got or "[NP1] 知道 [NP2]" in got
+    assert not any("[VV" in g for g in got)
+    assert all(q.zh.label != "VV" and q.en.label != "VBP" for q in sub_pairs(outer, aligned))

@@ -141,7 +141,7 @@ def test_english_projections(words, tags, heads, deprels, present, absent):
 
 def test_label_sets():
     zh, en = phrase_labels("verbal", [], [])
-    assert {"VP", "IP"} <= zh and {"VP", "S"} <= en and "DNP" not in zh
+    assert {"VP", "IP", "VV"} <= zh and {"VP", "S", "VBD"} <= en and "DNP" not in zh
     assert phrase_labels("paper", [], []) == (frozenset(PAPER_ZH_LABELS),
                                                frozenset(PAPER_EN_LABELS))
     assert phrase_labels("custom", ["NP"], ["NP"]) == (frozenset({"NP"}), frozenset({"NP"}))
@@ -155,6 +155,9 @@ def test_label_sets():
     ("NP", "NP", True), ("PN", "PRP", True), ("ADJP", "JJ", True),
     ("VP", "PRP", False),          # 到 他 / "him": an alignment error, not a phrase pair
     ("VP", "NP", False), ("NP", "S", False), ("IP", "NP", False),
+    ("VV", "VBD", True),           # a single verb aligns only with a single verb
+    ("VV", "VP", False), ("VP", "VBD", False), ("IP", "VBZ", False),
+    ("VV", "NN", False), ("NN", "VBZ", False),
 ])
 def test_label_agreement(zh_label, en_label, agree):
     from cppdb.annotate.types import Span

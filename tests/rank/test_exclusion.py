@@ -37,6 +37,8 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("不是 [NP1] 的 会员", "是 这 [NP1] 的 成员", "pattern", "negation"),  # 会员/成员 "member"
     ("爱 的 人生", "没有 爱情 的 生活", "phrase", "negation"),  # 人生/生活 "life", 爱/爱情 "love"
     ("[NP1] 仍然 没有 [NP2]", "[NP1] 还有 [NP2]", "pattern", "negation"),  # "still"
+    ("别哭", "哭", "phrase", "negation"),                  # 别 + a verb: "don't"
+    ("别忘了", "忘记", "phrase", "negation"),
     ("三 名 [NP1]", "两 名 [NP1]", "pattern", "number"),
     ("叔叔", "舅", "phrase", "kin"),
     ("[NP1] 妹妹 酷爱 跳绳", "[NP1] 女儿 喜欢 跳绳", "pattern", "kin"),   # whatever else differs
@@ -54,6 +56,8 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("不 喜欢 他", "讨厌 他", "phrase", None),
     ("非常 重要", "很 重要", "phrase", None),
     ("别国", "其他 国家", "phrase", None),
+    ("别家", "家", "phrase", None),                        # 别 + a noun: "other"
+    ("别人", "人", "phrase", None),                        # a dictionary word
     ("[NP1] 对 结果 不满", "[NP1] 对 结果 不 满意", "pattern", None),
     ("我 哥哥", "我 兄弟", "phrase", None),
     ("你 的 书", "您 的 书", "phrase", None),               # one person, two pronouns

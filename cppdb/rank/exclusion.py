@@ -15,7 +15,7 @@ Kinds of evidence, each read from the pair's text alone (so they hold on any dom
 ``negation``
     one side is negated and the other is not (parity of negation words: the list of
     :mod:`cppdb.text.negation`, and words that begin with 不 没 未 无 and are no
-    dictionary word, 无衣 没少), and the rest is shared: with the negators, the particles
+    dictionary word, 无衣 没少, or with 别 before a verb, 别哭), and the rest is shared: with the negators, the particles
     的了地得, slots and punctuation removed, at least ``negation_overlap`` of the shorter
     side's characters occur on the other side (这 不是 汤姆 的 伞 / 这 是 汤姆 的 雨伞,
     帮 他 / 无法 帮助 他), also once each word only the target has is read as a word only
@@ -24,7 +24,9 @@ Kinds of evidence, each read from the pair's text alone (so they hold on any dom
     "member"; words that hold a negator are not read so; phrases and patterns only, as for
     antonyms).
     A side with a word that holds a negator but may not negate (不满 'dissatisfied', 非常
-    'very', 吃不下 'cannot eat more') gives no negation evidence.
+    'very', 吃不下 'cannot eat more') gives no negation evidence, unless the other side has
+    that word without 不, or with 得 in its place (解不开 / 解开, 来不及 / 来得及: a negated
+    potential complement; phrases and patterns only).
 ``number``
     each side names a number value the other does not (:func:`cppdb.features.numbers.
     numbers_changed`, the ``number_flip`` filter's test: 三 名 / 两 名; 三千 / 3000 is kept).
@@ -89,6 +91,8 @@ PREFIX_NEGATORS = "不没未无"
 #: allowed (别哭, 别忘了 "don't"); before a noun it means "other" (别国, 别家)
 PROHIBITIVE = "别"
 _ASPECT_END = r"[了着过]$"
+#: a negated potential complement, V不C (活不下去, 解不开, 来不及)
+_INFIX_NEGATION = "^.+不.+$"
 #: the share of the CC-CEDICT gloss words of the word with fewer that two words must share
 #: to be read as one by the negation evidence (a single shared "feel" or "thing" is not enough)
 READ_GLOSS_SHARE = 0.5
@@ -161,6 +165,22 @@ def negation_flip(overlap: float) -> pl.Expr:
                  | tgt.list.eval(_undecided(pl.element())).list.any())
     return ((_negation_parity(src) != _negation_parity(tgt)) & (shorter > 0) & ~undecided
             & (shared >= overlap * shorter)).fill_null(False)
+
+
+def potential_flip() -> pl.Expr:
+    """True where a word only one side has is V不C and the other side has VC or V得C (活不下去
+    / 活下去, 解不开 / 解开, 来不及 / 来得及); 对不起 "sorry" and 了不起 "amazing" have no
+    such partner.  The evidence also asks the sides' other negations to agree."""
+    own_s, own_t = own_words()
+
+    def affirmed(own: pl.Expr) -> pl.Expr:
+        negated = own.list.eval(pl.element().filter(pl.element().str.contains(_INFIX_NEGATION)))
+        return pl.concat_list(
+            negated.list.eval(pl.element().str.replace("不", "", literal=True)),
+            negated.list.eval(pl.element().str.replace("不", "得", literal=True)))
+
+    return ((affirmed(own_s).list.set_intersection(own_t).list.len() > 0)
+            | (affirmed(own_t).list.set_intersection(own_s).list.len() > 0)).fill_null(False)
 
 
 def _gloss_read_target(frame: pl.DataFrame) -> pl.Series:
@@ -313,10 +333,14 @@ def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFra
     work = frame.select(S.SOURCE, S.TARGET, (glossed & ~parity_differs).alias("_glossed"),
                         (glossed & parity_differs).fill_null(False).alias("_read"),
                         negation_flip(negation_overlap).alias("x_negation_rest"),
-                        kin_flip().alias("x_kin"), (glossed & person_flip()).alias("x_person"))
+                        kin_flip().alias("x_kin"), (glossed & person_flip()).alias("x_person"),
+                        # a negation elsewhere cancels it (没 看见 / 看不见)
+                        (glossed & ~parity_differs & potential_flip()).fill_null(False)
+                        .alias("_potential"))
     numbers = numbers_changed(work, number_text(S.SOURCE), number_text(S.TARGET))
     plain = work["x_negation_rest"]
-    negation = _negation_read(work, plain, work["_read"] & ~plain, negation_overlap)
+    negation = (_negation_read(work, plain, work["_read"] & ~plain, negation_overlap)
+                | work["_potential"])
     return work.select(
         pl.when(pl.col("_glossed")).then(pair).alias("x_antonym"),
         negation.alias("x_negation"), "x_negation_rest", numbers.alias("x_number"), "x_kin",

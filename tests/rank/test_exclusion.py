@@ -39,6 +39,10 @@ def _evidence(pairs: list[tuple[str, str, str]], **kwargs) -> list[str | None]:
     ("[NP1] 仍然 没有 [NP2]", "[NP1] 还有 [NP2]", "pattern", "negation"),  # "still"
     ("别哭", "哭", "phrase", "negation"),                  # 别 + a verb: "don't"
     ("别忘了", "忘记", "phrase", "negation"),
+    ("活不下去", "活下去", "phrase", "negation"),          # a negated potential complement
+    ("来得及", "来不及", "phrase", "negation"),
+    ("对不起", "抱歉", "phrase", None),                    # 对不起 "sorry": no 对得起 there
+    ("没 看见 什么", "看不见", "phrase", None),            # both negated
     ("三 名 [NP1]", "两 名 [NP1]", "pattern", "number"),
     ("叔叔", "舅", "phrase", "kin"),
     ("[NP1] 妹妹 酷爱 跳绳", "[NP1] 女儿 喜欢 跳绳", "pattern", "kin"),   # whatever else differs

@@ -170,7 +170,8 @@ def negation_flip(overlap: float) -> pl.Expr:
 def potential_flip() -> pl.Expr:
     """True where a word only one side has is V不C and the other side has VC or V得C (活不下去
     / 活下去, 解不开 / 解开, 来不及 / 来得及); 对不起 "sorry" and 了不起 "amazing" have no
-    such partner.  The evidence also asks the sides' other negations to agree."""
+    such partner.  :func:`evidence_columns` counts it only where the sides' other
+    negations agree (没 看见 / 看不见 both negate)."""
     own_s, own_t = own_words()
 
     def affirmed(own: pl.Expr) -> pl.Expr:
@@ -335,8 +336,7 @@ def evidence_columns(frame: pl.DataFrame, negation_overlap: float) -> pl.DataFra
                         negation_flip(negation_overlap).alias("x_negation_rest"),
                         kin_flip().alias("x_kin"), (glossed & person_flip()).alias("x_person"),
                         # a negation elsewhere cancels it (没 看见 / 看不见)
-                        (glossed & ~parity_differs & potential_flip()).fill_null(False)
-                        .alias("_potential"))
+                        (glossed & ~parity_differs & potential_flip()).alias("_potential"))
     numbers = numbers_changed(work, number_text(S.SOURCE), number_text(S.TARGET))
     plain = work["x_negation_rest"]
     negation = (_negation_read(work, plain, work["_read"] & ~plain, negation_overlap)

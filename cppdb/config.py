@@ -55,6 +55,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "rank.pattern_diversity_penalty": (0.0, None),
     "rank.diversity_target": (0.0, 1.0),
     "rank.min_pivot_product": (0.0, 1.0),
+    "rank.synonym_min_pivot_product": (0.0, 1.0),
     "evaluate.max_embedded_pairs": (1, None),
     "evaluate.bootstrap_max_items": (1, None),
     "evaluate.coverage_words": (1, None),

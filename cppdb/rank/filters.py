@@ -43,7 +43,12 @@ A pair is rejected, with the first reason that applies, when its two sides are
     that lands on each other, and below 0.005 a pair is mostly one misaligned English word
     (试题 / 客户 via "questions", 公开场合 / 公交 via "public").  Chosen on development
     judgements of Tatoeba and news (docs/benchmarks/rank.md, "Weak evidence"); pairs
-    without pivot probabilities (sentences) are never rejected for it.
+    without pivot probabilities (sentences) are never rejected for it.  Two words of one
+    synonym atom of HIT's Cilin (:mod:`cppdb.text.cilin`: 喜欢 / 喜爱, 犬 / 狗, 获得 / 得到)
+    are rejected only below ``rank.synonym_min_pivot_product`` (0.0005): a common English
+    word spreads their mass over many Chinese words ("like", "dog", "get"), and the
+    thesaurus is evidence the pivot lacks; below that bound Cilin's atoms of polysemous
+    characters pair senses the pivot does not support (装 / 去, 开 / 放).
 
 Nothing is lost: :func:`filter_pairs` returns the kept pairs and the rejected ones with a
 ``filter_reason`` column.
@@ -62,6 +67,7 @@ from cppdb.features.detectors import (classifier_clash, deixis_flip, determiner_
                                      person_mismatch)
 from cppdb.features.numbers import numbers_changed
 from cppdb.features.table import number_text
+from cppdb.text.cilin import one_synonym_atom
 
 _RANK = toml_defaults("rank")
 
@@ -80,6 +86,7 @@ class FilterSettings:
     filter_particles: str = _RANK["filter_particles"]
     filter_entity_tags: tuple[str, ...] = _RANK["filter_entity_tags"]
     min_pivot_product: float = _RANK["min_pivot_product"]
+    synonym_min_pivot_product: float = _RANK["synonym_min_pivot_product"]
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.filters if name not in REASONS]
@@ -149,8 +156,14 @@ def filter_reasons(frame: pl.DataFrame, settings: FilterSettings = FilterSetting
             numbers_changed(work, number_text(source), number_text(target)).alias("_numbers"))
         checks.append(("number_flip", pl.col("_numbers")))
     if S.P_TGT_GIVEN_SRC in columns and S.P_SRC_GIVEN_TGT in columns:
-        checks.append(("weak_evidence", pl.col(S.P_TGT_GIVEN_SRC) * pl.col(S.P_SRC_GIVEN_TGT)
-                       < settings.min_pivot_product))
+        product = pl.col(S.P_TGT_GIVEN_SRC) * pl.col(S.P_SRC_GIVEN_TGT)
+        weak = product < settings.min_pivot_product
+        if ("weak_evidence" in settings.filters
+                and settings.synonym_min_pivot_product < settings.min_pivot_product):
+            work = work.with_columns(one_synonym_atom(source, target, work).alias("_synonyms"))
+            weak = weak & ~(pl.col("_synonyms")
+                            & (product >= settings.synonym_min_pivot_product))
+        checks.append(("weak_evidence", weak))
     active = [(name, condition) for name, condition in checks if name in settings.filters]
     # Each check is evaluated once, as its own column (polars runs them in parallel); a
     # when/then chain over the checks themselves was 8x slower (151 s for 1.6 M pairs).

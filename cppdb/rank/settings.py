@@ -48,6 +48,7 @@ class RankSettings:
     filter_particles: str = _RANK["filter_particles"]
     filter_entity_tags: tuple[str, ...] = _RANK["filter_entity_tags"]
     min_pivot_product: float = _RANK["min_pivot_product"]
+    synonym_min_pivot_product: float = _RANK["synonym_min_pivot_product"]
     exclusion: tuple[str, ...] = _RANK["exclusion"]
     exclusion_negation_overlap: float = _RANK["exclusion_negation_overlap"]
     relation_model: str = _RANK["relation_model"]

